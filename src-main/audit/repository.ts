@@ -1,0 +1,138 @@
+import type Database from 'better-sqlite3';
+import type { AuditCheckpoint, AuditEntry, ChainHead } from '../../src-shared/schemas/audit.js';
+import { GENESIS_HASH, entryHash } from './chain.js';
+
+export interface EntryRow {
+  idx: number;
+  id: string;
+  ts: string;
+  event: string;
+  data: string;
+  prev_hash: string;
+  hash: string;
+}
+
+interface CheckpointRow {
+  id: string;
+  idx: number;
+  hash: string;
+  created_at: string;
+  key_fingerprint: string;
+  signature: string;
+}
+
+export interface NewEntry {
+  id: string;
+  ts: string;
+  event: string;
+  dataJson: string;
+}
+
+/** The audit chain aggregate: entries and their signed checkpoints. */
+export class AuditRepository {
+  private readonly headStmt;
+  private readonly insertStmt;
+  private readonly pageStmt;
+  private readonly pageBeforeStmt;
+  private readonly afterStmt;
+  private readonly countStmt;
+
+  constructor(private readonly db: Database.Database) {
+    this.headStmt = db.prepare('SELECT idx, hash FROM audit_entries ORDER BY idx DESC LIMIT 1');
+    this.insertStmt = db.prepare('INSERT INTO audit_entries (idx, id, ts, event, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.pageStmt = db.prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?');
+    this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
+    this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
+    this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM audit_entries');
+  }
+
+  /**
+   * Appends entries in one `BEGIN IMMEDIATE` transaction: the head is read under the write
+   * lock, so concurrent writers in other processes serialise instead of forking the chain.
+   */
+  append(items: readonly NewEntry[]): AuditEntry[] {
+    const run = this.db.transaction((batch: readonly NewEntry[]) => {
+      const head = this.headStmt.get() as { idx: number; hash: string } | undefined;
+      let index = head ? head.idx + 1 : 0;
+      let prevHash = head ? head.hash : GENESIS_HASH;
+      const out: AuditEntry[] = [];
+      for (const item of batch) {
+        const hash = entryHash(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
+        this.insertStmt.run(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
+        out.push({ index, id: item.id, ts: item.ts, event: item.event, data: JSON.parse(item.dataJson), prevHash, hash });
+        prevHash = hash;
+        index += 1;
+      }
+      return out;
+    });
+    return run.immediate(items);
+  }
+
+  head(): ChainHead | null {
+    const row = this.headStmt.get() as { idx: number; hash: string } | undefined;
+    return row ? { index: row.idx, hash: row.hash } : null;
+  }
+
+  count(): number {
+    return (this.countStmt.get() as { n: number }).n;
+  }
+
+  /** Newest first, strictly older than `before` when given. */
+  page(before: number | undefined, limit: number): EntryRow[] {
+    return (before === undefined ? this.pageStmt.all(limit) : this.pageBeforeStmt.all(before, limit)) as EntryRow[];
+  }
+
+  after(index: number, limit: number): EntryRow[] {
+    return this.afterStmt.all(index, limit) as EntryRow[];
+  }
+
+  /** Streams rows in chain order without loading the whole table. */
+  iterateFrom(index: number): IterableIterator<EntryRow> {
+    return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? ORDER BY idx ASC').iterate(index) as IterableIterator<EntryRow>;
+  }
+
+  iterateSince(isoTime: string | undefined): IterableIterator<EntryRow> {
+    if (isoTime === undefined) return this.iterateFrom(0);
+    return this.db.prepare('SELECT * FROM audit_entries WHERE ts >= ? ORDER BY idx ASC').iterate(isoTime) as IterableIterator<EntryRow>;
+  }
+
+  entryAt(index: number): EntryRow | null {
+    return (this.db.prepare('SELECT * FROM audit_entries WHERE idx = ?').get(index) as EntryRow | undefined) ?? null;
+  }
+
+  insertCheckpoint(cp: AuditCheckpoint): void {
+    this.db
+      .prepare('INSERT INTO audit_checkpoints (id, idx, hash, created_at, key_fingerprint, signature) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(cp.id, cp.index, cp.hash, cp.createdAt, cp.keyFingerprint, cp.signature);
+  }
+
+  checkpoints(): AuditCheckpoint[] {
+    return (this.db.prepare('SELECT * FROM audit_checkpoints ORDER BY idx ASC, created_at ASC').all() as CheckpointRow[]).map(toCheckpoint);
+  }
+
+  checkpoint(id: string): AuditCheckpoint | null {
+    const row = this.db.prepare('SELECT * FROM audit_checkpoints WHERE id = ?').get(id) as CheckpointRow | undefined;
+    return row ? toCheckpoint(row) : null;
+  }
+
+  latestCheckpoint(): AuditCheckpoint | null {
+    const row = this.db.prepare('SELECT * FROM audit_checkpoints ORDER BY idx DESC, created_at DESC LIMIT 1').get() as CheckpointRow | undefined;
+    return row ? toCheckpoint(row) : null;
+  }
+}
+
+/** A tampered row may hold anything; show it rather than fail the page (verification flags it). */
+export function rowToEntry(row: EntryRow): AuditEntry {
+  let data: AuditEntry['data'];
+  try {
+    const parsed: unknown = JSON.parse(row.data);
+    data = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as AuditEntry['data']) : { unparseable: row.data };
+  } catch {
+    data = { unparseable: row.data };
+  }
+  return { index: row.idx, id: row.id, ts: row.ts, event: row.event, data, prevHash: row.prev_hash, hash: row.hash };
+}
+
+function toCheckpoint(row: CheckpointRow): AuditCheckpoint {
+  return { id: row.id, index: row.idx, hash: row.hash, createdAt: row.created_at, keyFingerprint: row.key_fingerprint, signature: row.signature };
+}

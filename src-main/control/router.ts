@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import { calls, isCallName, type CallName, type CallResult, type ParsedCallArgs } from '../../src-shared/contract/calls.js';
+import { fail, ok, type Envelope } from '../../src-shared/contract/envelope.js';
+import { ErrorCode, isSilasError } from '../../src-shared/errors.js';
+
+/** Who is calling: used by handlers that must know the transport (never for authorisation, which the transport did). */
+export interface CallContext {
+  transport: 'ipc' | 'websocket' | 'local-socket' | 'in-process';
+  peer?: string;
+}
+
+export type CallHandler<N extends CallName> = (args: ParsedCallArgs<N>, ctx: CallContext) => CallResult<N> | Promise<CallResult<N>>;
+export type CallHandlers = { [N in CallName]: CallHandler<N> };
+
+export interface RouterLogger {
+  error(message: string, detail?: unknown): void;
+}
+
+/** Formats a zod error as "field: problem" so a person knows what to fix. */
+export function describeZodError(error: z.ZodError, root = 'args'): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${[root, ...issue.path.map(String)].join('.')}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Dispatches a contract call: validates the name and the arguments against the declaration,
+ * runs the handler, and always answers with an envelope — a handler's bug never reaches the
+ * caller as a stack trace, and a malformed call never takes the transport down.
+ */
+export class ControlRouter {
+  constructor(
+    private readonly handlers: CallHandlers,
+    private readonly logger: RouterLogger,
+  ) {}
+
+  async dispatch(name: unknown, rawArgs: unknown, ctx: CallContext): Promise<Envelope<unknown>> {
+    if (!isCallName(name)) {
+      return fail(ErrorCode.UnknownCall, `unknown call ${JSON.stringify(String(name)).slice(0, 80)}; known calls: ${Object.keys(calls).join(', ')}`);
+    }
+    const spec = calls[name];
+    const parsed = spec.args.safeParse(rawArgs ?? {});
+    if (!parsed.success) {
+      return fail(ErrorCode.InvalidArgs, `${name}: ${describeZodError(parsed.error)}`);
+    }
+    try {
+      const handler = this.handlers[name] as (args: unknown, ctx: CallContext) => unknown;
+      const value = await handler(parsed.data, ctx);
+      const checked = spec.result.safeParse(value);
+      if (!checked.success) {
+        this.logger.error(`handler for ${name} returned a value outside its contract`, describeZodError(checked.error, 'result'));
+        return fail(ErrorCode.Internal, `${name} failed inside the runtime; see the runtime log`);
+      }
+      return ok(checked.data);
+    } catch (error) {
+      if (isSilasError(error)) return fail(error.code, error.message);
+      this.logger.error(`handler for ${name} threw`, error);
+      return fail(ErrorCode.Internal, `${name} failed inside the runtime; see the runtime log`);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { ErrorCode, SilasError } from '../../src-shared/errors.js';
+import { runMigrations, type MigrationReport } from './migrate.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+/** `PRAGMA application_id` of a Silas database: ASCII "SILS". Tells our files from foreign ones. */
+export const SILAS_APPLICATION_ID = 0x53494c53;
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+const OUR_TABLES = new Set(['applied_migrations', 'audit_entries', 'audit_checkpoints', 'owner_keys']);
+
+export interface OpenOptions {
+  /** Create the file when it does not exist (only `silas init` does). */
+  create: boolean;
+  migrations?: readonly Migration[];
+  now?: () => string;
+  /** Shown in the "run init" hint. */
+  home?: string;
+}
+
+export interface OpenedDatabase {
+  db: Database.Database;
+  migrations: MigrationReport;
+}
+
+/**
+ * Opens the runtime's SQLite database with the pragmas of spec 002 §6.1 and applies pending
+ * migrations. Refuses, without writing anything, files that are not ours or are newer than us.
+ */
+export function openDatabase(file: string, options: OpenOptions): OpenedDatabase {
+  const exists = existsSync(file) && statSync(file).size > 0;
+  if (!exists && !options.create) {
+    const home = options.home ?? 'DIR';
+    throw new SilasError(ErrorCode.Database, `no Silas database at ${file}; run \`silas init --home ${home}\` first`);
+  }
+  if (exists) assertSqliteFile(file);
+
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: !options.create });
+  } catch (error) {
+    throw mapSqliteError(file, error);
+  }
+  try {
+    db.pragma('busy_timeout = 5000');
+    assertOurs(db, file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    const report = runMigrations(db, options.migrations ?? MIGRATIONS, file, options.now ?? (() => new Date().toISOString()));
+    if ((db.pragma('application_id', { simple: true }) as number) === 0) {
+      db.pragma(`application_id = ${SILAS_APPLICATION_ID}`);
+    }
+    return { db, migrations: report };
+  } catch (error) {
+    db.close();
+    throw mapSqliteError(file, error);
+  }
+}
+
+function assertSqliteFile(file: string): void {
+  const header = Buffer.alloc(16);
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    readSync(fd, header, 0, 16, 0);
+  } catch (error) {
+    throw mapSqliteError(file, error);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (header.toString('latin1') !== SQLITE_MAGIC) {
+    throw new SilasError(
+      ErrorCode.DatabaseForeign,
+      `${file} is not a SQLite database (corrupt, or another program's file); move it aside and run \`silas init\` again, or restore it from a backup`,
+    );
+  }
+}
+
+function assertOurs(db: Database.Database, file: string): void {
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  if (appId === SILAS_APPLICATION_ID) return;
+  if (appId !== 0) {
+    throw new SilasError(ErrorCode.DatabaseForeign, `${file} belongs to another application (application_id ${appId}); point --home at a Silas data directory`);
+  }
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
+  const foreign = tables.map((t) => t.name).filter((name) => !OUR_TABLES.has(name));
+  if (foreign.length > 0) {
+    throw new SilasError(
+      ErrorCode.DatabaseForeign,
+      `${file} is not a Silas database (it has tables ${foreign.slice(0, 3).join(', ')}); point --home at a Silas data directory or move the file aside`,
+    );
+  }
+}
+
+export function mapSqliteError(file: string, error: unknown): Error {
+  if (error instanceof SilasError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  const message = (error as Error).message ?? String(error);
+  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT' || /not a database|malformed/i.test(message)) {
+    return new SilasError(ErrorCode.DatabaseForeign, `${file} is corrupt or not a Silas database (${message}); restore it from a backup or move it aside and run \`silas init\``, { cause: error });
+  }
+  if (code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EPERM' || code === 'SQLITE_READONLY' || code === 'SQLITE_PERM') {
+    return new SilasError(ErrorCode.Permission, `cannot open ${file} for writing (${message}); check the permissions of the data home or choose another --home`, { cause: error });
+  }
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+    return new SilasError(ErrorCode.Database, `${file} is locked by another process for too long (${message}); retry, or stop the other Silas process`, { cause: error });
+  }
+  return new SilasError(ErrorCode.Database, `${file}: ${message}`, { cause: error });
+}

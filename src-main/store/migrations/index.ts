@@ -1,0 +1,10 @@
+import { sql as m001 } from './001_audit_and_keys.js';
+
+export interface Migration {
+  /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
+  readonly id: string;
+  readonly sql: string;
+}
+
+/** Every migration this version of the app knows, in order. Append only; never edit a released one. */
+export const MIGRATIONS: readonly Migration[] = [{ id: '001_audit_and_keys', sql: m001 }];

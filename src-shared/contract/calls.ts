@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
+import { RuntimeInfo } from '../schemas/runtime.js';
+import { defineCall } from './define.js';
+
+export const AUDIT_PAGE_MAX = 1000;
+
+/**
+ * Every control-plane call, declared once. Handlers (src-main/control), the preload bridge
+ * and the renderer client are all typed from this object.
+ */
+export const calls = {
+  'runtime.info': defineCall({
+    summary: 'Version, mode, data home and owner key fingerprint of the running runtime.',
+    args: z.object({}).strict(),
+    result: RuntimeInfo,
+  }),
+  'audit.list': defineCall({
+    summary: 'A page of audit entries, newest first, strictly older than `before` when given.',
+    args: z
+      .object({
+        before: z.number().int().nonnegative().optional(),
+        limit: z.number().int().min(1).max(AUDIT_PAGE_MAX).default(200),
+      })
+      .strict(),
+    result: z.object({
+      entries: z.array(AuditEntry),
+      total: z.number().int().nonnegative(),
+      head: ChainHead.nullable(),
+    }),
+  }),
+  'audit.verify': defineCall({
+    summary: 'Re-verify the whole hash chain and every signed checkpoint.',
+    args: z.object({}).strict(),
+    result: ChainVerification.extend({ verifiedAt: z.string() }),
+  }),
+} as const;
+
+export type Calls = typeof calls;
+export type CallName = keyof Calls;
+export type CallArgs<N extends CallName> = z.input<Calls[N]['args']>;
+export type ParsedCallArgs<N extends CallName> = z.output<Calls[N]['args']>;
+export type CallResult<N extends CallName> = z.output<Calls[N]['result']>;
+
+export function isCallName(name: unknown): name is CallName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(calls, name);
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { AuditEntry } from '../schemas/audit.js';
+import { defineEvent } from './define.js';
+
+/** Server-to-client events, declared once like the calls. */
+export const events = {
+  'audit.appended': defineEvent({
+    summary: 'A new entry joined the audit chain (from this or any other process on the same home).',
+    payload: AuditEntry,
+  }),
+  'runtime.stopping': defineEvent({
+    summary: 'The runtime is shutting down; clients should stop sending calls.',
+    payload: z.object({ reason: z.string() }),
+  }),
+} as const;
+
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<E extends EventName> = z.output<Events[E]['payload']>;
+
+export function isEventName(name: unknown): name is EventName {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(events, name);
+}

@@ -1,0 +1,5 @@
+export * from './define.js';
+export * from './calls.js';
+export * from './events.js';
+export * from './envelope.js';
+export * from './wire.js';
