@@ -20,6 +20,8 @@ export default defineConfig({
   },
   preload: {
     build: {
+      // A sandboxed preload cannot require() packages: bundle zod and the contract into it.
+      externalizeDeps: false,
       outDir: resolve(root, 'out/preload'),
       rollupOptions: {
         input: { index: resolve(root, 'src-main/preload/index.ts') },

@@ -44,5 +44,6 @@ export interface CheckpointBody {
 
 /** The exact bytes a checkpoint signature covers. The type tag keeps them from meaning anything else. */
 export function checkpointSigningBytes(body: CheckpointBody): Buffer {
-  return Buffer.from(canonicalJson({ type: 'silas.audit.checkpoint/v1', ...body }), 'utf8');
+  const { id, index, hash, createdAt, keyFingerprint } = body;
+  return Buffer.from(canonicalJson({ type: 'silas.audit.checkpoint/v1', id, index, hash, createdAt, keyFingerprint }), 'utf8');
 }

@@ -3,3 +3,4 @@ export * from './calls.js';
 export * from './events.js';
 export * from './envelope.js';
 export * from './wire.js';
+export * from './bridge.js';

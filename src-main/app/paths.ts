@@ -1,0 +1,31 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * The data home: `--home`, else `SILAS_HOME`, else the platform's application-data directory.
+ * Always absolute, because the keyring account is derived from it.
+ */
+export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag) return resolve(flag);
+  if (env.SILAS_HOME) return resolve(env.SILAS_HOME);
+  return defaultHome(env);
+}
+
+export function defaultHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Silas');
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Silas');
+  return join(env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'silas');
+}
+
+/** Files inside a data home. */
+export function homePaths(home: string) {
+  return {
+    home,
+    database: join(home, 'silas.db'),
+    controlFile: join(home, 'control.json'),
+    lockFile: join(home, 'runtime.lock'),
+    logDir: join(home, 'logs'),
+    runtimeLog: join(home, 'logs', 'runtime.log'),
+  };
+}
+export type HomePaths = ReturnType<typeof homePaths>;

@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
+import { AuditWatcher } from '../audit/watcher.js';
+import { CockpitServer } from '../control/cockpit-server.js';
+import { EventBus } from '../control/event-bus.js';
+import { createHandlers } from '../control/handlers.js';
+import { ControlRouter } from '../control/router.js';
+import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
+import { InMemoryDecisionQueue } from './decision-queue.js';
+import { acquireHomeLock } from './home.js';
+import { openLedger } from './ledger.js';
+import { createFileLogger, type Logger } from './logger.js';
+import { runtimeConfig, type RuntimeConfig } from './config.js';
+import type { CockpitEndpoint, Notifier, Runtime } from './types.js';
+import { APP_VERSION } from './version.js';
+
+export { resolveHome } from './paths.js';
+
+export interface RuntimeOverrides {
+  notifier?: Notifier;
+  secretStore?: SecretStore;
+  logger?: Logger;
+  now?: () => Date;
+}
+
+/** Rate cap on security events written to the ledger, so a flood of bad sockets cannot flood it. */
+const SECURITY_EVENTS_PER_MINUTE = 20;
+
+/**
+ * The composition root (DESIGN convention 4): every service is built here and handed its
+ * dependencies. Nothing else in src-main reaches for a shared instance.
+ */
+export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<RuntimeConfig, 'home' | 'mode'>, overrides: RuntimeOverrides = {}): Promise<Runtime> {
+  const config = runtimeConfig(partial);
+  const secretStore = overrides.secretStore ?? new OsKeyring();
+  const ledger = openLedger(config.home, { create: false, keys: 'signer', secretStore, now: overrides.now });
+  let releaseLock: () => void;
+  try {
+    releaseLock = acquireHomeLock(ledger.paths);
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
+  const logger = overrides.logger ?? createFileLogger(ledger.paths.runtimeLog, (line) => process.stderr.write(`${line}\n`));
+  const notifier: Notifier = overrides.notifier ?? { notify: (n) => logger.info(`notification: ${n.title} — ${n.body}`) };
+  const startedAt = new Date().toISOString();
+  const events = new EventBus();
+  const audit = ledger.audit;
+  const decisions = new InMemoryDecisionQueue(audit);
+  const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
+  const router = new ControlRouter(createHandlers({ audit, runtimeInfo: info }), logger);
+  const watcher = new AuditWatcher(audit, (entry) => events.publish('audit.appended', entry), config.auditPollMs);
+
+  let securityBudget = { windowStart: Date.now(), count: 0 };
+  const recordSecurityEvent = (event: string, data: Record<string, string | number>) => {
+    logger.warn(`security: ${event}`, data);
+    const t = Date.now();
+    if (t - securityBudget.windowStart > 60_000) securityBudget = { windowStart: t, count: 0 };
+    if (securityBudget.count >= SECURITY_EVENTS_PER_MINUTE) return;
+    securityBudget.count += 1;
+    audit.append(event, data);
+  };
+
+  let cockpit: CockpitEndpoint | null = null;
+  let server: CockpitServer | null = null;
+  let checkpointTimer: NodeJS.Timeout | null = null;
+  let stopping: Promise<void> | null = null;
+
+  const runtime: Runtime = {
+    mode: config.mode,
+    home: config.home,
+    info,
+    router,
+    events,
+    audit,
+    decisions,
+    get cockpit() {
+      return cockpit;
+    },
+
+    async start() {
+      audit.append('runtime.started', { mode: config.mode, pid: process.pid, version: APP_VERSION });
+      watcher.start();
+      checkpointTimer = setInterval(() => {
+        try {
+          audit.writeCheckpoint();
+        } catch (error) {
+          logger.error('scheduled audit checkpoint failed', error);
+        }
+      }, config.checkpointIntervalMs);
+      checkpointTimer.unref();
+      if (config.mode === 'headless') {
+        const staticDir = config.cockpitDir && existsSync(join(config.cockpitDir, 'index.html')) ? config.cockpitDir : null;
+        if (!staticDir) logger.warn('the cockpit is not built; run `npm run build:cockpit` to serve it');
+        const token = randomBytes(32).toString('base64url');
+        server = new CockpitServer({
+          host: config.host,
+          port: config.port,
+          token,
+          router,
+          events,
+          staticDir,
+          messagesPerMinute: config.wsMessagesPerMinute,
+          serverVersion: APP_VERSION,
+          tls: config.tls,
+          insecureRemote: config.insecureRemote,
+          allowedHosts: config.allowedHosts,
+          onSecurityEvent: recordSecurityEvent,
+        });
+        const address = await server.start();
+        cockpit = { url: address.url, wsUrl: address.wsUrl, token };
+        writeControlFile(ledger.paths.controlFile, { url: address.url, wsUrl: address.wsUrl, token, pid: process.pid });
+      }
+      logger.info(`runtime started (${config.mode}) on ${config.home}`);
+      void notifier;
+    },
+
+    stop(reason: string) {
+      stopping ??= (async () => {
+        logger.info(`runtime stopping: ${reason}`);
+        server?.stopAccepting();
+        try {
+          events.publish('runtime.stopping', { reason });
+        } catch (error) {
+          logger.error('publishing runtime.stopping failed', error);
+        }
+        if (checkpointTimer) clearInterval(checkpointTimer);
+        try {
+          audit.append('runtime.stopped', { reason });
+          audit.writeCheckpoint();
+        } catch (error) {
+          logger.error('final audit entry or checkpoint failed', error);
+        }
+        watcher.poll();
+        watcher.stop();
+        await server?.close('runtime shutting down');
+        rmSync(ledger.paths.controlFile, { force: true });
+        ledger.close();
+        releaseLock();
+        logger.info('runtime stopped');
+      })();
+      return stopping;
+    },
+  };
+  return runtime;
+}
+
+/** control.json tells local clients where the runtime is; it holds the token, so 0600 from birth. */
+function writeControlFile(file: string, content: { url: string; wsUrl: string; token: string; pid: number }): void {
+  rmSync(file, { force: true });
+  writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+}

@@ -1,0 +1,49 @@
+import type { RuntimeInfo, RuntimeMode } from '../../src-shared/schemas/runtime.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { ControlRouter } from '../control/router.js';
+import type { EventBus } from '../control/event-bus.js';
+
+/** A native notification. The desktop shell shows it with Electron; headless mode logs it. */
+export interface NotificationRequest {
+  title: string;
+  body: string;
+  /** Shown as a hint of how pressing it helps; the shell opens the cockpit on click. */
+  urgency?: 'normal' | 'critical';
+}
+
+export interface Notifier {
+  notify(request: NotificationRequest): void;
+}
+
+/**
+ * Decisions waiting for the human (approvals, reviews). Filled by the MCP proxy and Silas
+ * issues; the tray shows its count and can pause intake.
+ */
+export interface DecisionQueue {
+  pendingCount(): number;
+  isPaused(): boolean;
+  setPaused(paused: boolean): void;
+  subscribe(listener: () => void): () => void;
+}
+
+export interface CockpitEndpoint {
+  /** http://127.0.0.1:PORT/ — without the token. */
+  url: string;
+  wsUrl: string;
+  token: string;
+}
+
+export interface Runtime {
+  readonly mode: RuntimeMode;
+  readonly home: string;
+  info(): RuntimeInfo;
+  readonly router: ControlRouter;
+  readonly events: EventBus;
+  readonly audit: AuditLog;
+  readonly decisions: DecisionQueue;
+  /** Set once `start()` resolved in headless mode. */
+  readonly cockpit: CockpitEndpoint | null;
+  start(): Promise<void>;
+  /** Graceful shutdown (spec 002 §18.2). Idempotent. */
+  stop(reason: string): Promise<void>;
+}

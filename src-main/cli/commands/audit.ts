@@ -1,0 +1,120 @@
+import { openLedger, type Ledger } from '../../app/ledger.js';
+import { resolveHome } from '../../app/paths.js';
+import { CSV_HEADER, toCsvRow, toJsonLine } from '../../audit/export.js';
+import { OsKeyring } from '../../keys/secret-store.js';
+import { parseFlags, parsePositiveInt } from '../args.js';
+import { UsageError, type CliIo, type Command } from '../io.js';
+
+const usage = `Usage: silas audit <verify|tail|export|note> [options]
+
+  silas audit verify [--home DIR] [--json] [--from-checkpoint]
+      Check the whole hash chain and every signed checkpoint. Exit 0 when intact, 1 otherwise.
+  silas audit tail [-n N] [--home DIR] [--json]
+      Show the last N entries (default 20), oldest first.
+  silas audit export --format jsonl|csv [--since ISO] [--home DIR]
+      Write entries to stdout: AIP §8 JSON lines, or CSV.
+  silas audit note TEXT [--home DIR]
+      Append an operator note to the ledger.`;
+
+function open(values: { home?: string }, io: CliIo): Ledger {
+  return openLedger(resolveHome(values.home, io.env), { create: false, keys: 'verify', secretStore: io.secretStore ?? new OsKeyring() });
+}
+
+async function verify(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, 'from-checkpoint': { type: 'boolean' } }, usage);
+  if (values.help) return help(io);
+  const ledger = open(values, io);
+  try {
+    const result = values['from-checkpoint'] ? ledger.audit.verifyFromCheckpoint() : ledger.audit.verifyChain();
+    if (values.json) {
+      io.out(JSON.stringify({ valid: result.valid, entries: result.entries, checkpoints: result.checkpoints, firstInvalid: result.firstInvalid }));
+    } else if (result.valid) {
+      io.out(`Audit chain intact: ${result.entries} entries, ${result.checkpoints} signed checkpoint(s) verified.`);
+    } else {
+      const at = result.firstInvalid!;
+      io.out(`Audit chain BROKEN at entry ${at.index}${at.id ? ` (${at.id})` : ''}: ${at.reason}`);
+    }
+    if (ledger.keySource === 'database' && !values.json) {
+      io.err('note: the OS keyring was not reachable, so checkpoint signatures were checked against the public key recorded in the database; unlock the keyring for an independent check.');
+    }
+    return result.valid ? 0 : 1;
+  } finally {
+    ledger.close();
+  }
+}
+
+async function tail(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { home: { type: 'string' }, n: { type: 'string', short: 'n' }, json: { type: 'boolean' } }, usage);
+  if (values.help) return help(io);
+  const count = parsePositiveInt('-n', values.n, 20, 10_000, usage);
+  const ledger = open(values, io);
+  try {
+    for (const entry of ledger.audit.tail(count)) {
+      io.out(values.json ? JSON.stringify(entry) : `#${entry.index}  ${entry.ts}  ${entry.event}  ${JSON.stringify(entry.data)}`);
+    }
+    return 0;
+  } finally {
+    ledger.close();
+  }
+}
+
+async function exportEntries(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { home: { type: 'string' }, format: { type: 'string' }, since: { type: 'string' } }, usage);
+  if (values.help) return help(io);
+  if (values.format !== 'jsonl' && values.format !== 'csv') throw new UsageError('--format: expected jsonl or csv', usage);
+  let since: string | undefined;
+  if (values.since !== undefined) {
+    const time = new Date(values.since);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(values.since) || Number.isNaN(time.getTime())) {
+      throw new UsageError(`--since: expected an ISO 8601 time such as 2026-01-24T10:30:00Z, got "${values.since}"`, usage);
+    }
+    since = time.toISOString();
+  }
+  const ledger = open(values, io);
+  try {
+    if (values.format === 'csv') io.out(CSV_HEADER);
+    for (const entry of ledger.audit.since(since)) io.out(values.format === 'csv' ? toCsvRow(entry) : toJsonLine(entry));
+    return 0;
+  } finally {
+    ledger.close();
+  }
+}
+
+async function note(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { home: { type: 'string' } }, usage, true);
+  if (values.help) return help(io);
+  const text = positionals.join(' ').trim();
+  if (!text) throw new UsageError('audit note: give the note text, e.g. silas audit note "rotated the API key"', usage);
+  if (text.length > 4000) throw new UsageError(`audit note: at most 4000 characters, got ${text.length}`, usage);
+  const ledger = open(values, io);
+  try {
+    const entry = ledger.audit.append('operator.note', { text });
+    io.out(`Recorded as entry #${entry.index}.`);
+    return 0;
+  } finally {
+    ledger.close();
+  }
+}
+
+function help(io: CliIo): number {
+  io.out(usage);
+  return 0;
+}
+
+const subcommands: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { verify, tail, export: exportEntries, note };
+
+export const auditCommand: Command = {
+  name: 'audit',
+  summary: 'verify, read and export the audit chain',
+  usage,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+      io.out(usage);
+      return sub === undefined ? 2 : 0;
+    }
+    const run = subcommands[sub];
+    if (!run) throw new UsageError(`unknown audit command "${sub}"`, usage);
+    return run(rest, io);
+  },
+};

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { resolveHome } from '../../app/paths.js';
+import { buildRuntime } from '../../app/runtime.js';
+import { OsKeyring } from '../../keys/secret-store.js';
+import { parseFlags, parsePort } from '../args.js';
+import { UsageError, type Command } from '../io.js';
+import { launchDesktop, desktopAvailability } from '../desktop-launcher.js';
+
+const usage = `Usage: silas start [--headless] [--port N] [--home DIR] [--host ADDR] [options]
+
+Starts the runtime: the desktop app when Electron is installed and --headless is not given,
+otherwise headless, serving the cockpit at http://127.0.0.1:PORT. When ready it writes
+HOME/control.json (mode 0600) and prints the cockpit address with its token in the fragment.
+SIGINT/SIGTERM shut down gracefully.
+
+Options:
+  --headless            never open a window; serve the cockpit to a browser
+  --port N              cockpit port (default 8420; 0 picks a free port)
+  --home DIR            data home (default: $SILAS_HOME, else the platform's app-data directory)
+  --host ADDR           listen address (default 127.0.0.1). Off loopback, TLS is required:
+  --tls-cert FILE       PEM certificate for a non-loopback listen
+  --tls-key FILE        PEM private key for a non-loopback listen
+  --allow-host NAME     extra Host name accepted off loopback (repeatable)
+  --insecure-remote     allow a non-loopback listen without TLS (behind a TLS proxy only)
+  -h, --help            show this help`;
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'start the runtime (desktop app, or headless cockpit server)',
+  usage,
+  async run(argv, io) {
+    const { values } = parseFlags(
+      argv,
+      {
+        headless: { type: 'boolean' },
+        port: { type: 'string' },
+        home: { type: 'string' },
+        host: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
+        'insecure-remote': { type: 'boolean' },
+      },
+      usage,
+    );
+    if (values.help) {
+      io.out(usage);
+      return 0;
+    }
+    const port = parsePort(values.port, usage);
+    if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together', usage);
+    const home = resolveHome(values.home, io.env);
+
+    if (!values.headless) {
+      const desktop = desktopAvailability(io.env);
+      if (desktop.available) return launchDesktop(desktop, home, io);
+      io.err(`Starting headless: ${desktop.reason}`);
+    }
+
+    const tls = values['tls-cert'] ? { cert: readPem(values['tls-cert'], '--tls-cert'), key: readPem(values['tls-key']!, '--tls-key') } : undefined;
+    const runtime = await buildRuntime(
+      {
+        home,
+        mode: 'headless',
+        ...(port !== undefined ? { port } : {}),
+        ...(values.host ? { host: values.host } : {}),
+        ...(tls ? { tls } : {}),
+        allowedHosts: values['allow-host'] ?? [],
+        insecureRemote: Boolean(values['insecure-remote']),
+      },
+      { secretStore: io.secretStore ?? new OsKeyring() },
+    );
+    try {
+      await runtime.start();
+    } catch (error) {
+      await runtime.stop('start failed');
+      throw error;
+    }
+    const cockpit = runtime.cockpit!;
+    io.out(`Silas runtime ready (headless) — home ${home}, owner key ${runtime.info().ownerFingerprint}`);
+    io.out(`Cockpit: ${cockpit.url}#token=${cockpit.token}`);
+    io.out(`Press Ctrl+C to stop.`);
+    const reason = await (io.stopSignal ?? new Promise<string>(() => {}));
+    io.out(`Stopping (${reason})…`);
+    await runtime.stop(reason);
+    io.out('Stopped; audit checkpoint written.');
+    return 0;
+  },
+};
+
+function readPem(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, usage);
+  }
+}

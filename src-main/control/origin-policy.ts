@@ -1,0 +1,37 @@
+import { isIP } from 'node:net';
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (bare === 'localhost') return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) return bare === '::1';
+  return false;
+}
+
+/**
+ * Which Host and Origin headers the control surface accepts (DESIGN invariant 6). Checking
+ * Host defeats DNS rebinding: a page on evil.example that rebinds to 127.0.0.1 still sends
+ * `Host: evil.example`. Checking Origin stops other local pages from driving the socket.
+ */
+export class OriginPolicy {
+  private readonly hosts: Set<string>;
+  private readonly origins: Set<string>;
+
+  constructor(port: number, options: { extraHosts?: readonly string[]; tls?: boolean } = {}) {
+    const scheme = options.tls ? 'https' : 'http';
+    const names = [...LOOPBACK_NAMES, ...(options.extraHosts ?? [])];
+    this.hosts = new Set(names.map((name) => `${name}:${port}`.toLowerCase()));
+    this.origins = new Set(names.map((name) => `${scheme}://${name}:${port}`.toLowerCase()));
+  }
+
+  hostAllowed(host: string | undefined): boolean {
+    return typeof host === 'string' && this.hosts.has(host.toLowerCase());
+  }
+
+  /** An absent Origin is a non-browser client (CLI, proxy); browsers always send one on WebSocket. */
+  originAllowed(origin: string | undefined): boolean {
+    return origin === undefined || this.origins.has(origin.toLowerCase());
+  }
+}

@@ -1,0 +1,34 @@
+import { useCockpit } from '../../app/cockpit-context.js';
+
+/**
+ * Says what to do when the cockpit cannot show live data. Without this, a rejected or
+ * missing token looks like an empty, healthy system.
+ */
+export function ConnectionNotice() {
+  const state = useCockpit((s) => s.connection.state);
+  if (state === 'no-token') {
+    return (
+      <div role="alert" className="notice notice--error">
+        <strong>No token.</strong> This cockpit needs the access token of a running Silas runtime. Open the URL printed by{' '}
+        <code>silas start</code> (or read it with <code>cat $SILAS_HOME/control.json</code>).
+      </div>
+    );
+  }
+  if (state === 'unauthorised') {
+    return (
+      <div role="alert" className="notice notice--error">
+        <strong>Token rejected.</strong> The runtime did not accept this cockpit&apos;s token; it changes when the runtime
+        restarts. Open the URL printed by <code>silas start</code> again (or read it with{' '}
+        <code>cat $SILAS_HOME/control.json</code>).
+      </div>
+    );
+  }
+  if (state === 'reconnecting') {
+    return (
+      <div className="notice notice--warn">
+        Connection to the runtime lost. Reconnecting; what you see may be out of date until it is back.
+      </div>
+    );
+  }
+  return null;
+}

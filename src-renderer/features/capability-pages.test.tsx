@@ -1,0 +1,28 @@
+import { cleanup, render, screen } from '@testing-library/react';
+import type { ComponentType } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AlignmentPage } from './alignment/AlignmentPage.js';
+import { IlpPage } from './ilp/IlpPage.js';
+import { PoliciesPage } from './policies/PoliciesPage.js';
+import { ReviewPage } from './review/ReviewPage.js';
+import { ServersPage } from './servers/ServersPage.js';
+import { StreamPage } from './stream/StreamPage.js';
+
+afterEach(cleanup);
+
+const pages: [string, ComponentType, RegExp][] = [
+  ['Stream', StreamPage, /Silas agent's conversation and status[\s\S]*Silas kernel/],
+  ['Review', ReviewPage, /decision queue: pending approvals from MCP proxies and Silas plans/],
+  ['Servers', ServersPage, /MCP servers governed by silas proxy/],
+  ['Policies', PoliciesPage, /AIP policy editor/],
+  ['Alignment', AlignmentPage, /AAP alignment cards and drift dashboards/],
+  ['ILP', IlpPage, /ILP composition inspector/],
+];
+
+describe('capability pages', () => {
+  it.each(pages)('%s has its h1 and names the capability that fills it', (title, Page, capability) => {
+    render(<Page />);
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(title);
+    expect(screen.getByRole('region', { name: title }).textContent).toMatch(capability);
+  });
+});

@@ -1,0 +1,26 @@
+import { takeToken } from './token.js';
+import { IpcTransport } from './ipc-transport.js';
+import { createDisconnectedTransport, type Transport } from './transport.js';
+import { WebSocketTransport, webSocketUrl } from './ws-transport.js';
+
+export const NO_TOKEN_REASON =
+  'No token. Open the URL printed by `silas start` (or read it with `cat $SILAS_HOME/control.json`).';
+
+type StorageLike = Pick<Storage, 'getItem' | 'setItem'>;
+
+/** sessionStorage access itself throws when storage is disabled; fall back to nothing kept. */
+function sessionStorageOf(win: Window): StorageLike {
+  try {
+    return win.sessionStorage;
+  } catch {
+    return { getItem: () => null, setItem: () => {} };
+  }
+}
+
+/** IPC inside the desktop shell, a token-authenticated WebSocket in a browser. */
+export function chooseTransport(win: Window): Transport {
+  if (win.silas) return new IpcTransport(win.silas);
+  const token = takeToken({ location: win.location, history: win.history, storage: sessionStorageOf(win) });
+  if (!token) return createDisconnectedTransport('no-token', NO_TOKEN_REASON);
+  return new WebSocketTransport({ url: webSocketUrl(win.location), token });
+}

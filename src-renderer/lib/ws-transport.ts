@@ -1,0 +1,186 @@
+import { ServerFrame, WS_CLOSE_UNAUTHORIZED, type CallName, type Envelope } from '../../src-shared/contract/index.js';
+import { reconnectDelay } from './backoff.js';
+import {
+  Listeners,
+  unavailable,
+  type ConnectionState,
+  type Transport,
+  type TransportEventListener,
+  type TransportStateListener,
+} from './transport.js';
+
+/** The part of the DOM WebSocket this transport uses, so tests can hand in a fake. */
+export interface WebSocketLike {
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason?: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface WebSocketTransportOptions {
+  url: string;
+  token: string;
+  createSocket?: (url: string) => WebSocketLike;
+}
+
+/** The runtime serves the control plane at /ws on the same origin as the cockpit. */
+export function webSocketUrl(location: { protocol: string; host: string }): string {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  return `${scheme}://${location.host}/ws`;
+}
+
+function defaultCreateSocket(url: string): WebSocketLike {
+  return new WebSocket(url) as unknown as WebSocketLike;
+}
+
+/**
+ * The browser transport (DESIGN §2): the token goes in the first frame, never in the URL;
+ * 4001 means the token was refused, so retrying would only spin; anything else is treated
+ * as a transient drop and retried with capped exponential backoff.
+ */
+export class WebSocketTransport implements Transport {
+  private readonly url: string;
+  private readonly token: string;
+  private readonly createSocket: (url: string) => WebSocketLike;
+  private readonly events = new Listeners<[string, unknown]>();
+  private readonly states = new Listeners<[ConnectionState]>();
+  private readonly pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  private socket: WebSocketLike | null = null;
+  private current: ConnectionState = 'connecting';
+  private failedAttempts = 0;
+  private nextId = 1;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private disposed = false;
+
+  constructor(options: WebSocketTransportOptions) {
+    this.url = options.url;
+    this.token = options.token;
+    this.createSocket = options.createSocket ?? defaultCreateSocket;
+    this.open();
+  }
+
+  get state(): ConnectionState {
+    return this.current;
+  }
+
+  call(name: CallName, args: unknown): Promise<Envelope<unknown>> {
+    const socket = this.socket;
+    if (this.current !== 'connected' || !socket) {
+      return Promise.resolve(unavailable(`${name}: not connected to the Silas runtime (${this.current})`));
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      try {
+        socket.send(JSON.stringify({ type: 'call', id, name, args }));
+      } catch {
+        this.pending.delete(id);
+        resolve(unavailable(`${name}: the connection to the Silas runtime is closing`));
+      }
+    });
+  }
+
+  onEvent(listener: TransportEventListener): () => void {
+    return this.events.add(listener);
+  }
+
+  onState(listener: TransportStateListener): () => void {
+    return this.states.add(listener);
+  }
+
+  close(): void {
+    this.disposed = true;
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const socket = this.socket;
+    this.socket = null;
+    this.failPending('the cockpit closed the connection');
+    if (socket) {
+      try {
+        socket.close(1000, 'cockpit closed');
+      } catch {
+        // Already closing; nothing left to release.
+      }
+    }
+  }
+
+  private open(): void {
+    const socket = this.createSocket(this.url);
+    this.socket = socket;
+    socket.onopen = () => {
+      if (this.socket !== socket) return;
+      socket.send(JSON.stringify({ type: 'auth', token: this.token }));
+    };
+    socket.onmessage = (event) => {
+      if (this.socket === socket) this.receive(event.data);
+    };
+    socket.onclose = (event) => this.dropped(socket, event.code);
+    socket.onerror = () => this.dropped(socket, null);
+  }
+
+  private receive(data: unknown): void {
+    if (typeof data !== 'string') return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const frame = ServerFrame.safeParse(raw);
+    if (!frame.success) return;
+    const value = frame.data;
+    if (value.type === 'ready') {
+      this.failedAttempts = 0;
+      this.setState('connected');
+    } else if (value.type === 'result') {
+      if (typeof value.id !== 'number') return;
+      const resolve = this.pending.get(value.id);
+      if (!resolve) return;
+      this.pending.delete(value.id);
+      resolve(value.result as Envelope<unknown>);
+    } else {
+      this.events.emit(value.name, value.payload);
+    }
+  }
+
+  /** Handles close and error alike; whichever arrives first for a socket wins. */
+  private dropped(socket: WebSocketLike, code: number | null): void {
+    if (this.socket !== socket) return;
+    this.socket = null;
+    socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+    if (code === null) {
+      try {
+        socket.close();
+      } catch {
+        // The socket is already dead; the reconnect below replaces it.
+      }
+    }
+    this.failPending('the connection to the Silas runtime dropped; retry once it is back');
+    if (this.disposed) return;
+    if (code === WS_CLOSE_UNAUTHORIZED) {
+      this.setState('unauthorised');
+      return;
+    }
+    this.setState('reconnecting');
+    const delay = reconnectDelay(this.failedAttempts);
+    this.failedAttempts += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.disposed) this.open();
+    }, delay);
+  }
+
+  private failPending(message: string): void {
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const resolve of waiting) resolve(unavailable(message));
+  }
+
+  private setState(state: ConnectionState): void {
+    if (this.current === state) return;
+    this.current = state;
+    this.states.emit(state);
+  }
+}

@@ -1,0 +1,28 @@
+// First import on purpose: it configures zod before any contract schema is built.
+import './lib/zod-config.js';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App/App.js';
+import { CockpitProvider } from './app/cockpit-context.js';
+import { chooseTransport } from './lib/boot.js';
+import { connectCockpit } from './lib/cockpit.js';
+import { parseRoute } from './lib/routes.js';
+import { createCockpitStore } from './store/cockpit-store.js';
+import './styles/base.css';
+import './styles/shell.css';
+import './styles/activity.css';
+
+// Wired once, outside React (DESIGN convention 7): StrictMode's double effects must not open two sockets.
+const transport = chooseTransport(window);
+const store = createCockpitStore({ connection: transport.state, route: parseRoute(window.location.hash) });
+const cockpit = connectCockpit({ transport, store, window });
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html must contain <div id="root">');
+createRoot(root).render(
+  <StrictMode>
+    <CockpitProvider store={store} actions={cockpit.actions}>
+      <App />
+    </CockpitProvider>
+  </StrictMode>,
+);

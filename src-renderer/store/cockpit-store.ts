@@ -1,0 +1,31 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { DEFAULT_ROUTE, type Route } from '../lib/routes.js';
+import type { ConnectionState } from '../lib/transport.js';
+import { createAuditSlice, type AuditSlice } from './audit-slice.js';
+import { createChainSlice, type ChainSlice } from './chain-slice.js';
+import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
+import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
+import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
+
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & NavigationSlice;
+export type CockpitStore = StoreApi<CockpitState>;
+
+export interface CockpitStoreInit {
+  connection?: ConnectionState;
+  route?: Route;
+}
+
+/**
+ * The cockpit's one store (DESIGN §4). A factory rather than a module singleton so that each
+ * test, and each window, gets its own state; the slices hold state transitions only, and all
+ * I/O lives in lib/cockpit.ts.
+ */
+export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
+  return createStore<CockpitState>()((...a) => ({
+    ...createConnectionSlice(init.connection ?? 'connecting')(...a),
+    ...createRuntimeSlice(...a),
+    ...createAuditSlice(...a),
+    ...createChainSlice(...a),
+    ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
+  }));
+}
