@@ -123,3 +123,14 @@ function databaseExists(file: string): boolean {
     return false;
   }
 }
+
+/**
+ * First use of a home is itself an audited decision: record which key now owns it and sign a
+ * first checkpoint, so even an empty chain has an anchor. Returns whether anything was new.
+ */
+export function recordInitialisation(ledger: Ledger): boolean {
+  if (!ledger.created.database && !ledger.created.key) return false;
+  ledger.audit.append('runtime.initialised', { owner_fingerprint: ledger.ownerFingerprint, key_created: ledger.created.key });
+  ledger.audit.writeCheckpoint();
+  return true;
+}

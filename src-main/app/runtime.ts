@@ -3,14 +3,14 @@ import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { AuditWatcher } from '../audit/watcher.js';
-import { CockpitServer } from '../control/cockpit-server.js';
+import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
 import { InMemoryDecisionQueue } from './decision-queue.js';
 import { acquireHomeLock } from './home.js';
-import { openLedger } from './ledger.js';
+import { openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
 import type { CockpitEndpoint, Notifier, Runtime } from './types.js';
@@ -34,8 +34,13 @@ const SECURITY_EVENTS_PER_MINUTE = 20;
  */
 export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<RuntimeConfig, 'home' | 'mode'>, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const config = runtimeConfig(partial);
+  // Refuse a dangerous listen before the home is touched.
+  if (config.mode === 'headless') assertBindAllowed(config.host, Boolean(config.tls), config.insecureRemote);
   const secretStore = overrides.secretStore ?? new OsKeyring();
-  const ledger = openLedger(config.home, { create: false, keys: 'signer', secretStore, now: overrides.now });
+  // First run creates the home (what a person expects of a desktop app); an existing home whose
+  // key is not in this keyring is still refused inside openLedger.
+  const ledger = openLedger(config.home, { create: true, keys: 'signer', secretStore, now: overrides.now });
+  const initialised = recordInitialisation(ledger);
   let releaseLock: () => void;
   try {
     releaseLock = acquireHomeLock(ledger.paths);
@@ -49,6 +54,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const events = new EventBus();
   const audit = ledger.audit;
   const decisions = new InMemoryDecisionQueue(audit);
+  if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const router = new ControlRouter(createHandlers({ audit, runtimeInfo: info }), logger);
   const watcher = new AuditWatcher(audit, (entry) => events.publish('audit.appended', entry), config.auditPollMs);

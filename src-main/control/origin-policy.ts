@@ -21,7 +21,9 @@ export class OriginPolicy {
 
   constructor(port: number, options: { extraHosts?: readonly string[]; tls?: boolean } = {}) {
     const scheme = options.tls ? 'https' : 'http';
-    const names = [...LOOPBACK_NAMES, ...(options.extraHosts ?? [])];
+    // A bare IPv6 address appears bracketed in Host and Origin headers.
+    const extra = (options.extraHosts ?? []).map((h) => (isIP(h) === 6 ? `[${h}]` : h));
+    const names = [...LOOPBACK_NAMES, ...extra];
     this.hosts = new Set(names.map((name) => `${name}:${port}`.toLowerCase()));
     this.origins = new Set(names.map((name) => `${scheme}://${name}:${port}`.toLowerCase()));
   }

@@ -35,7 +35,8 @@ function digest(value: string): Buffer {
 
 function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   socket.write(`HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Request'}\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(reason) + 1}\r\n\r\n${reason}\n`);
-  socket.destroy();
+  // end() lets the response flush before the socket goes; destroy() could drop it.
+  socket.end();
 }
 
 /**
@@ -54,13 +55,20 @@ export class WebSocketTransport {
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://placeholder');
     const peer = req.socket.remoteAddress ?? 'unknown';
     const refuse = (status: number, reason: string) => {
       this.options.onSecurityEvent?.('control.upgrade_refused', { peer, reason, host: String(req.headers.host ?? ''), origin: String(req.headers.origin ?? '') });
       refuseUpgrade(socket, status, reason);
     };
     if (!this.accepting) return refuse(403, 'the runtime is shutting down');
+    // An unparseable request target (e.g. `GET http://[/ws`) must not throw out of the
+    // 'upgrade' listener: that would be an uncaught exception in the runtime.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://placeholder');
+    } catch {
+      return refuse(400, `malformed request target; the WebSocket endpoint is ${WS_PATH}`);
+    }
     if (url.pathname !== WS_PATH) return refuse(400, `WebSocket endpoint is ${WS_PATH}`);
     if (!this.options.originPolicy.hostAllowed(req.headers.host)) return refuse(403, 'forbidden Host header');
     if (!this.options.originPolicy.originAllowed(req.headers.origin)) return refuse(403, 'forbidden Origin header');
@@ -81,12 +89,13 @@ export class WebSocketTransport {
   private onConnection(ws: WebSocket, peer: string): void {
     let authenticated = false;
     let unsubscribe: (() => void) | null = null;
+    const authTimeoutMs = this.options.authTimeoutMs ?? WS_AUTH_TIMEOUT_MS;
     const bucket = new TokenBucket(this.options.messagesPerMinute, this.options.messagesPerMinute, this.options.now);
     let limitedReported = false;
     const authTimer = setTimeout(() => {
-      this.options.onSecurityEvent?.('control.auth_failed', { peer, reason: 'no auth message within 5 s' });
+      this.options.onSecurityEvent?.('control.auth_failed', { peer, reason: `no auth message within ${authTimeoutMs} ms` });
       ws.close(WS_CLOSE_UNAUTHORIZED, 'authentication timeout');
-    }, this.options.authTimeoutMs ?? WS_AUTH_TIMEOUT_MS);
+    }, authTimeoutMs);
 
     ws.on('close', () => {
       clearTimeout(authTimer);
@@ -95,6 +104,9 @@ export class WebSocketTransport {
     ws.on('error', () => ws.terminate());
 
     ws.on('message', (raw: RawData, isBinary: boolean) => {
+      // Once we have started closing (failed auth, shutdown), frames already in flight are
+      // dropped: a rejected socket must not get further auth attempts or reach the router.
+      if (ws.readyState !== ws.OPEN) return;
       if (!authenticated) {
         clearTimeout(authTimer);
         const auth = isBinary ? null : ClientAuthFrame.safeParse(safeJson(raw.toString()));

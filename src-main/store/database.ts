@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { runMigrations, type MigrationReport } from './migrate.js';
@@ -40,6 +40,10 @@ export function openDatabase(file: string, options: OpenOptions): OpenedDatabase
     db = new Database(file, { fileMustExist: !options.create });
   } catch (error) {
     throw mapSqliteError(file, error);
+  }
+  if (!exists) {
+    // The ledger is private: only the owner may read what their agents did.
+    chmodSync(file, 0o600);
   }
   try {
     db.pragma('busy_timeout = 5000');

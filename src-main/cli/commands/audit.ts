@@ -35,7 +35,7 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
       io.out(`Audit chain BROKEN at entry ${at.index}${at.id ? ` (${at.id})` : ''}: ${at.reason}`);
     }
     if (ledger.keySource === 'database' && !values.json) {
-      io.err('note: the OS keyring was not reachable, so checkpoint signatures were checked against the public key recorded in the database; unlock the keyring for an independent check.');
+      io.err('note: the owner key was not found in the OS keyring, so checkpoint signatures were checked against the public key recorded in the database; unlock the keyring for an independent check.');
     }
     return result.valid ? 0 : 1;
   } finally {

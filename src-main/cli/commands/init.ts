@@ -1,4 +1,4 @@
-import { openLedger } from '../../app/ledger.js';
+import { openLedger, recordInitialisation } from '../../app/ledger.js';
 import { resolveHome } from '../../app/paths.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags } from '../args.js';
@@ -26,10 +26,7 @@ export const initCommand: Command = {
     const home = resolveHome(values.home, io.env);
     const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: io.secretStore ?? new OsKeyring() });
     try {
-      const fresh = ledger.created.database || ledger.created.key;
-      if (fresh) {
-        ledger.audit.append('runtime.initialised', { owner_fingerprint: ledger.ownerFingerprint, key_created: ledger.created.key });
-        ledger.audit.writeCheckpoint();
+      if (recordInitialisation(ledger)) {
         io.out(`Initialised Silas home ${home}`);
         io.out(`Owner key: ${ledger.ownerFingerprint}${ledger.created.key ? ' (new, stored in the OS keyring)' : ' (existing, from the OS keyring)'}`);
       } else {

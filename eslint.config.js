@@ -1,0 +1,64 @@
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// The process boundaries of DESIGN §3, enforced: src-shared is pure; the renderer never reaches
+// into the main process; only the desktop shell and the preload may import electron.
+const bareBuiltins = ['fs', 'path', 'os', 'crypto', 'child_process', 'net', 'http', 'https', 'url', 'util', 'stream', 'events', 'worker_threads'];
+const nodeBuiltins = ['node:*'];
+const builtinPaths = (message) => bareBuiltins.map((name) => ({ name, message }));
+const mainOnlyPackages = ['better-sqlite3', '@napi-rs/keyring', 'ws', 'tsx', 'tsx/*'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'out/', 'dist/', 'test-results/', 'playwright-report/', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src-main/electron and src-main/preload may import electron (DESIGN §3).' }] }],
+    },
+  },
+  {
+    files: ['src-shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'src-shared is pure TypeScript (DESIGN §3).' }, ...builtinPaths('src-shared must not import Node built-ins (DESIGN §3).')],
+          patterns: [
+            { group: nodeBuiltins, message: 'src-shared must not import Node built-ins (DESIGN §3).' },
+            { group: mainOnlyPackages, message: 'src-shared must not import runtime packages (DESIGN §3).' },
+            { group: ['**/src-main/**', '**/src-renderer/**', 'react', 'react-dom'], message: 'src-shared imports nothing runtime-specific (DESIGN §3).' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'electron', message: 'The renderer talks to the runtime only through the preload bridge (DESIGN convention 2).' },
+            ...builtinPaths('The renderer runs sandboxed in a browser context.'),
+          ],
+          patterns: [
+            { group: ['**/src-main/**'], message: 'src-renderer never imports src-main (DESIGN §3).' },
+            { group: nodeBuiltins, message: 'The renderer runs sandboxed in a browser context.' },
+            { group: mainOnlyPackages, message: 'The renderer runs sandboxed in a browser context.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src-main/electron/**/*.ts', 'src-main/preload/**/*.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+);
