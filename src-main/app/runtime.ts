@@ -57,7 +57,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const router = new ControlRouter(createHandlers({ audit, runtimeInfo: info }), logger);
-  const watcher = new AuditWatcher(audit, (entry) => events.publish('audit.appended', entry), config.auditPollMs);
+  let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
   const recordSecurityEvent = (event: string, data: Record<string, string | number>) => {
@@ -88,6 +88,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
 
     async start() {
       audit.append('runtime.started', { mode: config.mode, pid: process.pid, version: APP_VERSION });
+      // Created after our own start entry: a client can only connect later, and loads history itself.
+      watcher = new AuditWatcher(audit, (entry) => events.publish('audit.appended', entry), config.auditPollMs);
       watcher.start();
       checkpointTimer = setInterval(() => {
         try {
@@ -139,8 +141,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         } catch (error) {
           logger.error('final audit entry or checkpoint failed', error);
         }
-        watcher.poll();
-        watcher.stop();
+        watcher?.poll();
+        watcher?.stop();
         await server?.close('runtime shutting down');
         rmSync(ledger.paths.controlFile, { force: true });
         ledger.close();
