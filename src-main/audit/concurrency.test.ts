@@ -9,6 +9,7 @@ const WORKER = fileURLToPath(new URL('../testing/append-worker.ts', import.meta.
 
 interface WorkerRun {
   lines: string[];
+  stderr(): string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(signal: NodeJS.Signals): void;
   waitForLines(n: number): Promise<void>;
@@ -29,11 +30,9 @@ function startWorker(file: string, name: string, count: number): WorkerRun {
     for (const w of waiters.filter((w) => lines.length >= w.n)) w.resolve();
   });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  void exit.then(({ code, signal }) => {
-    if (code !== 0 && signal === null) throw new Error(`worker ${name} failed: ${stderr}`);
-  });
   return {
     lines,
+    stderr: () => stderr,
     exit,
     kill: (signal) => child.kill(signal),
     waitForLines: (n) => new Promise<void>((resolve) => (lines.length >= n ? resolve() : waiters.push({ n, resolve }))),
@@ -47,7 +46,7 @@ describe('audit chain across processes', () => {
     const a = startWorker(ledger.file, 'a', 400);
     const b = startWorker(ledger.file, 'b', 400);
     const results = await Promise.all([a.exit, b.exit]);
-    expect(results.map((r) => r.code)).toEqual([0, 0]);
+    expect(results.map((r) => r.code), `${a.stderr()}${b.stderr()}`).toEqual([0, 0]);
 
     const verifier = ledger.reopen();
     expect(verifier.verifyChain()).toMatchObject({ valid: true, entries: 801 });

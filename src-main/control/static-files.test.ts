@@ -39,7 +39,10 @@ describe('resolveStaticFile', () => {
     expect(resolveStaticFile(root, '/assets/app.js')).toBe(join(root, 'assets', 'app.js'));
     expect(resolveStaticFile(root, '/assets/app.js?cache=bust')).toBe(join(root, 'assets', 'app.js'));
     expect(resolveStaticFile(root, '/assets/a%20b.css')).toBe(join(root, 'assets', 'a b.css'));
-    expect(resolveStaticFile(root, '/assets/../index.html')).toBe(join(root, 'index.html'));
+  });
+
+  it('refuses any raw `..` segment, even one that would stay inside the root (browsers never send one)', () => {
+    expect(resolveStaticFile(root, '/assets/../index.html')).toBeNull();
   });
 
   it('follows a symlink that stays inside the root', () => {

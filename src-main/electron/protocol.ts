@@ -1,99 +1,26 @@
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Protocol } from 'electron';
+import { mimeType, resolveInsideRoot, safeRelativePath } from '../control/static-files.js';
 import { cockpitSecurityHeaders } from './csp.js';
 import type { ShellLogger } from './logger.js';
 import { APP_SCHEME, COCKPIT_ORIGIN, isCockpitUrl } from './origin.js';
 
-const MIME_TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.wasm': 'application/wasm',
-};
-
-/** Module scripts are refused by Chromium unless served with a JavaScript MIME type, so this must be exact. */
-export function mimeTypeFor(path: string): string {
-  return MIME_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
-}
+/** Kept under its old name for the shell; the table lives with the headless server's. */
+export const mimeTypeFor = mimeType;
 
 /**
  * The file a cockpit URL names, relative to the renderer directory, or null when the URL is
- * not a plain path below it. Works on the raw string rather than on `new URL().pathname`,
- * because the WHATWG parser silently folds `..` away and we want such requests refused, not
- * reinterpreted. Each segment is decoded on its own so `%2f`, `%5c` and `%2e%2e` cannot smuggle
- * separators or parent references past the checks.
+ * not on the cockpit origin or not a plain path below it (see `safeRelativePath`).
  */
 export function cockpitRelativePath(rawUrl: string): string | null {
   if (!isCockpitUrl(rawUrl) || !rawUrl.startsWith(COCKPIT_ORIGIN)) return null;
   const rest = rawUrl.slice(COCKPIT_ORIGIN.length);
-  const rawPath = rest.split(/[?#]/, 1)[0] ?? '';
-  if (rawPath === '' || rawPath === '/') return 'index.html';
-  if (!rawPath.startsWith('/')) return null;
-
-  const segments = rawPath.slice(1).split('/');
-  const decoded: string[] = [];
-  for (const segment of segments) {
-    let value: string;
-    try {
-      value = decodeURIComponent(segment);
-    } catch {
-      return null;
-    }
-    // Empty segments ("//etc") would make the remainder absolute; ":" would allow drive letters.
-    if (value === '' || value === '.' || value === '..') return null;
-    if (/[/\\:\0]/.test(value)) return null;
-    decoded.push(value);
-  }
-  const joined = decoded.join('/');
-  return isAbsolute(joined) ? null : joined;
+  return rest === '' ? 'index.html' : safeRelativePath(rest);
 }
 
-function isInside(root: string, candidate: string): boolean {
-  const rel = relative(root, candidate);
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-}
-
-/**
- * The real path of a file under `root`, or null. Both the lexical path and the path after
- * following symlinks must stay inside the real root, so a link pointing out of the build
- * directory is as unreachable as `..`.
- */
+/** The real path of a file under `root`, or null; symlinks may not leave the root. */
 export async function resolveCockpitFile(root: string, relativePath: string): Promise<string | null> {
-  let realRoot: string;
-  try {
-    realRoot = await realpath(root);
-  } catch {
-    return null;
-  }
-  const candidate = resolve(realRoot, relativePath);
-  if (!isInside(realRoot, candidate)) return null;
-  let real: string;
-  try {
-    real = await realpath(candidate);
-  } catch {
-    return null;
-  }
-  if (!isInside(realRoot, real)) return null;
-  try {
-    return (await stat(real)).isFile() ? real : null;
-  } catch {
-    return null;
-  }
+  return resolveInsideRoot(root, relativePath);
 }
 
 export type CockpitRequest = Pick<Request, 'url' | 'method'>;

@@ -109,9 +109,10 @@ export const auditCommand: Command = {
   usage,
   async run(argv, io) {
     const [sub, ...rest] = argv;
-    if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    if (sub === undefined) throw new UsageError('audit: name a subcommand', usage);
+    if (sub === '--help' || sub === '-h' || sub === 'help') {
       io.out(usage);
-      return sub === undefined ? 2 : 0;
+      return 0;
     }
     const run = subcommands[sub];
     if (!run) throw new UsageError(`unknown audit command "${sub}"`, usage);

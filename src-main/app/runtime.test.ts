@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MemorySecretStore } from '../keys/secret-store.js';
+import { silentLogger } from './logger.js';
+import { useTempDirs } from '../testing/temp.js';
+import { buildRuntime } from './runtime.js';
+import { homeError } from './home.js';
+import { desktopAvailability } from '../cli/desktop-launcher.js';
+
+const tempDir = useTempDirs();
+
+describe('runtime composition', () => {
+  it('writes signed checkpoints on its schedule and one at shutdown', async () => {
+    const home = join(tempDir(), 'home');
+    const runtime = await buildRuntime({ home, mode: 'desktop', checkpointIntervalMs: 50 }, { secretStore: new MemorySecretStore(), logger: silentLogger });
+    await runtime.start();
+    runtime.audit.append('operator.note', { text: 'one' });
+    await expect.poll(() => runtime.audit.verifyChain().checkpoints, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    expect(runtime.cockpit).toBeNull();
+    await runtime.stop('test');
+    await runtime.stop('again');
+  });
+
+  it('publishes entries appended by anyone on the event bus, once each', async () => {
+    const home = join(tempDir(), 'home');
+    const runtime = await buildRuntime({ home, mode: 'desktop', auditPollMs: 10 }, { secretStore: new MemorySecretStore(), logger: silentLogger });
+    await runtime.start();
+    const seen: number[] = [];
+    runtime.events.subscribe((name, payload) => {
+      if (name === 'audit.appended') seen.push((payload as { index: number }).index);
+    });
+    const a = runtime.audit.append('operator.note', { text: 'a' });
+    const b = runtime.audit.append('operator.note', { text: 'b' });
+    await expect.poll(() => seen).toEqual([a.index, b.index]);
+    await runtime.stop('test');
+    expect(seen.filter((i) => i === a.index)).toHaveLength(1);
+  });
+
+  it('pausing approvals is an audited decision', async () => {
+    const runtime = await buildRuntime({ home: join(tempDir(), 'home'), mode: 'desktop' }, { secretStore: new MemorySecretStore(), logger: silentLogger });
+    await runtime.start();
+    runtime.decisions.setPaused(true);
+    runtime.decisions.setPaused(true);
+    runtime.decisions.setPaused(false);
+    const events = runtime.audit.tail(3).map((e) => e.event);
+    expect(events).toEqual(['runtime.started', 'approvals.paused', 'approvals.resumed']);
+    await runtime.stop('test');
+  });
+});
+
+describe('environment errors', () => {
+  it('maps permission errors on the home to a fix', () => {
+    const error = homeError('/srv/silas', Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }));
+    expect(error.message).toBe('cannot write to /srv/silas (EACCES); give your user write access (chmod u+rwx) or choose another --home');
+  });
+
+  it('falls back to headless when Electron or its build is missing', () => {
+    const result = desktopAvailability({ DISPLAY: ':0' }, '/nonexistent/out/main/index.js');
+    expect(result.available).toBe(false);
+    if (!result.available) expect(result.reason).toMatch(/Electron is not installed|binary is missing|desktop build is missing/);
+  });
+});
