@@ -6,6 +6,8 @@ export interface CliIo {
   err(text: string): void;
   env: NodeJS.ProcessEnv;
   secretStore?: SecretStore;
+  /** Standard input, for commands that read JSON lines (`policy eval`). */
+  stdin?: NodeJS.ReadableStream;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by `start`. */
   stopSignal?: Promise<string>;
 }

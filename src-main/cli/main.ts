@@ -1,12 +1,14 @@
 import { isSilasError } from '../../src-shared/errors.js';
 import { APP_VERSION } from '../app/version.js';
+import { aipCommand } from './commands/aip.js';
 import { auditCommand } from './commands/audit.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
+import { policyCommand } from './commands/policy.js';
 import { startCommand } from './commands/start.js';
 import { UsageError, type CliIo, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, startCommand, auditCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, aipCommand, auditCommand, doctorCommand];
 
 function topUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -62,6 +64,7 @@ export async function main(argv: string[]): Promise<number> {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
     env: process.env,
+    stdin: process.stdin,
     stopSignal,
   });
 }

@@ -1,0 +1,1153 @@
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { posix, win32 } from 'node:path';
+
+/*
+ * Protected paths: spec 001 §3.4.5, §4.3 step 2 (`arguments_contain_protected_path`), §10.1.
+ *
+ * A tools/call is blocked (-32007) when any string anywhere in its arguments names a path that
+ * is, or is inside, a protected path. The reference implementation's plain substring test is
+ * both too weak (`~/project/../.ssh/id_rsa`, `$HOME/.ssh`, a symlink) and too strong (`~/.sshx`);
+ * this matcher extracts candidate paths from every string and compares them segment by segment,
+ * lexically and physically (symlinks resolved).
+ *
+ * Decisions (for docs/conformance.md):
+ *
+ * - Entries. `~`, `~/…`, `$HOME`, `${HOME}` (and `%USERPROFILE%`, `$env:USERPROFILE`) expand to
+ *   `homeDir`; surrounding whitespace is trimmed; a trailing `/*` or `/**` means the directory
+ *   itself. An absolute entry protects itself and everything inside it, segment-aware (`~/.sshx`
+ *   is not inside `~/.ssh`; `~/.aws/credentials.bak` is not `~/.aws/credentials`). A relative
+ *   entry (`.env`, `config/secrets.json`) means "that name, or that run of names, anywhere":
+ *   every path with a segment `.env` (file or directory) is protected, `.env.local`, `.envrc` and
+ *   `dotenv` are not — the proxy's working directory is arbitrary, so resolving `.env` against it
+ *   would protect nothing useful. A relative entry starting with `..` is resolved against `cwd`.
+ *   `*`, `?`, `[…]` in an entry are one-segment globs that also match dot names, and `**` spans
+ *   segments, so `*.pem` protects every `.pem` file. `alwaysProtect` entries (policy file, data
+ *   home) are never "anywhere" entries: a relative one is resolved against `cwd`.
+ * - Every absolute entry is compared by its lexical and its real path (computed at construction;
+ *   `refresh()` recomputes them, e.g. on policy reload). An ancestor of a protected path is not a
+ *   match (`ls ~` is allowed; `tar czf - ~` is a residual risk).
+ * - Candidates. Every string at any depth is searched: object values, object keys, array items.
+ *   From each string: the whole string; its shell words (quotes, backslash escapes, `$'…'`,
+ *   `$(…)` and backquotes understood); a naive split on blanks, quotes, brackets, commas and
+ *   shell operators; the text after each `=` (`--file=…`, `if=…`), after a `:` that starts a path
+ *   (`PATH=a:~/.ssh`, `host:~/.ssh`; never a drive letter's), after a leading `@` (`-d @file`,
+ *   `file=@…`), a path glued to an option (`-i~/.ssh/id_rsa`); and the word without surrounding
+ *   punctuation (`~/.ssh/id_rsa.` at the end of a sentence). `~`, `~user` (a sibling of
+ *   `homeDir`), `~+`, `$HOME`, `${HOME}`, `$PWD`, `${PWD}` are expanded anywhere a word starts or
+ *   a variable appears; other variables cannot be known and are not.
+ * - Brace expansion (`~/.{ssh,aws}`, `{r..t}`) applies to blank-free words that hold a separator,
+ *   `~` or `$`, or start with `.` or `{` (the only ways a one-segment word becomes `.env`), or to
+ *   every such word when the policy has glob entries; so compact JSON is not multiplied out.
+ *   More than `maxExpansions` words from one word fails closed.
+ * - Globs in candidates (`cat ~/.ss*`, `~/.ss?`, `~/.[s]sh`, `~/**`) match as the shell would: a
+ *   wildcard does not match a leading dot, so `cat *` does not hit `.env` but `cat .e*` does. A
+ *   literal name containing `*?[` is also compared literally.
+ * - URLs: `file:` URLs (any case, with or without `localhost`/host, `file:///C:/…`) are decoded
+ *   to their path; the host is ignored. Other `scheme://` URLs are not local paths and are not
+ *   matched as such (`https://x/.env` is allowed), but their query values are
+ *   (`?path=/home/u/.ssh`). Any `%XX` text is also tried percent-decoded, up to three rounds
+ *   (`%2e%2e%2f`, `%252e`): a tool might decode it, and the decoded form can only block more.
+ *   Malformed UTF-8 escapes leave the ASCII escapes decoded.
+ * - Backslashes: separators on win32. Elsewhere a backslash is a filename character, but each
+ *   word is also tried with `\` read as `/` and with backslashes removed (shell escapes); both
+ *   can only block more.
+ * - Relative candidates are resolved against `cwd`; against the value of a directory-like
+ *   argument (key ending in cwd/dir/directory/folder/root/workspace/base, e.g.
+ *   `{cwd: "~", command: "cat .ssh/id_rsa"}`); and against the target of `cd`, `pushd`, `-C`,
+ *   `--cwd=`/`--directory=`/… inside a command string (a bare `cd` means home); and against
+ *   each of those with symlinks resolved (`cwd`'s once at construction). More than `maxBases`
+ *   such directories fails closed.
+ * - Case: case-insensitive on darwin and win32 (their default filesystems), exact elsewhere. On
+ *   win32 a trailing dot/space and an NTFS stream suffix (`credentials::$DATA`) are removed from
+ *   each segment, as Windows does; both separators and drive letters are understood.
+ * - Unicode: both sides are compared in NFC (macOS filesystems are normalization-insensitive;
+ *   elsewhere it only blocks more). A non-ASCII string is also tried under NFKC and with format
+ *   characters (zero-width space, soft hyphen, …) removed, so fullwidth `～／．ｓｓｈ` matches.
+ *   Look-alikes NFKC does not fold (Cyrillic `ѕ` for `s`) name a different file on disk: no match.
+ * - Symlinks: each candidate is also resolved physically — the longest existing prefix through
+ *   realpath, a dangling symlink right after it followed through readlink (writing through it
+ *   would create its target), the rest appended — so a symlink into a protected directory, a
+ *   symlinked parent, a file not yet created behind a symlink, and `link/..` (which the kernel
+ *   resolves from the link's target, not textually) are caught. This is done for every whole
+ *   string value and every word that looks like a path (holds a separator or starts with `~`,
+ *   `.`, `$`, `%`); bare words inside longer strings, and keys that are bare words, are compared
+ *   lexically only; text longer than PATH_MAX is never resolved. Lookups are memoised within one
+ *   `find`, never across calls (a cache would widen the window for swapping a symlink); the
+ *   filesystem can still change between this check and the tool's execution, as with any check
+ *   made before execution.
+ * - Prose containing a protected path (`"open ~/.ssh/config"`) is blocked: the spec says any
+ *   argument containing a protected path. A word equal to a relative entry (`copy .env.example to
+ *   .env`) is likewise blocked. Mere mentions are not (`ssh`, `.sshrc`, `the .ssh folder` when
+ *   `cwd` is not the home directory).
+ * - Not caught (residual risk, for the sandbox rather than argument inspection): an ancestor of
+ *   a protected path, paths built at run time (`$(echo …|base64 -d)`, unknown variables), a bare
+ *   word (no separator, not starting with `.`/`~`) inside a longer string that is itself a
+ *   symlink, and hard links made before the policy applied.
+ * - Fail closed: arguments nested more than `maxDepth` containers deep (a cycle included), with
+ *   more than `maxNodes` values and keys, `maxChars` characters of strings, `maxComparisons`
+ *   candidate paths, `maxResolutions` filesystem lookups, `maxBases` working directories, or one
+ *   word brace-expanding to more than `maxExpansions` words are not inspected further; `find`
+ *   then returns `{reason: 'too_deep' | 'too_large', protectedPath: '', detail}` at the argument
+ *   where the limit was reached, and the evaluator must block. A match found before a limit is
+ *   returned as a match.
+ */
+
+export type ProtectedPathSource = 'policy' | 'auto';
+
+/** A string in the arguments names a protected path. */
+export interface ProtectedPathMatch {
+  reason: 'protected_path';
+  /** The policy entry as written, or the automatically protected path (policy file, data home). */
+  protectedPath: string;
+  source: ProtectedPathSource;
+  /** Where the string is, e.g. `args.files[2].path`, `args.command`, `args["~/.ssh/x"]`. */
+  argumentPath: string;
+  /** `argumentPath` without the leading `args` (`files[2].path`): §6.2.2 `violations[].field`. */
+  field: string;
+  /** Whether the string was an object key or a value. */
+  location: 'value' | 'key';
+  /** The string searched (cut to 1,024 characters). */
+  value: string;
+  /** The normalised path that matched. */
+  candidate: string;
+  /** `realpath` when only the symlink-resolved form matched. */
+  via: 'lexical' | 'realpath';
+}
+
+/** The arguments could not be inspected completely; the evaluator must block (fail closed). */
+export interface UninspectableArguments {
+  reason: 'too_deep' | 'too_large';
+  protectedPath: '';
+  source: 'limit';
+  /** Where the limit was reached. */
+  argumentPath: string;
+  field: string;
+  location: 'value' | 'key';
+  value: '';
+  /** Which limit, in words. */
+  detail: string;
+}
+
+export type ProtectedPathFinding = ProtectedPathMatch | UninspectableArguments;
+
+export interface ProtectedPathLimits {
+  /** Nesting of objects/arrays below the arguments object. */
+  maxDepth: number;
+  /** Values plus object keys visited. */
+  maxNodes: number;
+  /** Total UTF-16 code units of all strings (values and keys). */
+  maxChars: number;
+  /** realpath calls in one `find`. */
+  maxResolutions: number;
+  /** Words produced by brace expansion of one word. */
+  maxExpansions: number;
+  /** Distinct candidate paths compared (each relative word once per base directory). */
+  maxComparisons: number;
+  /** Directories named by `cd`, `-C` or directory-like arguments (`cwd`, `workdir`, …). */
+  maxBases: number;
+}
+
+export const DEFAULT_PROTECTED_PATH_LIMITS: Readonly<ProtectedPathLimits> = Object.freeze({
+  maxDepth: 64,
+  maxNodes: 100_000,
+  maxChars: 4 * 1024 * 1024,
+  maxResolutions: 10_000,
+  maxExpansions: 1024,
+  maxComparisons: 1_000_000,
+  maxBases: 32,
+});
+
+export interface ProtectedPathMatcherOptions {
+  /** Absolute home directory for `~` and `$HOME`. */
+  homeDir: string;
+  /** Absolute directory relative paths are resolved against (the MCP server's working directory). */
+  cwd: string;
+  /** Absolute paths protected regardless of the policy: the policy file (§10.1) and the data home. */
+  alwaysProtect?: readonly string[];
+  /** Resolves symlinks; null when the path does not exist. Default: `fs.realpathSync.native`. */
+  realpath?: (p: string) => string | null;
+  /**
+   * The target of `p` when `p` is a symlink, else null; used to follow dangling symlinks (whose
+   * target does not exist yet, so realpath fails). Default: `fs.readlinkSync` — or, when only
+   * `realpath` is injected, "never a symlink", so an injected realpath alone describes the world.
+   */
+  readlink?: (p: string) => string | null;
+  /** Path flavour and case rules; default `process.platform`. */
+  platform?: NodeJS.Platform;
+  limits?: Partial<ProtectedPathLimits>;
+}
+
+function defaultRealpath(p: string): string | null {
+  try {
+    // existsSync first: a failing realpath throws, and a thrown error costs several times the syscall.
+    return existsSync(p) ? realpathSync.native(p) : null;
+  } catch {
+    return null;
+  }
+}
+
+function defaultReadlink(p: string): string | null {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ? readlinkSync(p) : null;
+  } catch {
+    return null;
+  }
+}
+
+const noReadlink = (): null => null;
+
+interface Key {
+  /** Comparison form: `/` separators, NFC, case-folded where the platform is case-insensitive. */
+  key: string;
+  /** `key` with a trailing `/`, for containment. */
+  prefix: string;
+}
+
+/** Segments of a comparison key, for glob matching: the root is the first (empty on POSIX). */
+function keySegments(key: string): string[] {
+  if (key === '/') return [''];
+  return (key.endsWith('/') ? key.slice(0, -1) : key).split('/');
+}
+
+interface Entry {
+  written: string;
+  source: ProtectedPathSource;
+  anywhere: boolean;
+  glob: boolean;
+  /** Absolute entries: the lexical and the real form (with their segments, for globs). */
+  keys: (Key & { segs: string[] })[];
+  /** Anywhere entries: the segments, and `/seg/seg/` for the fast substring test. */
+  segs: string[];
+  needle: string;
+  /** Expanded form, before realpath, kept for refresh(). */
+  expanded: string;
+}
+
+interface Site {
+  parts: readonly (string | number)[];
+  location: 'value' | 'key';
+  value: string;
+}
+
+interface Deferred {
+  form: string;
+  physical: boolean;
+  site: Site;
+}
+
+class LimitReached extends Error {
+  constructor(
+    readonly reason: 'too_deep' | 'too_large',
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+interface Scan {
+  nodes: number;
+  chars: number;
+  resolutions: number;
+  comparisons: number;
+  rpMemo: Map<string, string | null>;
+  /** `lstat` kinds of path prefixes (see `lstatKind`), for the default filesystem only. */
+  kindMemo: Map<string, number>;
+  linkMemo: Map<string, string | null>;
+  physMemo: Map<string, string>;
+  lexSeen: Set<string>;
+  relative: Deferred[];
+  physical: Deferred[];
+  bases: string[];
+  baseSet: Set<string>;
+  parts: (string | number)[];
+  location: 'value' | 'key';
+}
+
+const SIMPLE = /^[A-Za-z0-9._\-/+,@]*$/;
+const NON_ASCII = /[\u0080-\uffff]/;
+const GLOB = /[*?[]/;
+const PERCENT = /%[0-9A-Fa-f]{2}/;
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:\/\//;
+const FILE_URL = /^file:/i;
+const NAIVE_SPLIT = /[\s"'`|&;<>(){}[\],]+/;
+const HOME_VARS = /\$\{HOME\}|\$HOME(?![A-Za-z0-9_])|%USERPROFILE%|%HOME%|\$env:USERPROFILE(?![A-Za-z0-9_])|\$env:HOME(?![A-Za-z0-9_])/gi;
+const PWD_VARS = /\$\{PWD\}|\$PWD(?![A-Za-z0-9_])/g;
+const FORMAT_CHARS = /\p{Cf}/gu;
+const BASE_OPTIONS = /^--(?:cwd|directory|chdir|workdir|work-dir|working-directory)=/;
+const VALUE_CUT = 1024;
+/** `lstatKind` results. */
+const KIND_MISSING = 0;
+const KIND_DIRECTORY = 1;
+const KIND_FILE = 2;
+const KIND_SYMLINK_OR_ERROR = 3;
+const PATH_MAX = 4096;
+/** Longest word brace expansion is applied to; a longer one that needs it fails closed. */
+const MAX_BRACE_WORD = 16_384;
+/** A word that is nothing but a name: no variants to derive. */
+const WORD_PLAIN = /^[A-Za-z0-9_]+$/;
+/** Argument names whose value is a working directory for the other arguments' relative paths. */
+const DIR_KEY = /(?:cwd|dir|directory|folder|root|workspace|base)$/i;
+
+export class ProtectedPathMatcher {
+  private readonly path: typeof posix;
+  private readonly win: boolean;
+  private readonly fold: boolean;
+  private readonly home: string;
+  private readonly cwd: string;
+  private readonly rp: (p: string) => string | null;
+  private readonly rl: (p: string) => string | null;
+  /** Neither realpath nor readlink injected: the real filesystem, so `physicalByLstat` may be used. */
+  private readonly realFs: boolean;
+  private readonly limits: ProtectedPathLimits;
+  private entries: Entry[] = [];
+  private globEntries = false;
+  /** `cwd` with symlinks resolved, when that differs: a second base for relative words. */
+  private realCwd: string | null = null;
+
+  constructor(patterns: readonly string[], options: ProtectedPathMatcherOptions) {
+    const platform = options.platform ?? process.platform;
+    this.win = platform === 'win32';
+    this.path = this.win ? win32 : posix;
+    this.fold = platform === 'win32' || platform === 'darwin';
+    if (!this.path.isAbsolute(options.homeDir)) throw new TypeError(`homeDir must be absolute: ${options.homeDir}`);
+    if (!this.path.isAbsolute(options.cwd)) throw new TypeError(`cwd must be absolute: ${options.cwd}`);
+    this.home = this.path.resolve(options.homeDir);
+    this.cwd = this.path.resolve(options.cwd);
+    this.rp = options.realpath ?? defaultRealpath;
+    this.rl = options.readlink ?? (options.realpath ? noReadlink : defaultReadlink);
+    this.realFs = !options.realpath && !options.readlink && !this.win;
+    this.limits = { ...DEFAULT_PROTECTED_PATH_LIMITS, ...options.limits };
+
+    const entries: Entry[] = [];
+    for (const p of patterns) {
+      if (typeof p !== 'string') throw new TypeError('protected_paths entries must be strings');
+      const entry = this.compile(p, 'policy');
+      if (entry) entries.push(entry);
+    }
+    for (const p of options.alwaysProtect ?? []) {
+      if (typeof p !== 'string') throw new TypeError('alwaysProtect entries must be strings');
+      const entry = this.compile(p, 'auto');
+      if (entry) entries.push(entry);
+    }
+    this.entries = entries;
+    this.globEntries = entries.some((e) => e.glob);
+    this.refresh();
+  }
+
+  /** The compiled entries, for diagnostics: as written and the absolute forms compared. */
+  describe(): { protectedPath: string; source: ProtectedPathSource; anywhere: boolean; compared: string[] }[] {
+    return this.entries.map((e) => ({
+      protectedPath: e.written,
+      source: e.source,
+      anywhere: e.anywhere,
+      compared: e.anywhere ? [e.segs.join('/')] : e.keys.map((k) => k.key),
+    }));
+  }
+
+  /** Recomputes the real paths of the entries (after the filesystem changed under one). */
+  refresh(): void {
+    const scan = this.newScan(Number.POSITIVE_INFINITY);
+    const realCwd = this.physical(this.cwd, scan);
+    this.realCwd = realCwd === this.cwd ? null : realCwd;
+    for (const entry of this.entries) {
+      if (entry.anywhere) continue;
+      const lexical = this.makeKey(this.path.resolve(entry.expanded));
+      const real = this.makeKey(this.physical(entry.expanded, scan));
+      const keys = real.key === lexical.key ? [lexical] : [lexical, real];
+      entry.keys = keys.map((k) => ({ ...k, segs: keySegments(k.key) }));
+    }
+  }
+
+  /**
+   * §4.3 step 2. Returns the first finding, or null when no string in `args` names a protected
+   * path. A `too_deep`/`too_large` finding means the arguments were not fully inspected: block.
+   */
+  find(args: unknown): ProtectedPathFinding | null {
+    if (this.entries.length === 0) return null;
+    const scan = this.newScan(this.limits.maxResolutions);
+    try {
+      const hit = this.walk(args, 0, scan);
+      if (hit) return hit;
+      // Relative words against every base: cwd, directories other arguments name, `cd` targets,
+      // and each of those with symlinks resolved (a bare word is not resolved by itself).
+      if (scan.relative.length > 0) {
+        for (const base of scan.bases.slice(1)) this.addBase(this.physical(base, scan), scan);
+      }
+      for (const d of scan.relative) {
+        scan.parts = [...d.site.parts];
+        scan.location = d.site.location;
+        for (const base of scan.bases) {
+          const abs = this.path.resolve(base, d.form);
+          const found = this.checkLexical(abs, scan);
+          if (found) return this.report(found.entry, d.site, found.path, 'lexical');
+          if (d.physical) scan.physical.push({ form: this.joinRaw(base, d.form), physical: true, site: d.site });
+        }
+      }
+      for (const d of scan.physical) {
+        scan.parts = [...d.site.parts];
+        scan.location = d.site.location;
+        const real = this.physical(d.form, scan);
+        const key = this.makeKey(real);
+        const entry = this.matchKey(key, GLOB.test(d.form));
+        if (entry) return this.report(entry, d.site, real, 'realpath');
+      }
+      return null;
+    } catch (error) {
+      if (!(error instanceof LimitReached)) throw error;
+      return {
+        reason: error.reason,
+        protectedPath: '',
+        source: 'limit',
+        argumentPath: formatPath(scan.parts),
+        field: formatField(scan.parts),
+        location: scan.location,
+        value: '',
+        detail: error.detail,
+      };
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Entries
+
+  private compile(written: string, source: ProtectedPathSource): Entry | null {
+    let t = written.trim();
+    while (/[\\/]\*\*?$/.test(t) && t.length > 2) t = t.replace(/[\\/]\*\*?$/, '');
+    if (t === '') return null;
+    const expanded = this.expandHome(t);
+    const normal = this.path.normalize(expanded).replace(/\\/g, '/');
+    const anchored = this.path.isAbsolute(expanded) || source === 'auto' || normal === '.' || normal === '..' || normal.startsWith('../');
+    if (anchored) {
+      const abs = this.path.resolve(this.cwd, expanded);
+      return { written, source, anywhere: false, glob: GLOB.test(abs), keys: [], segs: [], needle: '', expanded: abs };
+    }
+    const folded = this.foldText(normal.replace(/^(?:\.\/)+/, ''));
+    const segs = folded.split('/').filter((s) => s !== '' && s !== '.');
+    const canon = this.win ? segs.map(winSegment) : segs;
+    return { written, source, anywhere: true, glob: GLOB.test(normal), keys: [], segs: canon, needle: `/${canon.join('/')}/`, expanded: normal };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Walking the arguments
+
+  private newScan(maxResolutions: number): Scan {
+    const scan: Scan = {
+      nodes: 0,
+      chars: 0,
+      resolutions: maxResolutions,
+      comparisons: Number.isFinite(maxResolutions) ? this.limits.maxComparisons : Number.POSITIVE_INFINITY,
+      rpMemo: new Map(),
+      kindMemo: new Map(),
+      linkMemo: new Map(),
+      physMemo: new Map(),
+      lexSeen: new Set(),
+      relative: [],
+      physical: [],
+      bases: [],
+      baseSet: new Set(),
+      parts: [],
+      location: 'value',
+    };
+    this.addBase(this.cwd, scan);
+    if (this.realCwd !== null) this.addBase(this.realCwd, scan);
+    return scan;
+  }
+
+  private walk(value: unknown, depth: number, scan: Scan): ProtectedPathMatch | null {
+    scan.nodes += 1;
+    if (scan.nodes > this.limits.maxNodes) throw new LimitReached('too_large', `more than ${this.limits.maxNodes} values in the arguments`);
+    if (typeof value === 'string') return this.scanString(value, scan);
+    if (value === null || typeof value !== 'object') return null;
+    if (depth >= this.limits.maxDepth) throw new LimitReached('too_deep', `arguments nested deeper than ${this.limits.maxDepth} levels`);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i += 1) {
+        scan.parts.push(i);
+        const hit = this.walk(value[i], depth + 1, scan);
+        if (hit) return hit;
+        scan.parts.pop();
+      }
+      return null;
+    }
+    for (const key of Object.keys(value)) {
+      scan.parts.push(key);
+      scan.location = 'key';
+      scan.nodes += 1;
+      if (scan.nodes > this.limits.maxNodes) throw new LimitReached('too_large', `more than ${this.limits.maxNodes} values in the arguments`);
+      const keyHit = this.scanString(key, scan);
+      if (keyHit) return keyHit;
+      scan.location = 'value';
+      const hit = this.walk((value as Record<string, unknown>)[key], depth + 1, scan);
+      if (hit) return hit;
+      scan.parts.pop();
+    }
+    return null;
+  }
+
+  private scanString(s: string, scan: Scan): ProtectedPathMatch | null {
+    scan.chars += s.length;
+    if (scan.chars > this.limits.maxChars) throw new LimitReached('too_large', `more than ${this.limits.maxChars} characters of strings in the arguments`);
+    if (s.trim() === '') return null;
+    let site: Site | null = null;
+    const last = scan.parts[scan.parts.length - 1];
+    const isValue = scan.location === 'value';
+    const dirLike = isValue && typeof last === 'string' && DIR_KEY.test(last);
+    for (const [word, isWhole] of this.words(s, scan)) {
+      for (const form of this.expand(word)) {
+        // Longer than PATH_MAX, or with a line break in a whole value: text, not a path to resolve.
+        const physical = form.length <= PATH_MAX && ((isWhole && isValue && !/[\r\n]/.test(form)) || /[\\/]/.test(form) || /^[~.$%]/.test(word));
+        if (this.path.isAbsolute(form)) {
+          const abs = this.path.resolve(this.cwd, form);
+          const hit = this.checkLexical(abs, scan);
+          site ??= { parts: [...scan.parts], location: scan.location, value: s };
+          if (hit) return this.report(hit.entry, site, hit.path, 'lexical');
+          if (physical) scan.physical.push({ form, physical, site });
+          if (isWhole && dirLike && !/[\r\n]/.test(form) && !GLOB.test(form)) this.addBase(abs, scan);
+        } else {
+          site ??= { parts: [...scan.parts], location: scan.location, value: s };
+          scan.relative.push({ form, physical, site });
+        }
+      }
+    }
+    return null;
+  }
+
+  private addBase(dir: string, scan: Scan): void {
+    if (scan.baseSet.has(dir)) return;
+    // +1: cwd is always the first base.
+    if (scan.bases.length >= this.limits.maxBases + 1) throw new LimitReached('too_large', `more than ${this.limits.maxBases} working directories named in the arguments`);
+    scan.baseSet.add(dir);
+    scan.bases.push(dir);
+  }
+
+  /** Candidate words of one string, each flagged whether it is the whole (trimmed) string. */
+  private words(s: string, scan: Scan): Map<string, boolean> {
+    const out = new Map<string, boolean>();
+    const whole = s.trim();
+    out.set(whole, true);
+    if (SIMPLE.test(s)) {
+      if (s.includes(',') || s.startsWith('@') || s.startsWith('-')) this.wordVariants(whole, out);
+      return out;
+    }
+    const variants = [s];
+    if (NON_ASCII.test(s)) {
+      const nfkc = s.normalize('NFKC');
+      const visible = nfkc.replace(FORMAT_CHARS, '');
+      if (nfkc !== s) variants.push(nfkc);
+      if (visible !== nfkc) variants.push(visible);
+    }
+    for (const v of variants) {
+      const t = v.trim();
+      if (!out.has(t)) out.set(t, true);
+      // The whole string's own variants only when it is one word: a long text has none worth the cost.
+      if (!/\s/.test(t)) this.wordVariants(t, out);
+      for (const w of this.shellWords(v, scan)) this.wordVariants(w, out);
+      for (const w of v.split(NAIVE_SPLIT)) this.wordVariants(w, out);
+    }
+    return out;
+  }
+
+  private wordVariants(w: string, out: Map<string, boolean>): void {
+    if (w === '') return;
+    addWord(out, w);
+    if (WORD_PLAIN.test(w)) return;
+    const stripped = stripPunctuation(w);
+    if (stripped !== w) addWord(out, stripped);
+    // After the first `=` to the end (a value may hold `=`), and each piece between `=`s: linear.
+    const eq = w.indexOf('=');
+    if (eq !== -1) {
+      addWord(out, w.slice(eq + 1));
+      for (let i = eq; i !== -1; ) {
+        const next = w.indexOf('=', i + 1);
+        addWord(out, next === -1 ? w.slice(i + 1) : w.slice(i + 1, next));
+        i = next;
+      }
+    }
+    if (w.includes(',')) for (const piece of w.split(',')) addWord(out, piece);
+    if (!URL_SCHEME.test(w) || FILE_URL.test(w)) {
+      for (let i = w.indexOf(':'); i !== -1; i = w.indexOf(':', i + 1)) {
+        const drive = i === 1 && /[A-Za-z]/.test(w[0]!);
+        if (drive || !'/~\\$.%'.includes(w[i + 1] ?? '')) continue;
+        const end = w.indexOf(':', i + 1);
+        addWord(out, end === -1 ? w.slice(i + 1) : w.slice(i + 1, end));
+      }
+    }
+    if (w.startsWith('-')) {
+      const i = w.search(/[/~$\\]/);
+      if (i > 0) addWord(out, w.slice(i));
+    }
+  }
+
+  /**
+   * Shell words: quotes removed and concatenated, backslash escapes and `$'…'` decoded, operators
+   * and command substitution split. Targets of `cd`, `pushd`, `-C` become extra bases.
+   */
+  private shellWords(s: string, scan: Scan): string[] {
+    const words: string[] = [];
+    const boundaries: number[] = [];
+    let cur = '';
+    let inWord = false;
+    const flush = (boundary: boolean): void => {
+      if (inWord) words.push(cur);
+      if (boundary) boundaries.push(words.length);
+      cur = '';
+      inWord = false;
+    };
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      const c = s[i]!;
+      if (c === '$' && s[i + 1] === '(') {
+        flush(true);
+        i += 2;
+      } else if (c === '$' && s[i + 1] === "'") {
+        const end = s.indexOf("'", i + 2);
+        const body = end === -1 ? s.slice(i + 2) : s.slice(i + 2, end);
+        cur += decodeAnsiC(body);
+        inWord = true;
+        i = end === -1 ? n : end + 1;
+      } else if (isShellOperator(s.charCodeAt(i))) {
+        flush(c !== ' ' && c !== '\t');
+        i += 1;
+      } else if (c === "'") {
+        const end = s.indexOf("'", i + 1);
+        cur += end === -1 ? s.slice(i + 1) : s.slice(i + 1, end);
+        inWord = true;
+        i = end === -1 ? n : end + 1;
+      } else if (c === '"') {
+        let j = i + 1;
+        while (j < n && s[j] !== '"') {
+          if (s[j] === '\\' && j + 1 < n && '"\\$`'.includes(s[j + 1]!)) {
+            cur += s[j + 1];
+            j += 2;
+          } else {
+            cur += s[j];
+            j += 1;
+          }
+        }
+        inWord = true;
+        i = j + 1;
+      } else if (c === '\\' && !this.win) {
+        if (i + 1 < n && s[i + 1] !== '\n') cur += s[i + 1];
+        inWord = true;
+        i += 2;
+      } else {
+        cur += c;
+        inWord = true;
+        i += 1;
+      }
+    }
+    flush(true);
+    // `cd DIR`, `pushd DIR`, `git -C DIR`, `--cwd=DIR`: extra bases for relative words.
+    const boundarySet = new Set(boundaries);
+    for (let k = 0; k < words.length; k += 1) {
+      const w = words[k]!;
+      const nextIsWord = k + 1 < words.length && !boundarySet.has(k + 1);
+      if (w === 'cd' || w === 'pushd' || w === '-C') {
+        if (nextIsWord) this.addBaseWord(words[k + 1]!, scan);
+        else if (w === 'cd') this.addBase(this.home, scan);
+      } else if (BASE_OPTIONS.test(w)) {
+        this.addBaseWord(w.slice(w.indexOf('=') + 1), scan);
+      }
+    }
+    return words;
+  }
+
+  private addBaseWord(word: string, scan: Scan): void {
+    for (const form of this.expand(word)) {
+      if (GLOB.test(form)) continue;
+      this.addBase(this.path.resolve(this.cwd, form), scan);
+    }
+  }
+
+  /** The path forms of one word: file: URL, percent-decoding, backslashes, braces, `~`/`$HOME`. */
+  private expand(word: string): string[] {
+    let w = word;
+    if (FILE_URL.test(w)) w = fileUrlPath(w);
+    else if (URL_SCHEME.test(w)) return [];
+    const forms = new Set<string>([w]);
+    if (PERCENT.test(w)) {
+      let d = w;
+      for (let round = 0; round < 3 && PERCENT.test(d); round += 1) {
+        d = percentDecode(d);
+        forms.add(d);
+      }
+    }
+    if (!this.win) {
+      for (const f of [...forms]) {
+        if (f.includes('\\')) {
+          forms.add(f.replace(/\\/g, '/'));
+          forms.add(f.replace(/\\/g, ''));
+        }
+      }
+    }
+    const out = new Set<string>();
+    for (const f of forms) {
+      const braced = this.bracable(f) ? braceExpand(f, this.limits.maxExpansions) : [f];
+      for (const b of braced) out.add(this.expandHome(b));
+    }
+    return [...out];
+  }
+
+  /**
+   * Whether a word gets brace expansion: one shell word (no blanks) with a group, that could
+   * reach a protected path — it holds a separator, `~` or `$`, starts with `.` or `{` (the only
+   * ways a one-segment word becomes `.env`), or the policy has glob entries. Compact JSON
+   * (`[{"a":1,"b":2},…]`) therefore does not multiply into thousands of words.
+   */
+  private bracable(f: string): boolean {
+    if (!f.includes('{') || !f.includes('}') || /\s/.test(f)) return false;
+    if (!(this.globEntries || /[/\\~$]/.test(f) || f.startsWith('.') || f.startsWith('{'))) return false;
+    if (f.length > MAX_BRACE_WORD) throw new LimitReached('too_large', `a ${f.length}-character word with brace groups (over ${MAX_BRACE_WORD})`);
+    return true;
+  }
+
+  private expandHome(p: string): string {
+    let out = p;
+    if (out.startsWith('~')) {
+      const m = /^~([^/\\]*)(.*)$/s.exec(out)!;
+      const user = m[1]!;
+      const rest = m[2]!;
+      if (user === '') out = this.home + rest;
+      else if (user === '+') out = this.cwd + rest;
+      else if (!GLOB.test(user)) out = this.path.join(this.path.dirname(this.home), user) + rest;
+    }
+    if (out.includes('$') || out.includes('%')) {
+      out = out.replace(HOME_VARS, () => this.home).replace(PWD_VARS, () => this.cwd);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Comparing
+
+  private checkLexical(abs: string, scan: Scan): { entry: Entry; path: string } | null {
+    if (scan.lexSeen.has(abs)) return null;
+    scan.lexSeen.add(abs);
+    scan.comparisons -= 1;
+    if (scan.comparisons < 0) throw new LimitReached('too_large', `more than ${this.limits.maxComparisons} candidate paths in the arguments`);
+    const entry = this.matchKey(this.makeKey(abs), GLOB.test(abs));
+    return entry ? { entry, path: abs } : null;
+  }
+
+  private matchKey(k: Key, glob: boolean): Entry | null {
+    for (const entry of this.entries) {
+      if (entry.anywhere) {
+        if (!glob && !entry.glob) {
+          if (k.prefix.includes(entry.needle)) return entry;
+        } else {
+          const segs = keySegments(k.key);
+          for (let start = 0; start < segs.length; start += 1) {
+            if (prefixMatch(segs, start, entry.segs, 0, glob, entry.glob, new Map())) return entry;
+          }
+        }
+        continue;
+      }
+      for (const p of entry.keys) {
+        if (!glob && !entry.glob) {
+          if (k.key === p.key || k.key.startsWith(p.prefix)) return entry;
+        } else if (prefixMatch(keySegments(k.key), 0, p.segs, 0, glob, entry.glob, new Map())) {
+          return entry;
+        }
+      }
+    }
+    return null;
+  }
+
+  private makeKey(abs: string): Key {
+    let key = this.foldText(this.win ? abs.replace(/\\/g, '/') : abs);
+    if (this.win) {
+      const segs = key.split('/');
+      for (let i = 1; i < segs.length; i += 1) segs[i] = winSegment(segs[i]!);
+      key = segs.join('/');
+    }
+    if (key.length > 1 && key.endsWith('/') && !(this.win && key.length === 3 && key[1] === ':')) key = key.slice(0, -1);
+    const prefix = key.endsWith('/') ? key : `${key}/`;
+    return { key, prefix };
+  }
+
+  private foldText(s: string): string {
+    const nfc = NON_ASCII.test(s) ? s.normalize('NFC') : s;
+    return this.fold ? nfc.toLowerCase() : nfc;
+  }
+
+  private joinRaw(base: string, rel: string): string {
+    return base.endsWith(this.path.sep) ? base + rel : base + this.path.sep + rel;
+  }
+
+  /**
+   * The physical path of `raw`, resolved as the kernel would: not lexically normalised first (so
+   * `link/..` means the link target's parent), the longest existing prefix through realpath, a
+   * dangling symlink after it followed through readlink (writing through it creates its target),
+   * and whatever does not exist yet appended as written.
+   */
+  private physical(raw: string, scan: Scan, hops = 0): string {
+    const memo = scan.physMemo.get(raw);
+    if (memo !== undefined) return memo;
+    if (this.realFs) {
+      const fast = this.physicalByLstat(raw, scan);
+      if (fast !== null) {
+        scan.physMemo.set(raw, fast);
+        return fast;
+      }
+    }
+    let out = this.realpath(raw, scan);
+    if (out === null) {
+      const { root } = this.path.parse(raw);
+      const segs = raw
+        .slice(root.length)
+        .split(this.win ? /[\\/]/ : '/')
+        .filter((x) => x !== '' && x !== '.');
+      let prefix = root;
+      const prefixes: string[] = [root];
+      for (let i = 0; i < segs.length - 1; i += 1) {
+        prefix = prefix.endsWith(this.path.sep) ? prefix + segs[i]! : prefix + this.path.sep + segs[i]!;
+        prefixes.push(prefix);
+      }
+      for (let i = segs.length - 1; i >= 0 && out === null; i -= 1) {
+        const real = this.realpath(prefixes[i]!, scan);
+        if (real === null) continue;
+        const first = segs[i]!;
+        const target = first === '..' || hops >= 40 ? null : this.readlink(this.path.join(real, first), scan);
+        if (target !== null) {
+          const base = this.path.isAbsolute(target) ? target : this.path.join(real, target);
+          const rest = segs.slice(i + 1);
+          out = this.physical(rest.length > 0 ? base + this.path.sep + rest.join(this.path.sep) : base, scan, hops + 1);
+        } else {
+          out = this.path.resolve(real, ...segs.slice(i));
+        }
+      }
+    }
+    const resolved = this.path.resolve(this.cwd, out ?? raw);
+    scan.physMemo.set(raw, resolved);
+    return resolved;
+  }
+
+  /**
+   * `physical` for the common case, in one `lstat` per path prefix (memoised within the call):
+   * walking from the root, while every prefix is an existing entry that is not a symlink, the
+   * prefix is its own real path (`..` after it is its textual parent); the first prefix that does
+   * not exist — so is not a dangling symlink either — or is not a directory ends the walk, and the
+   * rest is appended and normalised, exactly as `physical` does after its longest existing
+   * prefix. Null when a prefix is a symlink or a lookup fails otherwise: `physical` then does the
+   * general resolution. POSIX only, real filesystem only (an injected realpath describes its own
+   * world).
+   */
+  private physicalByLstat(raw: string, scan: Scan): string | null {
+    if (raw.charCodeAt(0) !== 0x2f /* / */) return null;
+    const n = raw.length;
+    let cur = '';
+    let i = 1;
+    while (i <= n) {
+      let j = raw.indexOf('/', i);
+      if (j === -1) j = n;
+      if (j > i) {
+        const seg = raw.slice(i, j);
+        if (seg === '..') {
+          cur = cur.slice(0, Math.max(0, cur.lastIndexOf('/')));
+        } else if (seg !== '.') {
+          const next = `${cur}/${seg}`;
+          const kind = this.lstatKind(next, scan);
+          if (kind === KIND_SYMLINK_OR_ERROR) return null;
+          if (kind === KIND_MISSING) return posix.resolve(next + raw.slice(j));
+          if (kind === KIND_FILE) return posix.resolve(next + raw.slice(j));
+          cur = next;
+        }
+      }
+      i = j + 1;
+    }
+    return cur === '' ? '/' : cur;
+  }
+
+  private lstatKind(p: string, scan: Scan): number {
+    const memo = scan.kindMemo.get(p);
+    if (memo !== undefined) return memo;
+    this.spend(scan);
+    let kind: number;
+    try {
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      kind = st === undefined ? KIND_MISSING : st.isSymbolicLink() ? KIND_SYMLINK_OR_ERROR : st.isDirectory() ? KIND_DIRECTORY : KIND_FILE;
+    } catch {
+      kind = KIND_SYMLINK_OR_ERROR;
+    }
+    scan.kindMemo.set(p, kind);
+    return kind;
+  }
+
+  private realpath(p: string, scan: Scan): string | null {
+    const memo = scan.rpMemo.get(p);
+    if (memo !== undefined) return memo;
+    this.spend(scan);
+    const real = this.rp(p);
+    scan.rpMemo.set(p, real);
+    return real;
+  }
+
+  private readlink(p: string, scan: Scan): string | null {
+    const memo = scan.linkMemo.get(p);
+    if (memo !== undefined) return memo;
+    this.spend(scan);
+    const target = this.rl(p);
+    scan.linkMemo.set(p, target);
+    return target;
+  }
+
+  private spend(scan: Scan): void {
+    scan.resolutions -= 1;
+    if (scan.resolutions < 0) throw new LimitReached('too_large', `more than ${this.limits.maxResolutions} filesystem lookups to resolve the arguments' paths`);
+  }
+
+  private report(entry: Entry, site: Site, candidate: string, via: 'lexical' | 'realpath'): ProtectedPathMatch {
+    return {
+      reason: 'protected_path',
+      protectedPath: entry.written,
+      source: entry.source,
+      argumentPath: formatPath(site.parts),
+      field: formatField(site.parts),
+      location: site.location,
+      value: site.value.length > VALUE_CUT ? `${site.value.slice(0, VALUE_CUT)}…` : site.value,
+      candidate,
+      via,
+    };
+  }
+}
+
+// -----------------------------------------------------------------------------------------------
+// Helpers
+
+/** Blanks and the shell's operator characters `|&;<>()` and backquote. */
+function isShellOperator(code: number): boolean {
+  switch (code) {
+    case 0x20: case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0xa0:
+    case 0x7c: case 0x26: case 0x3b: case 0x3c: case 0x3e: case 0x28: case 0x29: case 0x60:
+      return true;
+    default:
+      return code === 0x2028 || code === 0x2029 || code === 0x3000 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a);
+  }
+}
+
+const LEADING_PUNCTUATION = new Set(['(', '[', '{', '<', "'", '"', '`']);
+const TRAILING_PUNCTUATION = new Set([')', ']', '}', '>', "'", '"', '`', '.', ',', ';', ':', '!', '?']);
+
+/** The word without surrounding brackets, quotes and sentence punctuation (a loop: no regex backtracking). */
+function stripPunctuation(w: string): string {
+  let start = 0;
+  let end = w.length;
+  while (start < end && LEADING_PUNCTUATION.has(w[start]!)) start += 1;
+  while (end > start && TRAILING_PUNCTUATION.has(w[end - 1]!)) end -= 1;
+  return start === 0 && end === w.length ? w : w.slice(start, end);
+}
+
+function addWord(out: Map<string, boolean>, x: string): void {
+  if (x !== '' && !out.has(x)) out.set(x, false);
+  if (x.length > 1 && x.startsWith('@')) addWord(out, x.slice(1));
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function formatField(parts: readonly (string | number)[]): string {
+  let out = '';
+  for (const p of parts) {
+    if (typeof p === 'number') out += `[${p}]`;
+    else if (IDENTIFIER.test(p)) out += out === '' ? p : `.${p}`;
+    else out += `[${JSON.stringify(p)}]`;
+  }
+  return out;
+}
+
+function formatPath(parts: readonly (string | number)[]): string {
+  const field = formatField(parts);
+  if (field === '') return 'args';
+  return field.startsWith('[') ? `args${field}` : `args.${field}`;
+}
+
+/** Windows ignores a trailing dot or space and names the default stream `::$DATA`. */
+function winSegment(seg: string): string {
+  if (/^[a-z]:$/i.test(seg)) return seg;
+  const colon = seg.indexOf(':');
+  const base = colon === -1 ? seg : seg.slice(0, colon);
+  const trimmed = base.replace(/[. ]+$/, '');
+  return trimmed === '' ? base : trimmed;
+}
+
+function fileUrlPath(url: string): string {
+  let rest = url.replace(/^file:/i, '');
+  if (rest.startsWith('//')) {
+    const slash = rest.indexOf('/', 2);
+    rest = slash === -1 ? '/' : rest.slice(slash);
+  }
+  if (/^\/[A-Za-z]:/.test(rest)) rest = rest.slice(1);
+  return percentDecode(rest);
+}
+
+function percentDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  }
+}
+
+function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|.)/gs, (_, esc: string) => {
+    const c = esc[0]!;
+    if (c === 'x' || c === 'u' || c === 'U') {
+      const code = Number.parseInt(esc.slice(1), 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    }
+    if (/[0-7]/.test(c)) return String.fromCharCode(Number.parseInt(esc, 8) & 0xff);
+    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', f: '\f', v: '\v' };
+    return simple[c] ?? c;
+  });
+}
+
+/** Bash brace expansion (`{a,b}`, `{a..c}`, `{1..3}`); throws past `max` words. */
+function braceExpand(word: string, max: number): string[] {
+  const results: string[] = [];
+  const queue = [word];
+  while (queue.length > 0) {
+    const w = queue.pop()!;
+    const group = findBraceGroup(w);
+    if (!group) {
+      results.push(w);
+      if (results.length > max) throw new LimitReached('too_large', `brace expansion of more than ${max} words`);
+      continue;
+    }
+    const { start, end, options } = group;
+    for (const o of options) {
+      queue.push(w.slice(0, start) + o + w.slice(end + 1));
+      if (queue.length + results.length > max) throw new LimitReached('too_large', `brace expansion of more than ${max} words`);
+    }
+  }
+  return results;
+}
+
+/**
+ * One expandable group of `w` (`{a,b}` or `{x..y}`, not `${…}`) in one linear pass: the first
+ * to close, so the innermost first; the caller expands the rest in later passes.
+ */
+function findBraceGroup(w: string): { start: number; end: number; options: string[] } | null {
+  const stack: { start: number; commas: number[]; dollar: boolean }[] = [];
+  for (let j = 0; j < w.length; j += 1) {
+    const c = w.charCodeAt(j);
+    if (c === 0x7b /* { */) {
+      stack.push({ start: j, commas: [], dollar: j > 0 && w[j - 1] === '$' });
+    } else if (c === 0x2c /* , */) {
+      stack[stack.length - 1]?.commas.push(j);
+    } else if (c === 0x7d /* } */) {
+      const group = stack.pop();
+      if (!group || group.dollar) continue;
+      if (group.commas.length > 0) {
+        const options: string[] = [];
+        let from = group.start + 1;
+        for (const k of group.commas) {
+          options.push(w.slice(from, k));
+          from = k + 1;
+        }
+        options.push(w.slice(from, j));
+        return { start: group.start, end: j, options };
+      }
+      if (j - group.start <= 48) {
+        const seq = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])$/.exec(w.slice(group.start + 1, j));
+        if (seq) return { start: group.start, end: j, options: sequence(seq[1]!, seq[2]!) };
+      }
+    }
+  }
+  return null;
+}
+
+function sequence(a: string, b: string): string[] {
+  const numeric = /^-?\d+$/.test(a) && /^-?\d+$/.test(b);
+  const from = numeric ? Number(a) : a.charCodeAt(0);
+  const to = numeric ? Number(b) : b.charCodeAt(0);
+  const step = from <= to ? 1 : -1;
+  const out: string[] = [];
+  for (let v = from; step > 0 ? v <= to : v >= to; v += step) {
+    out.push(numeric ? String(v) : String.fromCharCode(v));
+    if (out.length > 1024) break;
+  }
+  return out;
+}
+
+/**
+ * True when candidate segments `c[ci…]` name `e[ei…]` or something inside it. Either side may
+ * hold globs: a candidate wildcard does not match a leading dot (as the shell); an entry
+ * wildcard does (it protects more).
+ */
+function prefixMatch(c: readonly string[], ci: number, e: readonly string[], ei: number, cGlob: boolean, eGlob: boolean, memo: Map<number, boolean>): boolean {
+  const id = ci * 65_536 + ei;
+  const known = memo.get(id);
+  if (known !== undefined) return known;
+  let result: boolean;
+  if (ei === e.length) result = true;
+  else if (eGlob && e[ei] === '**') result = prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo) || (ci < c.length && prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo));
+  else if (ci === c.length) result = false;
+  else if (cGlob && c[ci] === '**') result = prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo) || (!e[ei]!.startsWith('.') && prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo));
+  else result = segmentMatch(c[ci]!, cGlob, e[ei]!, eGlob) && prefixMatch(c, ci + 1, e, ei + 1, cGlob, eGlob, memo);
+  memo.set(id, result);
+  return result;
+}
+
+function segmentMatch(cand: string, cGlob: boolean, entry: string, eGlob: boolean): boolean {
+  if (cand === entry) return true;
+  if (eGlob && GLOB.test(entry) && wildcard(entry, cand, false)) return true;
+  if (cGlob && GLOB.test(cand) && wildcard(cand, entry, true)) return true;
+  return false;
+}
+
+/** Glob match of one segment: `*`, `?`, `[…]` (`!`/`^` negation, ranges). */
+function wildcard(pattern: string, name: string, dotRule: boolean): boolean {
+  if (dotRule && name.startsWith('.') && !pattern.startsWith('.')) return false;
+  let p = 0;
+  let n = 0;
+  let starP = -1;
+  let starN = 0;
+  while (n < name.length) {
+    const pc = pattern[p];
+    if (pc === '*') {
+      starP = p;
+      starN = n;
+      p += 1;
+      continue;
+    }
+    if (pc !== undefined) {
+      const step = matchOne(pattern, p, name[n]!);
+      if (step > 0) {
+        p += step;
+        n += 1;
+        continue;
+      }
+    }
+    if (starP === -1) return false;
+    p = starP + 1;
+    starN += 1;
+    n = starN;
+  }
+  while (pattern[p] === '*') p += 1;
+  return p === pattern.length;
+}
+
+/** Length of the pattern element at `p` when it matches `ch`, else 0. */
+function matchOne(pattern: string, p: number, ch: string): number {
+  const pc = pattern[p]!;
+  if (pc === '?') return 1;
+  if (pc !== '[') return pc === ch ? 1 : 0;
+  let j = p + 1;
+  const negate = pattern[j] === '!' || pattern[j] === '^';
+  if (negate) j += 1;
+  let matched = false;
+  let first = true;
+  while (j < pattern.length && (pattern[j] !== ']' || first)) {
+    const lo = pattern[j]!;
+    if (pattern[j + 1] === '-' && j + 2 < pattern.length && pattern[j + 2] !== ']') {
+      const hi = pattern[j + 2]!;
+      if (ch >= lo && ch <= hi) matched = true;
+      j += 3;
+    } else {
+      if (ch === lo) matched = true;
+      j += 1;
+    }
+    first = false;
+  }
+  if (j >= pattern.length) return pc === ch ? 1 : 0; // no closing bracket: a literal `[`
+  return matched !== negate ? j - p + 1 : 0;
+}

@@ -1,0 +1,124 @@
+import type RE2 from 're2';
+import type { JsonObject } from '../../../src-shared/schemas/json.js';
+
+/*
+ * A loaded AgentPolicy (spec 001 §3), validated and compiled: names normalised (§4.1),
+ * durations, sizes and rates parsed, every regex compiled with RE2. The evaluator and DLP
+ * engine only ever see this form, so nothing is evaluated against a half-loaded policy.
+ */
+
+export type ApiVersion = 'aip.io/v1alpha1' | 'aip.io/v1alpha2';
+export type PolicyMode = 'enforce' | 'monitor';
+export type ToolAction = 'allow' | 'block' | 'ask';
+
+export interface RateLimit {
+  /** Calls allowed per period (also the burst). */
+  count: number;
+  periodMs: number;
+  /** As written in the policy, e.g. "10/minute". */
+  source: string;
+}
+
+export interface ArgumentRule {
+  /** Argument name exactly as written (argument names are not normalised). */
+  name: string;
+  /** The pattern as written, reported as `failed_rule`. */
+  pattern: string;
+  regex: RE2;
+}
+
+export interface SchemaHash {
+  algorithm: 'sha256' | 'sha384' | 'sha512';
+  /** Lowercase hex digest. */
+  hex: string;
+  /** As written: `sha256:…`. */
+  source: string;
+}
+
+export interface ToolRule {
+  /** Normalised tool name (§4.1). */
+  tool: string;
+  /** As written in the policy. */
+  rawTool: string;
+  action: ToolAction;
+  rateLimit: RateLimit | null;
+  /** Explicit override of `strict_args_default`, or null to inherit. */
+  strictArgs: boolean | null;
+  schemaHash: SchemaHash | null;
+  allowArgs: ArgumentRule[];
+}
+
+export type DlpScope = 'request' | 'response' | 'all';
+
+export interface DlpPattern {
+  name: string;
+  /** As written. */
+  pattern: string;
+  regex: RE2;
+  scope: DlpScope;
+}
+
+export interface DlpConfig {
+  enabled: boolean;
+  scanRequests: boolean;
+  scanResponses: boolean;
+  detectEncoding: boolean;
+  filterStderr: boolean;
+  /** Bytes. Default 1 MB = 1,048,576 bytes. */
+  maxScanSize: number;
+  onRequestMatch: 'block' | 'redact' | 'warn';
+  onRedactionFailure: 'block' | 'allow_original' | 'reject';
+  logOriginalOnFailure: boolean;
+  patterns: DlpPattern[];
+}
+
+export interface IdentityConfig {
+  enabled: boolean;
+  tokenTtlMs: number;
+  rotationIntervalMs: number;
+  requireToken: boolean;
+  sessionBinding: 'process' | 'policy' | 'strict';
+  nonceWindowMs: number;
+  policyTransitionGraceMs: number;
+  audience: string | null;
+  /** The validated section as written, for later issues (token issuance, nonce storage). */
+  raw: JsonObject;
+}
+
+export interface ServerConfig {
+  enabled: boolean;
+  listen: string;
+  failoverMode: string;
+  timeoutMs: number;
+  tls: { cert: string; key: string } | null;
+  raw: JsonObject;
+}
+
+export interface AgentPolicy {
+  apiVersion: ApiVersion;
+  name: string;
+  version: string | null;
+  owner: string | null;
+  /** `metadata.signature` as written (`ed25519:<base64>`), or null. */
+  signature: string | null;
+  mode: PolicyMode;
+  /** Normalised names. */
+  allowedTools: ReadonlySet<string>;
+  /** Normalised; the §3.4.3 default safe list when the policy gives none. `*` allows all. */
+  allowedMethods: ReadonlySet<string>;
+  deniedMethods: ReadonlySet<string>;
+  /** As written (before `~`/`$HOME` expansion); the matcher expands them. */
+  protectedPaths: readonly string[];
+  strictArgsDefault: boolean;
+  /** Keyed by normalised tool name. */
+  toolRules: ReadonlyMap<string, ToolRule>;
+  dlp: DlpConfig | null;
+  identity: IdentityConfig | null;
+  server: ServerConfig | null;
+  /** §5.2 policy hash: sha256 hex of RFC 8785 JSON of the document without metadata.signature. */
+  hash: string;
+  /** The document as parsed from YAML (plain JSON), for hashing and signing. */
+  document: JsonObject;
+  /** Where it was loaded from, when from a file; automatically protected (§10.1). */
+  sourcePath: string | null;
+}

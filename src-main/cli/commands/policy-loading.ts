@@ -1,0 +1,50 @@
+import { resolve } from 'node:path';
+import { isSilasError } from '../../../src-shared/errors.js';
+import { resolveHome } from '../../app/paths.js';
+import { loadPolicyText, readPolicySignature, readPolicyText, type PolicyError, type PolicyLoadResult } from '../../aip/policy/load.js';
+import { keyFingerprint } from '../../keys/ed25519.js';
+import { OwnerKeyVault, ownerAccountForHome } from '../../keys/owner-key.js';
+import { OsKeyring } from '../../keys/secret-store.js';
+import { UsageError, type CliIo } from '../io.js';
+
+/* Loading a policy file from the command line, shared by every \`silas policy\` subcommand. */
+
+/** `FILE:LINE:COL path: message [code]`, or `FILE: message` for a problem outside the text. */
+export function formatPolicyError(file: string, error: PolicyError): string {
+  const what = `${error.path ? `${error.path}: ` : ''}${error.message}${error.code !== undefined ? ` [${error.code}]` : ''}`;
+  return error.line > 0 ? `${file}:${error.line}:${error.column} ${what}` : `${file}: ${what}`;
+}
+
+export function formatWarningLine(file: string, warning: string): string {
+  const match = /^(\d+):(\d+) (.*)$/s.exec(warning);
+  return match ? `${file}:${match[1]}:${match[2]} warning: ${match[3]}` : `${file}: warning: ${warning}`;
+}
+
+/** Trusted keys: every --public-key, plus the home's owner key when the policy is signed. */
+function trustedKeys(usage: string, values: { home?: string; 'public-key'?: string[] }, text: string, io: CliIo): Map<string, Uint8Array> {
+  const keys = new Map<string, Uint8Array>();
+  for (const hex of values['public-key'] ?? []) {
+    if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new UsageError(`--public-key: expected 64 hex characters (a raw Ed25519 public key), got "${hex}"`, usage);
+    const raw = Buffer.from(hex, 'hex');
+    keys.set(keyFingerprint(raw), raw);
+  }
+  if (readPolicySignature(text) === null) return keys;
+  const home = resolveHome(values.home, io.env);
+  try {
+    const signer = new OwnerKeyVault(io.secretStore ?? new OsKeyring(), ownerAccountForHome(home)).load();
+    if (signer) keys.set(signer.fingerprint, signer.publicKey);
+  } catch (error) {
+    io.err(`note: the owner key of ${home} could not be read (${isSilasError(error) ? error.message : (error as Error).message}); ${keys.size > 0 ? 'only the --public-key keys are trusted' : 'pass --public-key to verify the signature'}.`);
+  }
+  return keys;
+}
+
+export function loadForCli(usage: string, file: string, values: { home?: string; 'public-key'?: string[]; 'require-signature'?: boolean }, io: CliIo): PolicyLoadResult {
+  const path = resolve(file);
+  const text = readPolicyText(path);
+  if (!text.ok) return text;
+  return loadPolicyText(text.text, { sourcePath: path, trustedKeys: trustedKeys(usage, values, text.text, io), requireSignature: values['require-signature'] === true });
+}
+
+export const keyFlags = { home: { type: 'string' }, 'public-key': { type: 'string', multiple: true } } as const;
+
