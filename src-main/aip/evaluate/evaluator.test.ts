@@ -219,3 +219,19 @@ describe('approvals and error responses', () => {
     expect(errorResponse(0, blocked.error!).id).toBe(0);
   });
 });
+
+describe('oversized and oddly keyed input', () => {
+  it('a huge argument is inspected or refused, never waved through', () => {
+    const e = engine('allowed_tools: [w]\nprotected_paths: ["~/.ssh"]');
+    const big = { content: `${'lorem ipsum '.repeat(500_000)} ~/.ssh/id_rsa` };
+    expect(e.evaluate(call('w', big))).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    const wide = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, 'v']));
+    expect(e.evaluate(call('w', wide))).toMatchObject({ decision: 'BLOCK', errorCode: -32007, reason: expect.stringContaining('could not be fully inspected') });
+  });
+
+  it('policy keys are case-sensitive: a differently cased key is an error, not a silent alias', () => {
+    const loaded = loadPolicyText('apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: t\nspec:\n  Allowed_Tools: [x]\n');
+    expect(loaded.ok).toBe(false);
+    if (!loaded.ok) expect(loaded.errors[0]).toMatchObject({ line: 6, path: expect.stringContaining('Allowed_Tools') });
+  });
+});

@@ -71,7 +71,12 @@ import { posix, win32 } from 'node:path';
  *   resolves from the link's target, not textually) are caught. This is done for every whole
  *   string value and every word that looks like a path (holds a separator or starts with `~`,
  *   `.`, `$`, `%`); bare words inside longer strings, and keys that are bare words, are compared
- *   lexically only; text longer than PATH_MAX is never resolved. Lookups are memoised within one
+ *   lexically only; text longer than PATH_MAX is never resolved. On the real filesystem (POSIX,
+ *   nothing injected) a path is first walked from the root with one `lstat` per prefix: while no
+ *   prefix is a symlink the path is its own real path (up to the first missing entry or file),
+ *   and a name directly under a working directory costs one `lstat` plus one `realpath` of that
+ *   directory per call; any symlink or failed lookup falls back to the resolution above, so the
+ *   result is the same. Lookups are memoised within one
  *   `find`, never across calls (a cache would widen the window for swapping a symlink); the
  *   filesystem can still change between this check and the tool's execution, as with any check
  *   made before execution.
@@ -232,6 +237,8 @@ interface Site {
 interface Deferred {
   form: string;
   physical: boolean;
+  /** `form` is one ASCII name without glob characters (`read`, `q1.csv`): see `plainNames`. */
+  word?: boolean;
   site: Site;
 }
 
@@ -263,6 +270,10 @@ interface Scan {
   location: 'value' | 'key';
 }
 
+/** A string that is exactly one candidate path (see `scanString`). */
+const FAST_WORD = /^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]*$/;
+/** An absolute POSIX path that `resolve` would change: `//`, `.`/`..` segments, a trailing `/`. */
+const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const SIMPLE = /^[A-Za-z0-9._\-/+,@]*$/;
 const NON_ASCII = /[\u0080-\uffff]/;
 const GLOB = /[*?[]/;
@@ -303,6 +314,13 @@ export class ProtectedPathMatcher {
   private globEntries = false;
   /** `cwd` with symlinks resolved, when that differs: a second base for relative words. */
   private realCwd: string | null = null;
+  /**
+   * For `cwd` and the real `cwd`: the folded names `w` for which `base/w` matches an entry (built
+   * by `refresh`, from the entries alone). A plain name not in the set cannot match under that
+   * base, so it is not compared entry by entry. No table for a base that is itself protected,
+   * with glob characters, when the policy has glob entries, or on win32.
+   */
+  private plainNames = new Map<string, Set<string>>();
 
   constructor(patterns: readonly string[], options: ProtectedPathMatcherOptions) {
     const platform = options.platform ?? process.platform;
@@ -356,6 +374,34 @@ export class ProtectedPathMatcher {
       const keys = real.key === lexical.key ? [lexical] : [lexical, real];
       entry.keys = keys.map((k) => ({ ...k, segs: keySegments(k.key) }));
     }
+    this.plainNames = new Map();
+    for (const base of [this.cwd, this.realCwd]) {
+      const names = base === null ? null : this.namesUnder(base);
+      if (base !== null && names !== null) this.plainNames.set(base, names);
+    }
+  }
+
+  private namesUnder(base: string): Set<string> | null {
+    if (this.win || this.globEntries || GLOB.test(base)) return null;
+    const b = this.makeKey(base);
+    // Everything under the base matches: the ordinary comparison finds and reports it.
+    if (this.matchKey(b, false)) return null;
+    const names = new Set<string>();
+    for (const entry of this.entries) {
+      if (entry.anywhere) {
+        // `/s1/…/sn/` inside `base/w/` but not inside `base/`: it ends there, so sn is w.
+        const head = entry.segs.slice(0, -1);
+        if (b.prefix.endsWith(head.length === 0 ? '/' : `/${head.join('/')}/`)) names.add(entry.segs[entry.segs.length - 1]!);
+        continue;
+      }
+      for (const k of entry.keys) {
+        // base/w is the entry itself; deeper entries are not matched by their ancestor base/w.
+        if (!k.key.startsWith(b.prefix)) continue;
+        const rest = k.key.slice(b.prefix.length);
+        if (rest !== '' && !rest.includes('/')) names.add(rest);
+      }
+    }
+    return names;
   }
 
   /**
@@ -374,19 +420,24 @@ export class ProtectedPathMatcher {
         for (const base of scan.bases.slice(1)) this.addBase(this.physical(base, scan), scan);
       }
       for (const d of scan.relative) {
-        scan.parts = [...d.site.parts];
+        scan.parts = d.site.parts as (string | number)[];
         scan.location = d.site.location;
+        const plain = !this.win && d.form !== '.' && d.form !== '..' && !d.form.includes('/');
         for (const base of scan.bases) {
-          const abs = this.path.resolve(base, d.form);
-          const found = this.checkLexical(abs, scan);
+          // A single name under a normalised absolute base: resolve() would only join them.
+          const abs = plain ? this.joinRaw(base, d.form) : this.path.resolve(base, d.form);
+          const names = d.word === true ? this.plainNames.get(base) : undefined;
+          const found = this.checkLexical(abs, scan, names === undefined ? undefined : this.fold ? d.form.toLowerCase() : d.form, names);
           if (found) return this.report(found.entry, d.site, found.path, 'lexical');
           if (d.physical) scan.physical.push({ form: this.joinRaw(base, d.form), physical: true, site: d.site });
         }
       }
       for (const d of scan.physical) {
-        scan.parts = [...d.site.parts];
+        scan.parts = d.site.parts as (string | number)[]; // the walk is over: nothing mutates it now
         scan.location = d.site.location;
         const real = this.physical(d.form, scan);
+        // Already compared, with the same key and glob flag, as a lexical candidate: no match.
+        if (scan.lexSeen.has(real) && !GLOB.test(real) && !GLOB.test(d.form)) continue;
         const key = this.makeKey(real);
         const entry = this.matchKey(key, GLOB.test(d.form));
         if (entry) return this.report(entry, d.site, real, 'realpath');
@@ -491,6 +542,22 @@ export class ProtectedPathMatcher {
     const last = scan.parts[scan.parts.length - 1];
     const isValue = scan.location === 'value';
     const dirLike = isValue && typeof last === 'string' && DIR_KEY.test(last);
+    if (!this.win && s.length <= PATH_MAX && FAST_WORD.test(s)) {
+      // One word that `words` and `expand` would return unchanged as its only form: no blanks,
+      // quotes, `=`, `:`, `,`, `@`, `%`, `~`, `$`, `\`, braces, globs, non-ASCII, leading `-`.
+      const physical = isValue || s.includes('/') || s.charCodeAt(0) === 0x2e; /* . */
+      site = { parts: [...scan.parts], location: scan.location, value: s };
+      if (s.charCodeAt(0) === 0x2f /* / */) {
+        const abs = NOT_NORMAL.test(s) ? posix.resolve(s) : s;
+        const hit = this.checkLexical(abs, scan);
+        if (hit) return this.report(hit.entry, site, hit.path, 'lexical');
+        if (physical) scan.physical.push({ form: s, physical, site });
+        if (dirLike) this.addBase(abs, scan);
+      } else {
+        scan.relative.push({ form: s, physical, site, word: s !== '.' && s !== '..' && !s.includes('/') });
+      }
+      return null;
+    }
     for (const [word, isWhole] of this.words(s, scan)) {
       for (const form of this.expand(word)) {
         // Longer than PATH_MAX, or with a line break in a whole value: text, not a path to resolve.
@@ -720,11 +787,13 @@ export class ProtectedPathMatcher {
   // ---------------------------------------------------------------------------------------------
   // Comparing
 
-  private checkLexical(abs: string, scan: Scan): { entry: Entry; path: string } | null {
+  /** `name`/`names`: `abs` is `base/name` for a base with a `plainNames` table. */
+  private checkLexical(abs: string, scan: Scan, name?: string, names?: Set<string>): { entry: Entry; path: string } | null {
     if (scan.lexSeen.has(abs)) return null;
     scan.lexSeen.add(abs);
     scan.comparisons -= 1;
     if (scan.comparisons < 0) throw new LimitReached('too_large', `more than ${this.limits.maxComparisons} candidate paths in the arguments`);
+    if (names !== undefined && !names.has(name!)) return null;
     const entry = this.matchKey(this.makeKey(abs), GLOB.test(abs));
     return entry ? { entry, path: abs } : null;
   }
@@ -834,7 +903,27 @@ export class ProtectedPathMatcher {
    */
   private physicalByLstat(raw: string, scan: Scan): string | null {
     if (raw.charCodeAt(0) !== 0x2f /* / */) return null;
+    // A name directly under a working directory (`cwd/read`): one lstat of the name and one
+    // realpath of the directory (once per call), not an lstat of every ancestor.
+    const slash = raw.lastIndexOf('/');
+    if (slash > 0 && scan.baseSet.has(raw.slice(0, slash))) {
+      const name = raw.slice(slash + 1);
+      if (name !== '' && name !== '.' && name !== '..') {
+        const kind = this.lstatKind(raw, scan);
+        if (kind === KIND_SYMLINK_OR_ERROR) return null;
+        const dir = this.realDirectory(raw.slice(0, slash), scan);
+        if (dir === null) return null;
+        return dir === '/' ? `/${name}` : `${dir}/${name}`;
+      }
+    }
     const n = raw.length;
+    const normal = !NOT_NORMAL.test(raw);
+    // A deep path usually exists (a file being read): one lstat and one realpath beat an lstat
+    // per ancestor. A missing one is walked from the root below.
+    if (normal && countSlashes(raw) >= DEEP_PATH) {
+      const kind = this.lstatKind(raw, scan);
+      if (kind !== KIND_MISSING) return this.realDirectory(raw, scan);
+    }
     let cur = '';
     let i = 1;
     while (i <= n) {
@@ -848,8 +937,7 @@ export class ProtectedPathMatcher {
           const next = `${cur}/${seg}`;
           const kind = this.lstatKind(next, scan);
           if (kind === KIND_SYMLINK_OR_ERROR) return null;
-          if (kind === KIND_MISSING) return posix.resolve(next + raw.slice(j));
-          if (kind === KIND_FILE) return posix.resolve(next + raw.slice(j));
+          if (kind === KIND_MISSING || kind === KIND_FILE) return normal ? raw : posix.resolve(next + raw.slice(j));
           cur = next;
         }
       }
@@ -871,6 +959,21 @@ export class ProtectedPathMatcher {
     }
     scan.kindMemo.set(p, kind);
     return kind;
+  }
+
+  /** `realpath` with the default lookup, without its `existsSync` (a working directory exists). */
+  private realDirectory(p: string, scan: Scan): string | null {
+    const memo = scan.rpMemo.get(p);
+    if (memo !== undefined) return memo;
+    this.spend(scan);
+    let real: string | null = null;
+    try {
+      real = realpathSync.native(p);
+    } catch {
+      real = null;
+    }
+    scan.rpMemo.set(p, real);
+    return real;
   }
 
   private realpath(p: string, scan: Scan): string | null {
@@ -913,6 +1016,15 @@ export class ProtectedPathMatcher {
 
 // -----------------------------------------------------------------------------------------------
 // Helpers
+
+/** Components from which `physicalByLstat` tries the whole path before walking from the root. */
+const DEEP_PATH = 5;
+
+function countSlashes(s: string): number {
+  let count = 0;
+  for (let i = s.indexOf('/'); i !== -1; i = s.indexOf('/', i + 1)) count += 1;
+  return count;
+}
 
 /** Blanks and the shell's operator characters `|&;<>()` and backquote. */
 function isShellOperator(code: number): boolean {

@@ -1,0 +1,161 @@
+import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../testing/temp.js';
+import { ProtectedPathMatcher } from './protected-paths.js';
+
+// The fast paths of ProtectedPathMatcher (one-word strings, lstat walks, per-base name tables)
+// must decide exactly as the general machinery does.
+
+describe('ProtectedPathMatcher — fast paths agree with the general resolution', () => {
+  const temp = useTempDirs('silas-protected-fast-');
+
+  function world() {
+    const root = realpathSync(temp());
+    const home = join(root, 'home', 'u');
+    const outside = join(root, 'outside');
+    const cwd = join(root, 'work');
+    mkdirSync(join(home, '.ssh', 'sub'), { recursive: true });
+    mkdirSync(join(outside, 'dir'), { recursive: true });
+    mkdirSync(join(cwd, 'src'), { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE');
+    writeFileSync(join(outside, 'file'), 'x');
+    writeFileSync(join(cwd, 'read'), 'x');
+    symlinkSync(join(home, '.ssh'), join(outside, 'link'));
+    symlinkSync(join(home, '.ssh'), join(cwd, 'keys'));
+    symlinkSync(join(home, '.ssh', 'id_rsa'), join(cwd, 'key'));
+    symlinkSync(join(home, '.ssh', 'new'), join(cwd, 'dangling'));
+    symlinkSync(join(outside, 'loop-b'), join(outside, 'loop-a'));
+    symlinkSync(join(outside, 'loop-a'), join(outside, 'loop-b'));
+    return { root, home, outside, cwd };
+  }
+
+  it('the real filesystem and an injected realpath/readlink over it give the same findings', () => {
+    const { home, outside, cwd } = world();
+    const entries = ['~/.ssh', '.env', join(cwd, 'secret.txt')];
+    const fast = new ProtectedPathMatcher(entries, { homeDir: home, cwd });
+    // Injected lookups take the general path (no lstat walk).
+    const general = new ProtectedPathMatcher(entries, {
+      homeDir: home,
+      cwd,
+      realpath: (p) => {
+        try {
+          return existsSync(p) ? realpathSync.native(p) : null;
+        } catch {
+          return null;
+        }
+      },
+      readlink: (p) => {
+        try {
+          return lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ? readlinkSync(p) : null;
+        } catch {
+          return null;
+        }
+      },
+    });
+    const cases: unknown[] = [
+      { target: '/srv/data/reports/q1.csv', mode: 'read', limit: 100 },
+      { path: 'read' },
+      { path: 'keys' },
+      { path: 'key' },
+      { path: 'dangling' },
+      { path: 'secret.txt' },
+      { 'secret.txt': 1 },
+      { path: 'src' },
+      { path: 'src/missing/deeper' },
+      { path: `${outside}/link/id_rsa` },
+      { path: `${outside}/link` },
+      { path: `${outside}/dir/../link/x` },
+      { path: `${outside}/file/x` },
+      { path: `${outside}/file/../link/id_rsa` },
+      { path: `${outside}/missing/../link/id_rsa` },
+      { path: `${outside}//dir///x/` },
+      { path: `${outside}/./dir/./x` },
+      { path: `${outside}/loop-a/x` },
+      { path: `${cwd}/../home/u/.ssh` },
+      { path: '/' },
+      { path: '/..' },
+      { path: 'q1.csv' },
+      { path: '.env' },
+      { path: 'x.env' },
+      { path: '..' },
+      { path: '.' },
+      { cwd: outside, file: 'link' },
+      { dir: `${outside}/link`, file: 'id_rsa' },
+    ];
+    for (const args of cases) {
+      expect({ args, finding: fast.find(args) }).toEqual({ args, finding: general.find(args) });
+    }
+  });
+
+  it('a symlink swapped in for the working directory between two calls is seen', () => {
+    const { root, home } = world();
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    const link = join(root, 'cwd-link');
+    symlinkSync(plain, link);
+    const m = new ProtectedPathMatcher(['~/.ssh'], { homeDir: home, cwd: link });
+    expect(m.find({ path: 'id_rsa' })).toBeNull();
+    expect(m.find({ path: 'authorized_keys' })).toBeNull();
+    rmSync(link);
+    symlinkSync(join(home, '.ssh'), link);
+    expect(m.find({ path: 'id_rsa' })).toMatchObject({ protectedPath: '~/.ssh', via: 'realpath' });
+    expect(m.find({ path: 'authorized_keys' })).toMatchObject({ protectedPath: '~/.ssh', via: 'realpath' });
+  });
+
+  it('an ancestor of a path swapped for a symlink between two calls is seen', () => {
+    const { root, home } = world();
+    const dir = join(root, 'swap');
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    const m = new ProtectedPathMatcher(['~/.ssh'], { homeDir: home, cwd: root });
+    expect(m.find({ path: join(dir, 'id_rsa') })).toBeNull();
+    rmSync(dir, { recursive: true });
+    symlinkSync(join(home, '.ssh'), dir);
+    expect(m.find({ path: join(dir, 'id_rsa') })).toMatchObject({ protectedPath: '~/.ssh', via: 'realpath' });
+  });
+});
+
+describe('ProtectedPathMatcher — plain names under the working directory', () => {
+  const opts = { homeDir: '/home/u', realpath: () => null };
+
+  it('an absolute entry directly under cwd, as a key and as a value', () => {
+    const m = new ProtectedPathMatcher(['/work/project/secret.txt'], { ...opts, cwd: '/work/project' });
+    expect(m.find({ 'secret.txt': 1 })).toMatchObject({ location: 'key', candidate: '/work/project/secret.txt' });
+    expect(m.find({ file: 'secret.txt' })).toMatchObject({ location: 'value', candidate: '/work/project/secret.txt' });
+    expect(m.find({ file: 'secret.txt.bak' })).toBeNull();
+    expect(m.find({ file: 'secret' })).toBeNull();
+  });
+
+  it('an entry deeper than cwd/name is not matched by the name', () => {
+    const m = new ProtectedPathMatcher(['/work/project/config/secret.txt'], { ...opts, cwd: '/work/project' });
+    expect(m.find({ file: 'config' })).toBeNull();
+    expect(m.find({ file: 'config/secret.txt' })).not.toBeNull();
+  });
+
+  it('a multi-segment anywhere entry that ends at the name', () => {
+    const m = new ProtectedPathMatcher(['config/secrets.json'], { ...opts, cwd: '/srv/app/config' });
+    expect(m.find({ file: 'secrets.json' })).toMatchObject({ protectedPath: 'config/secrets.json' });
+    expect(new ProtectedPathMatcher(['config/secrets.json'], { ...opts, cwd: '/srv/app' }).find({ file: 'secrets.json' })).toBeNull();
+    expect(new ProtectedPathMatcher(['config/secrets.json'], { ...opts, cwd: '/srv/xconfig' }).find({ file: 'secrets.json' })).toBeNull();
+  });
+
+  it('a cwd inside a protected path: every name matches', () => {
+    const m = new ProtectedPathMatcher(['~/.ssh'], { ...opts, cwd: '/home/u/.ssh' });
+    expect(m.find({ file: 'anything' })).toMatchObject({ protectedPath: '~/.ssh' });
+    expect(m.find({ anything: 1 })).toMatchObject({ protectedPath: '~/.ssh', location: 'key' });
+    const env = new ProtectedPathMatcher(['.env'], { ...opts, cwd: '/srv/.env/x' });
+    expect(env.find({ file: 'y' })).toMatchObject({ protectedPath: '.env' });
+  });
+
+  it('case-insensitive platforms fold the name', () => {
+    const m = new ProtectedPathMatcher(['/Work/Project/Secret.txt', '.ENV'], { ...opts, cwd: '/work/project', platform: 'darwin' });
+    expect(m.find({ file: 'SECRET.TXT' })).not.toBeNull();
+    expect(m.find({ file: '.Env' })).toMatchObject({ protectedPath: '.ENV' });
+  });
+
+  it('glob entries and a glob cwd still match names', () => {
+    expect(new ProtectedPathMatcher(['*.pem'], { ...opts, cwd: '/work' }).find({ file: 'key.pem' })).not.toBeNull();
+    expect(new ProtectedPathMatcher(['/work/[ab]/secret'], { ...opts, cwd: '/work/a' }).find({ file: 'secret' })).not.toBeNull();
+    expect(new ProtectedPathMatcher(['/w/[x]/secret'], { ...opts, cwd: '/w/[x]' }).find({ file: 'secret' })).not.toBeNull();
+  });
+});
