@@ -3,12 +3,13 @@ import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { AuditWatcher } from '../audit/watcher.js';
+import { ApprovalService } from '../approvals/approval-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
+import { LocalSocketTransport } from '../control/local-socket-transport.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
-import { InMemoryDecisionQueue } from './decision-queue.js';
 import { acquireHomeLock } from './home.js';
 import { openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
@@ -53,10 +54,11 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const startedAt = new Date().toISOString();
   const events = new EventBus();
   const audit = ledger.audit;
-  const decisions = new InMemoryDecisionQueue(audit);
+  const signer = ledger.signer!;
+  const approvals = new ApprovalService({ audit, signer, notifier, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
-  const router = new ControlRouter(createHandlers({ audit, runtimeInfo: info }), logger);
+  const router = new ControlRouter(createHandlers({ audit, approvals, runtimeInfo: info }), logger);
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
@@ -71,6 +73,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
 
   let cockpit: CockpitEndpoint | null = null;
   let server: CockpitServer | null = null;
+  let localSocket: LocalSocketTransport | null = null;
+  // Generated per start and shared by every surface: the cockpit's WebSocket and the proxies' socket.
+  const token = randomBytes(32).toString('base64url');
   let checkpointTimer: NodeJS.Timeout | null = null;
   let stopping: Promise<void> | null = null;
 
@@ -81,7 +86,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     router,
     events,
     audit,
-    decisions,
+    decisions: approvals,
     get cockpit() {
       return cockpit;
     },
@@ -102,7 +107,6 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
       if (config.mode === 'headless') {
         const staticDir = config.cockpitDir && existsSync(join(config.cockpitDir, 'index.html')) ? config.cockpitDir : null;
         if (!staticDir) logger.warn('the cockpit is not built; run `npm run build:cockpit` to serve it');
-        const token = randomBytes(32).toString('base64url');
         server = new CockpitServer({
           host: config.host,
           port: config.port,
@@ -119,8 +123,18 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         });
         const address = await server.start();
         cockpit = { url: address.url, wsUrl: address.wsUrl, token };
-        writeControlFile(ledger.paths.controlFile, { url: address.url, wsUrl: address.wsUrl, token, pid: process.pid });
       }
+      localSocket = new LocalSocketTransport({
+        path: ledger.paths.controlSocket,
+        token,
+        router,
+        events,
+        messagesPerMinute: config.wsMessagesPerMinute,
+        serverVersion: APP_VERSION,
+        onSecurityEvent: recordSecurityEvent,
+      });
+      await localSocket.start();
+      writeControlFile(ledger.paths.controlFile, { url: cockpit?.url ?? null, wsUrl: cockpit?.wsUrl ?? null, socket: ledger.paths.controlSocket, token, pid: process.pid });
       logger.info(`runtime started (${config.mode}) on ${config.home}`);
       void notifier;
     },
@@ -129,6 +143,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
       stopping ??= (async () => {
         logger.info(`runtime stopping: ${reason}`);
         server?.stopAccepting();
+        approvals.declineAll('the Silas control center is shutting down');
         try {
           events.publish('runtime.stopping', { reason });
         } catch (error) {
@@ -144,6 +159,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         watcher?.poll();
         watcher?.stop();
         await server?.close('runtime shutting down');
+        await localSocket?.close();
         rmSync(ledger.paths.controlFile, { force: true });
         ledger.close();
         releaseLock();
@@ -156,7 +172,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
 }
 
 /** control.json tells local clients where the runtime is; it holds the token, so 0600 from birth. */
-function writeControlFile(file: string, content: { url: string; wsUrl: string; token: string; pid: number }): void {
+function writeControlFile(file: string, content: { url: string | null; wsUrl: string | null; socket: string; token: string; pid: number }): void {
   rmSync(file, { force: true });
   writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);

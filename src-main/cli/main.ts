@@ -2,13 +2,15 @@ import { isSilasError } from '../../src-shared/errors.js';
 import { APP_VERSION } from '../app/version.js';
 import { aipCommand } from './commands/aip.js';
 import { auditCommand } from './commands/audit.js';
+import { clientsCommand } from './commands/clients.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
 import { policyCommand } from './commands/policy.js';
+import { proxyCommand } from './commands/proxy.js';
 import { startCommand } from './commands/start.js';
 import { UsageError, type CliIo, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, aipCommand, auditCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, proxyCommand, aipCommand, auditCommand, clientsCommand, doctorCommand];
 
 function topUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

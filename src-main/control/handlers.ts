@@ -1,11 +1,25 @@
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
+import { ErrorCode, SilasError } from '../../src-shared/errors.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { CallHandlers } from './router.js';
+import type { CallContext, CallHandlers } from './router.js';
 
 export interface HandlerServices {
   audit: AuditLog;
+  approvals: Pick<ApprovalService, 'request' | 'decide' | 'list' | 'isPaused'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
+}
+
+/**
+ * Proxies ask; only the person at the cockpit answers. A process that holds the control token
+ * (every proxy does) must never be able to approve its own request, so each side is bound to
+ * its transport: requests come over the local socket, decisions over the cockpit's transports.
+ */
+function requireTransport(ctx: CallContext, allowed: readonly CallContext['transport'][], call: string): void {
+  if (!allowed.includes(ctx.transport)) {
+    throw new SilasError(ErrorCode.Unauthorized, `${call} is not accepted over ${ctx.transport}`);
+  }
 }
 
 /** Thin handlers (DESIGN convention 3): arguments are already parsed; each calls one service. */
@@ -15,5 +29,14 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'runtime.info': () => services.runtimeInfo(),
     'audit.list': ({ before, limit }) => services.audit.list(before, limit),
     'audit.verify': () => ({ ...services.audit.verifyChain(), verifiedAt: now().toISOString() }),
+    'approvals.request': (args, ctx) => {
+      requireTransport(ctx, ['local-socket', 'in-process'], 'approvals.request');
+      return services.approvals.request(args);
+    },
+    'approvals.list': () => ({ pending: services.approvals.list(), paused: services.approvals.isPaused() }),
+    'approvals.decide': ({ id, decision }, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'approvals.decide');
+      return services.approvals.decide(id, decision);
+    },
   };
 }

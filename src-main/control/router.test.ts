@@ -28,6 +28,13 @@ function makeRouter(overrides: Partial<CallHandlers> = {}) {
       return { entries: [], total: 0, head: null };
     },
     'audit.verify': () => ({ valid: true, entries: 0, checkpoints: 0, firstInvalid: null, verifiedAt: '2025-01-01T00:00:00.000Z' }),
+    'approvals.request': () => {
+      throw new Error('approvals are not part of this test');
+    },
+    'approvals.list': () => ({ pending: [], paused: false }),
+    'approvals.decide': () => {
+      throw new Error('approvals are not part of this test');
+    },
     ...overrides,
   };
   const router = new ControlRouter(handlers, { error: (message, detail) => logged.push({ message, detail }) });

@@ -67,6 +67,13 @@ async function harness(options: Partial<WebSocketTransportOptions> & { handlers?
       return { entries: [entry], total: 1, head: { index: 3, hash: entry.hash } };
     },
     'audit.verify': () => ({ valid: true, entries: 1, checkpoints: 0, firstInvalid: null, verifiedAt: '2025-01-01T00:00:00.000Z' }),
+    'approvals.request': () => {
+      throw new Error('approvals are not part of this test');
+    },
+    'approvals.list': () => ({ pending: [], paused: false }),
+    'approvals.decide': () => {
+      throw new Error('approvals are not part of this test');
+    },
     ...overrides,
   };
   const router = new ControlRouter(handlers, { error: () => undefined });
@@ -352,7 +359,7 @@ describe('WebSocket authentication', () => {
     expect(client.ws.readyState).toBe(WebSocket.OPEN);
     const result = await client.call('r1', 'runtime.info');
     expect(result).toEqual({ type: 'result', id: 'r1', result: { ok: true, value: info } });
-    expect(h.dispatched).toEqual([{ name: 'runtime.info', ctx: { transport: 'websocket' } }]);
+    expect(h.dispatched).toEqual([{ name: 'runtime.info', ctx: { transport: 'websocket', peer: '127.0.0.1' } }]);
     expect(h.security).toEqual([]);
   });
 });

@@ -2,20 +2,16 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { ClientAuthFrame, ClientCallFrame, WS_AUTH_TIMEOUT_MS, WS_CLOSE_GOING_AWAY, WS_CLOSE_UNAUTHORIZED, type ServerFrame } from '../../src-shared/contract/wire.js';
-import { fail } from '../../src-shared/contract/envelope.js';
-import { ErrorCode } from '../../src-shared/errors.js';
+import { WS_CLOSE_GOING_AWAY } from '../../src-shared/contract/wire.js';
+import { ControlSession, type SecurityEventSink, type SessionLink } from './control-session.js';
 import type { EventBus } from './event-bus.js';
 import type { OriginPolicy } from './origin-policy.js';
-import { TokenBucket } from './rate-limit.js';
-import { describeZodError, type ControlRouter } from './router.js';
+import type { ControlRouter } from './router.js';
 
 export const WS_PATH = '/ws';
 export const WS_MAX_MESSAGE_BYTES = 1024 * 1024;
 
-export interface SecurityEventSink {
-  (event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused', data: Record<string, string | number>): void;
-}
+export type { SecurityEventSink } from './control-session.js';
 
 export interface WebSocketTransportOptions {
   token: string;
@@ -29,7 +25,7 @@ export interface WebSocketTransportOptions {
   now?: () => number;
 }
 
-function digest(value: string): Buffer {
+export function tokenDigest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
@@ -51,7 +47,7 @@ export class WebSocketTransport {
 
   constructor(private readonly options: WebSocketTransportOptions) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_MESSAGE_BYTES, clientTracking: true });
-    this.expectedToken = digest(options.token);
+    this.expectedToken = tokenDigest(options.token);
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -78,78 +74,33 @@ export class WebSocketTransport {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, peer));
   }
 
-  private send(ws: WebSocket, frame: ServerFrame): void {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
-  }
-
   private tokenMatches(candidate: string): boolean {
-    return timingSafeEqual(digest(candidate), this.expectedToken);
+    return timingSafeEqual(tokenDigest(candidate), this.expectedToken);
   }
 
   private onConnection(ws: WebSocket, peer: string): void {
-    let authenticated = false;
-    let unsubscribe: (() => void) | null = null;
-    const authTimeoutMs = this.options.authTimeoutMs ?? WS_AUTH_TIMEOUT_MS;
-    const bucket = new TokenBucket(this.options.messagesPerMinute, this.options.messagesPerMinute, this.options.now);
-    let limitedReported = false;
-    const authTimer = setTimeout(() => {
-      this.options.onSecurityEvent?.('control.auth_failed', { peer, reason: `no auth message within ${authTimeoutMs} ms` });
-      ws.close(WS_CLOSE_UNAUTHORIZED, 'authentication timeout');
-    }, authTimeoutMs);
-
-    ws.on('close', () => {
-      clearTimeout(authTimer);
-      unsubscribe?.();
+    const link: SessionLink = {
+      send: (frame) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+      },
+      close: (code, reason) => ws.close(code, reason),
+      isOpen: () => ws.readyState === ws.OPEN,
+    };
+    const session = new ControlSession(link, {
+      transport: 'websocket',
+      peer,
+      tokenMatches: (candidate) => this.tokenMatches(candidate),
+      router: this.options.router,
+      events: this.options.events,
+      messagesPerMinute: this.options.messagesPerMinute,
+      serverVersion: this.options.serverVersion,
+      authTimeoutMs: this.options.authTimeoutMs,
+      onSecurityEvent: this.options.onSecurityEvent,
+      now: this.options.now,
     });
+    ws.on('close', () => session.closed());
     ws.on('error', () => ws.terminate());
-
-    ws.on('message', (raw: RawData, isBinary: boolean) => {
-      // Once we have started closing (failed auth, shutdown), frames already in flight are
-      // dropped: a rejected socket must not get further auth attempts or reach the router.
-      if (ws.readyState !== ws.OPEN) return;
-      if (!authenticated) {
-        clearTimeout(authTimer);
-        const auth = isBinary ? null : ClientAuthFrame.safeParse(safeJson(raw.toString()));
-        if (!auth?.success || !this.tokenMatches(auth.data.token)) {
-          this.options.onSecurityEvent?.('control.auth_failed', { peer, reason: auth?.success ? 'wrong token' : 'first message was not an auth frame' });
-          ws.close(WS_CLOSE_UNAUTHORIZED, 'unauthorized');
-          return;
-        }
-        authenticated = true;
-        unsubscribe = this.options.events.subscribe((name, payload) => this.send(ws, { type: 'event', name, payload }));
-        this.send(ws, { type: 'ready', serverVersion: this.options.serverVersion });
-        return;
-      }
-      if (!bucket.take()) {
-        if (!limitedReported) {
-          limitedReported = true;
-          this.options.onSecurityEvent?.('control.rate_limited', { peer, limit_per_minute: this.options.messagesPerMinute });
-        }
-        const id = idOf(safeJson(raw.toString()));
-        this.send(ws, { type: 'result', id, result: fail(ErrorCode.RateLimited, `more than ${this.options.messagesPerMinute} messages per minute; slow down and retry`) });
-        return;
-      }
-      void this.onCall(ws, raw, isBinary);
-    });
-  }
-
-  private async onCall(ws: WebSocket, raw: RawData, isBinary: boolean): Promise<void> {
-    if (isBinary) {
-      this.send(ws, { type: 'result', id: null, result: fail(ErrorCode.BadRequest, 'binary frames are not supported; send JSON text') });
-      return;
-    }
-    const json = safeJson(raw.toString());
-    if (json === undefined) {
-      this.send(ws, { type: 'result', id: null, result: fail(ErrorCode.BadRequest, 'message is not valid JSON') });
-      return;
-    }
-    const frame = ClientCallFrame.safeParse(json);
-    if (!frame.success) {
-      this.send(ws, { type: 'result', id: idOf(json), result: fail(ErrorCode.BadRequest, `malformed call: ${describeZodError(frame.error, 'message')}`) });
-      return;
-    }
-    const result = await this.options.router.dispatch(frame.data.name, frame.data.args, { transport: 'websocket' });
-    this.send(ws, { type: 'result', id: frame.data.id, result });
+    ws.on('message', (raw: RawData, isBinary: boolean) => session.receive(isBinary ? null : raw.toString()));
   }
 
   /** Step 1 of graceful shutdown: refuse new connections. */
@@ -181,20 +132,4 @@ export class WebSocketTransport {
   get connections(): number {
     return this.wss.clients.size;
   }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function idOf(json: unknown): string | number | null {
-  if (json && typeof json === 'object' && 'id' in json) {
-    const id = (json as { id: unknown }).id;
-    if ((typeof id === 'string' && id.length <= 64) || (typeof id === 'number' && Number.isInteger(id))) return id;
-  }
-  return null;
 }

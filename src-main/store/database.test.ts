@@ -53,10 +53,10 @@ describe('openDatabase', () => {
 
   it('applies a new migration added by a later version', () => {
     const file = freshDb();
-    const next: Migration = { id: '002_extra', sql: 'CREATE TABLE IF NOT EXISTS extra (x INTEGER);' };
+    const next: Migration = { id: '090_extra', sql: 'CREATE TABLE IF NOT EXISTS extra (x INTEGER);' };
     const { db, migrations } = openDatabase(file, { create: false, migrations: [...MIGRATIONS, next] });
-    expect(migrations.applied).toEqual(['002_extra']);
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(migrations.applied).toEqual(['090_extra']);
+    expect(db.pragma('user_version', { simple: true })).toBe(90);
     db.close();
   });
 
@@ -95,11 +95,11 @@ describe('openDatabase', () => {
 
   it('refuses a gap: a missing migration below one that was applied', () => {
     const file = freshDb();
-    const two: Migration = { id: '002_two', sql: 'CREATE TABLE IF NOT EXISTS two (x);' };
-    const three: Migration = { id: '003_three', sql: 'CREATE TABLE IF NOT EXISTS three (x);' };
+    const two: Migration = { id: '090_two', sql: 'CREATE TABLE IF NOT EXISTS two (x);' };
+    const three: Migration = { id: '091_three', sql: 'CREATE TABLE IF NOT EXISTS three (x);' };
     openDatabase(file, { create: false, migrations: [...MIGRATIONS, two, three] }).db.close();
-    tamper(file, "DELETE FROM applied_migrations WHERE id = '002_two'");
-    expect(() => openDatabase(file, { create: false, migrations: [...MIGRATIONS, two, three] })).toThrow(/002_two was never applied although later ones were/);
+    tamper(file, "DELETE FROM applied_migrations WHERE id = '090_two'");
+    expect(() => openDatabase(file, { create: false, migrations: [...MIGRATIONS, two, three] })).toThrow(/090_two was never applied although later ones were/);
   });
 
   it('refuses a file that is not SQLite at all, without changing it', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
+import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, ToolCallApprovalRequest } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
 import { defineCall } from './define.js';
 
@@ -33,6 +34,21 @@ export const calls = {
     summary: 'Re-verify the whole hash chain and every signed checkpoint.',
     args: z.object({}).strict(),
     result: ChainVerification.extend({ verifiedAt: z.string() }),
+  }),
+  'approvals.request': defineCall({
+    summary: 'A proxy asks the human about one tool call; resolves when they decide or the request times out.',
+    args: ToolCallApprovalRequest,
+    result: ApprovalAnswer,
+  }),
+  'approvals.list': defineCall({
+    summary: 'Pending approval cards, oldest first.',
+    args: z.object({}).strict(),
+    result: z.object({ pending: z.array(PendingApproval), paused: z.boolean() }),
+  }),
+  'approvals.decide': defineCall({
+    summary: 'The human decides one pending approval (from the cockpit only).',
+    args: z.object({ id: z.string().min(1).max(100), decision: ApprovalDecisionChoice }).strict(),
+    result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
   }),
 } as const;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PendingApproval } from '../schemas/approval.js';
 import { AuditEntry } from '../schemas/audit.js';
 import { defineEvent } from './define.js';
 
@@ -7,6 +8,10 @@ export const events = {
   'audit.appended': defineEvent({
     summary: 'A new entry joined the audit chain (from this or any other process on the same home).',
     payload: AuditEntry,
+  }),
+  'approvals.changed': defineEvent({
+    summary: 'The approval queue changed: the current pending cards (newest request included).',
+    payload: z.object({ pending: z.array(PendingApproval), paused: z.boolean() }),
   }),
   'runtime.stopping': defineEvent({
     summary: 'The runtime is shutting down; clients should stop sending calls.',

@@ -27,5 +27,7 @@ export const ServerFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), serverVersion: z.string() }),
   z.object({ type: z.literal('result'), id: z.union([z.string(), z.number()]).nullable(), result: EnvelopeSchema }),
   z.object({ type: z.literal('event'), name: z.string(), payload: z.unknown() }),
+  /** The local socket's close notice (WebSocket has close frames of its own). */
+  z.object({ type: z.literal('closed'), code: z.number().int(), reason: z.string() }),
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;

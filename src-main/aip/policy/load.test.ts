@@ -681,9 +681,8 @@ describe('YAML parsing and resource limits', () => {
       levels.push(`  ${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${previous}`).join(',')}]`);
     }
     const text = `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: t\nlol:\n${levels.join('\n')}\nspec: {}\n`;
-    const started = Date.now();
+    // Without the guard, expanding the aliases would build 9^9 nodes and never return in the test's time.
     const error = onlyFailure(text);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(error).toMatchObject({ line: 7, column: 10, message: expect.stringContaining('billion-laughs guard') });
   });
 
@@ -691,9 +690,7 @@ describe('YAML parsing and resource limits', () => {
     const deep = policyText(`  allowed_tools: ${'['.repeat(40)}${']'.repeat(40)}\n`);
     expect(onlyFailure(deep)).toEqual({ path: '', line: 6, column: 50, message: 'the YAML is nested deeper than 32 levels; a policy needs far fewer' });
     const absurd = policyText(`  allowed_tools: ${'['.repeat(500_000)}\n`);
-    const started = Date.now();
     expect(onlyFailure(absurd)).toMatchObject({ line: 6, column: 50 });
-    expect(Date.now() - started).toBeLessThan(2_000);
     // Brackets inside strings are not nesting.
     loaded(policyText(`  allowed_tools: ["${'['.repeat(100)}", '${'{'.repeat(100)}']\n`));
     // Block nesting is measured on the node tree.

@@ -1,4 +1,5 @@
 import { sql as m001 } from './001_audit_and_keys.js';
+import { sql as m002 } from './002_mcp_proxy.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -7,4 +8,7 @@ export interface Migration {
 }
 
 /** Every migration this version of the app knows, in order. Append only; never edit a released one. */
-export const MIGRATIONS: readonly Migration[] = [{ id: '001_audit_and_keys', sql: m001 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { id: '001_audit_and_keys', sql: m001 },
+  { id: '002_mcp_proxy', sql: m002 },
+];

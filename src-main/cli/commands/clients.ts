@@ -1,0 +1,251 @@
+import { createInterface } from 'node:readline';
+import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
+import { defaultHome, resolveHome } from '../../app/paths.js';
+import { currentLocationContext, findClient, knownClientNames, type ClientSpec } from '../../mcp/clients/locations.js';
+import {
+  ANY_CLIENT,
+  applyUnwrap,
+  applyWrap,
+  currentRuntime,
+  listAllClients,
+  listClient,
+  loadConfig,
+  planUnwrap,
+  planUnwrapEntries,
+  planWrap,
+  resolveConfigFile,
+  type ClientListing,
+  type LoadedConfig,
+} from '../../mcp/clients/operations.js';
+import { parseFlags } from '../args.js';
+import { UsageError, type CliIo, type Command } from '../io.js';
+
+const usage = `Usage: silas clients <list|wrap|unwrap> [options]
+
+  silas clients list [CLIENT] [--config FILE] [--json]
+      Each client's MCP configuration file and its servers: transport (stdio or remote),
+      wrapped or not, and the policy of a wrapped one.
+  silas clients wrap CLIENT [--server NAME]... [--policy FILE] [--home DIR] [--config FILE] [--yes] [--dry-run]
+      Run the client's stdio servers through \`silas proxy\`: prints the diff, keeps a backup
+      next to the file (FILE.silas-backup-<time>), then rewrites only those entries' command
+      and args. Without --policy, each server uses HOME/policies/<server>.yaml. Asks before
+      writing; --yes writes without asking (required when stdin is not a terminal).
+  silas clients unwrap CLIENT [--config FILE] [--home DIR] [--dry-run]
+      Restore the file byte for byte from the wrap's backup, provided it has not changed since.
+  silas clients unwrap CLIENT --force-entries [--server NAME]... [--config FILE] [--home DIR] [--dry-run]
+      Restore only the wrapped entries' command and args, keeping every other edit.
+
+Clients: ${knownClientNames()}.`;
+
+function help(io: CliIo): number {
+  io.out(usage);
+  return 0;
+}
+
+function clientArg(positionals: string[], sub: string): ClientSpec {
+  const [name, ...extra] = positionals;
+  if (name === undefined) throw new UsageError(`clients ${sub}: name the client (${knownClientNames()})`, usage);
+  if (extra.length > 0) throw new UsageError(`clients ${sub}: unexpected argument "${extra[0]}"`, usage);
+  const client = findClient(name);
+  if (!client) throw new UsageError(`unknown client "${name}"; known clients: ${knownClientNames()}`, usage);
+  return client;
+}
+
+function checkServerNames(config: LoadedConfig, names: readonly string[] | undefined): void {
+  if (!names) return;
+  const known = config.parsed.servers.map((s) => s.name);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length > 0) {
+    const list = known.length > 0 ? known.map((n) => JSON.stringify(n)).join(', ') : 'none';
+    throw new UsageError(`no server ${unknown.map((n) => JSON.stringify(n)).join(', ')} in ${config.file}; its servers: ${list}`, usage);
+  }
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+// ---------------------------------------------------------------- list
+
+function printListing(listing: ClientListing, io: CliIo): void {
+  if (!listing.found) {
+    io.out(`${listing.label} (${listing.client}): not found at ${listing.file}`);
+    return;
+  }
+  io.out(`${listing.label} (${listing.client}): ${listing.file}`);
+  if (listing.error) {
+    io.out(`  cannot read: ${listing.error}`);
+    return;
+  }
+  if (listing.servers.length === 0) io.out('  no MCP servers');
+  const width = Math.max(0, ...listing.servers.map((s) => s.name.length));
+  for (const server of listing.servers) {
+    const state = server.wrapped ? `wrapped, policy ${server.policy ?? '(none given)'}` : server.note ? `not wrapped: ${server.note}` : 'not wrapped';
+    io.out(`  ${server.name.padEnd(width)}  ${server.transport.padEnd(6)}  ${state}`);
+  }
+}
+
+async function list(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { config: { type: 'string' }, json: { type: 'boolean' } }, usage, true);
+  if (values.help) return help(io);
+  const ctx = currentLocationContext(io.env);
+  let listings: ClientListing[];
+  if (positionals.length > 0) {
+    const client = clientArg(positionals, 'list');
+    listings = [listClient(client, resolveConfigFile(client, values.config, ctx))];
+  } else if (values.config !== undefined) {
+    listings = [listClient(ANY_CLIENT, resolveConfigFile(ANY_CLIENT, values.config, ctx))];
+  } else {
+    listings = listAllClients(ctx);
+  }
+  if (values.json) io.out(JSON.stringify({ clients: listings }));
+  else for (const listing of listings) printListing(listing, io);
+  // Listing one named file that cannot be read is a failure; a survey of every client is not.
+  const failed = (positionals.length > 0 || values.config !== undefined) && listings.some((l) => !l.found || l.error !== null);
+  if (failed && !values.json) {
+    const l = listings[0]!;
+    io.err(l.found ? `silas clients list: ${l.error}` : `silas clients list: ${l.file} does not exist; pass the configuration file with --config FILE`);
+  }
+  return failed ? 1 : 0;
+}
+
+// ---------------------------------------------------------------- wrap
+
+async function confirm(io: CliIo, question: string): Promise<boolean | undefined> {
+  const stdin = io.stdin as (NodeJS.ReadableStream & { isTTY?: boolean }) | undefined;
+  if (!stdin?.isTTY) return undefined;
+  io.out(`${question} [y/N]`);
+  const rl = createInterface({ input: stdin, terminal: false });
+  try {
+    const answer = await new Promise<string>((resolveAnswer) => {
+      rl.once('line', resolveAnswer);
+      rl.once('close', () => resolveAnswer(''));
+    });
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function commandFor(sub: string, client: ClientSpec, values: { config?: string; home?: string }): string {
+  const parts = ['silas', 'clients', sub, client.id];
+  if (values.config !== undefined) parts.push('--config', shellQuote(values.config));
+  if (values.home !== undefined) parts.push('--home', shellQuote(values.home));
+  return parts.join(' ');
+}
+
+async function wrap(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      server: { type: 'string', multiple: true },
+      policy: { type: 'string' },
+      home: { type: 'string' },
+      config: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
+      'dry-run': { type: 'boolean' },
+    },
+    usage,
+    true,
+  );
+  if (values.help) return help(io);
+  const client = clientArg(positionals, 'wrap');
+  if (values.policy !== undefined && values.policy.trim() === '') throw new UsageError('--policy: give a policy file', usage);
+  const ctx = currentLocationContext(io.env);
+  const file = resolveConfigFile(client, values.config, ctx);
+  const silasHome = resolveHome(values.home, io.env);
+  const config = loadConfig(client, file);
+  checkServerNames(config, values.server);
+  const plan = planWrap(config, {
+    ...(values.server ? { servers: values.server } : {}),
+    ...(values.policy !== undefined ? { policy: values.policy } : {}),
+    silasHome,
+    homeInCommandLine: silasHome !== defaultHome(io.env),
+    runtime: currentRuntime(),
+  });
+  if (plan.diff) io.out(plan.diff);
+  for (const skip of plan.skipped) io.out(`not wrapped: ${skip.name}: ${skip.reason}`);
+  // A server asked for by name that cannot be wrapped (remote, malformed) is a failure.
+  const refused = values.server ? plan.skipped.filter((s) => !s.reason.startsWith('already runs through')) : [];
+  if (plan.wrapped.length === 0) {
+    io.out(`Nothing to wrap in ${file}; nothing was changed.`);
+    return refused.length > 0 ? 1 : 0;
+  }
+  for (const w of plan.wrapped) io.out(`wrap: ${w.name} with policy ${w.policy}`);
+  if (values['dry-run']) {
+    io.out(`Dry run: ${file} was not changed.`);
+    return refused.length > 0 ? 1 : 0;
+  }
+  if (!values.yes) {
+    const answer = await confirm(io, `Write these changes to ${file}?`);
+    if (answer === undefined) {
+      throw new SilasError(ErrorCode.BadRequest, `not written: stdin is not a terminal to confirm, so ${file} was left unchanged. Run again with --yes to write it (or --dry-run to only preview).`);
+    }
+    if (!answer) {
+      io.out(`Not written; ${file} is unchanged.`);
+      return 1;
+    }
+  }
+  const result = applyWrap(plan, silasHome, new Date());
+  io.out(`Backup: ${result.backup}`);
+  io.out(`Wrapped ${plan.wrapped.length} server(s) in ${file}. Restart ${client.label} to use them. Undo with: ${commandFor('unwrap', client, values)}`);
+  return refused.length > 0 ? 1 : 0;
+}
+
+// ---------------------------------------------------------------- unwrap
+
+async function unwrap(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      config: { type: 'string' },
+      home: { type: 'string' },
+      'force-entries': { type: 'boolean' },
+      server: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' },
+    },
+    usage,
+    true,
+  );
+  if (values.help) return help(io);
+  const client = clientArg(positionals, 'unwrap');
+  if (values.server && !values['force-entries']) throw new UsageError('--server goes with --force-entries; a plain unwrap restores the whole file from its backup', usage);
+  const ctx = currentLocationContext(io.env);
+  const file = resolveConfigFile(client, values.config, ctx);
+  const silasHome = resolveHome(values.home, io.env);
+  const config = loadConfig(client, file);
+  checkServerNames(config, values.server);
+  const command = commandFor('unwrap', client, values);
+  const plan = values['force-entries'] ? planUnwrapEntries(config, silasHome, values.server) : planUnwrap(config, silasHome, command);
+  if (plan.diff) io.out(plan.diff);
+  for (const note of plan.notes) io.out(`note: ${note}`);
+  if (values['force-entries'] && plan.restored.length === 0) {
+    io.out(`No wrapped entries to restore in ${file}; nothing was changed.`);
+    return 0;
+  }
+  if (values['dry-run']) {
+    io.out(`Dry run: ${file} was not changed.`);
+    return 0;
+  }
+  const result = applyUnwrap(plan, silasHome, new Date(), { backupFirst: values['force-entries'] === true });
+  if (result.safetyBackup) io.out(`Backup of the file before this change: ${result.safetyBackup}`);
+  if (values['force-entries']) io.out(`Restored the command and args of ${plan.restored.map((n) => JSON.stringify(n)).join(', ')} in ${file}.`);
+  else io.out(`Restored ${file} byte for byte from ${plan.backup}. Restart ${client.label} to use the servers directly.`);
+  return 0;
+}
+
+const subcommands: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { list, wrap, unwrap };
+
+export const clientsCommand: Command = {
+  name: 'clients',
+  summary: 'list MCP client configurations; wrap and unwrap their servers with silas proxy',
+  usage,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (sub === undefined) throw new UsageError('clients: name a subcommand (list, wrap or unwrap)', usage);
+    if (sub === '--help' || sub === '-h' || sub === 'help') return help(io);
+    const run = subcommands[sub];
+    if (!run) throw new UsageError(`unknown clients command "${sub}"`, usage);
+    return run(rest, io);
+  },
+};

@@ -1,0 +1,102 @@
+import { homedir } from 'node:os';
+import { basename, resolve } from 'node:path';
+import { openLedger } from '../../app/ledger.js';
+import { resolveHome } from '../../app/paths.js';
+import { OsKeyring } from '../../keys/secret-store.js';
+import { approverForHome, type Approver } from '../../mcp/proxy/approver.js';
+import { runProxy } from '../../mcp/proxy/proxy.js';
+import { parseFlags, parsePositiveInt } from '../args.js';
+import { UsageError, type CliIo, type Command } from '../io.js';
+import { formatPolicyError } from './policy-loading.js';
+
+const usage = `Usage: silas proxy --policy FILE [--name NAME] [--home DIR] [--ask-timeout SECONDS] -- COMMAND [ARGS...]
+       silas proxy --policy FILE [options] --target "COMMAND ARGS"
+
+Runs an MCP server (stdio) behind an AIP AgentPolicy: every message from the client passes the
+method gate, tool calls the tool rules and request DLP; results and errors pass response DLP;
+tools are pinned against tool poisoning; every decision goes to the audit ledger of the home.
+
+Options:
+  --policy FILE          the AgentPolicy (YAML); reloaded when it changes
+  --name NAME            server name in approvals, pins and the ledger (default: the command's basename)
+  --home DIR             data home with the ledger (default: $SILAS_HOME, else the platform's app-data directory)
+  --ask-timeout SECONDS  how long an \`ask\` waits for the person (default 60)
+  --target "CMD ARGS"    the server command as one string, split on spaces (no shell)
+  -h, --help             show this help`;
+
+/** Splits `--target` like the AIP reference: on whitespace, with "double" or 'single' quotes grouping. */
+export function splitTarget(target: string): string[] {
+  const words: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  let match: RegExpExecArray | null;
+  while ((match = re.exec(target)) !== null) words.push(match[1] ?? match[2] ?? match[3]!);
+  return words;
+}
+
+export interface ProxyCommandDeps {
+  /** Tests inject an approver; otherwise the home's (control socket, else unreachable). */
+  approver?: Approver;
+}
+
+export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDeps = {}): Promise<number> {
+  const dash = argv.indexOf('--');
+  const flagArgs = dash === -1 ? argv : argv.slice(0, dash);
+  const commandArgs = dash === -1 ? [] : argv.slice(dash + 1);
+  const { values, positionals } = parseFlags(
+    flagArgs,
+    { policy: { type: 'string' }, name: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' } },
+    usage,
+    true,
+  );
+  if (values.help) {
+    io.out(usage);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"; put the server command after --`, usage);
+  if (values.policy === undefined) throw new UsageError('--policy FILE is required', usage);
+  if (values.target !== undefined && commandArgs.length > 0) throw new UsageError('give the server either after -- or with --target, not both', usage);
+  const command = values.target !== undefined ? splitTarget(values.target) : commandArgs;
+  if (command.length === 0) throw new UsageError('name the MCP server command after -- (or with --target)', usage);
+  const askTimeout = parsePositiveInt('--ask-timeout', values['ask-timeout'], 60, 24 * 3600, usage);
+  if (!io.stdin) throw new UsageError('silas proxy needs standard input', usage);
+
+  const home = resolveHome(values.home, io.env);
+  const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: io.secretStore ?? new OsKeyring() });
+  try {
+    // The owner key from the keyring when it can be read, else the public key recorded at init.
+    const trusted = new Map<string, Uint8Array>();
+    if (ledger.signer) trusted.set(ledger.signer.fingerprint, ledger.signer.publicKey);
+    else for (const key of ledger.publicKeys.all()) trusted.set(key.fingerprint, key.publicKey);
+    const policyFile = resolve(values.policy);
+    const result = await runProxy({
+      server: values.name ?? basename(command[0]!),
+      command: command[0]!,
+      args: command.slice(1),
+      policyFile,
+      db: ledger.db,
+      audit: ledger.audit,
+      trustedKeys: () => trusted,
+      approver: deps.approver ?? approverForHome(home, askTimeout * 1000),
+      askTimeoutMs: askTimeout * 1000,
+      homeDir: homedir(),
+      cwd: process.cwd(),
+      dataHome: home,
+      input: io.stdin,
+      writeClient: (line) => io.out(line),
+      log: (text) => io.err(text),
+      formatPolicyErrors: (errors) => errors.map((e) => formatPolicyError(values.policy!, e)),
+      stopSignal: io.stopSignal,
+      env: io.env,
+    });
+    return result.code;
+  } finally {
+    ledger.close();
+  }
+}
+
+export const proxyCommand: Command = {
+  name: 'proxy',
+  summary: 'Run an MCP server behind an AIP policy (stdio relay with audit and approvals)',
+  usage,
+  run: (argv, io) => proxyMain(argv, io),
+};

@@ -1,0 +1,99 @@
+import { connect, type Socket } from 'node:net';
+import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
+import type { Envelope } from '../../src-shared/contract/envelope.js';
+import { ErrorCode, SilasError } from '../../src-shared/errors.js';
+
+/**
+ * A proxy's end of the local control socket: authenticate with the token from control.json,
+ * then make contract calls. Every failure becomes a SilasError with E_UNAVAILABLE, so callers
+ * can fail closed with a reason ("the control center is not reachable").
+ */
+export class LocalSocketClient {
+  private socket: Socket | null = null;
+  private buffer = '';
+  private nextId = 1;
+  private readonly pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  private closedReason: string | null = null;
+
+  private constructor() {}
+
+  static async connect(path: string, token: string, timeoutMs = 2000): Promise<LocalSocketClient> {
+    const client = new LocalSocketClient();
+    await client.open(path, token, timeoutMs);
+    return client;
+  }
+
+  private open(path: string, token: string, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const unavailable = (why: string) => new SilasError(ErrorCode.Unavailable, `the Silas control center is not reachable at ${path} (${why}); start it with \`silas start\``);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(unavailable('no answer'));
+      }, timeoutMs);
+      const socket = connect(path);
+      this.socket = socket;
+      socket.setEncoding('utf8');
+      let ready = false;
+      socket.once('connect', () => socket.write(`${JSON.stringify({ type: 'auth', token })}\n`));
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        if (!ready) reject(unavailable(error.code ?? error.message));
+        this.fail(`control socket error: ${error.message}`);
+      });
+      socket.on('close', () => {
+        clearTimeout(timer);
+        if (!ready) reject(unavailable('connection closed during authentication'));
+        this.fail('the control center closed the connection');
+      });
+      socket.on('data', (chunk: string) => {
+        this.buffer += chunk;
+        let newline = this.buffer.indexOf('\n');
+        while (newline >= 0) {
+          const line = this.buffer.slice(0, newline);
+          this.buffer = this.buffer.slice(newline + 1);
+          newline = this.buffer.indexOf('\n');
+          let frame: { type?: string; id?: unknown; result?: Envelope<unknown>; reason?: string };
+          try {
+            frame = JSON.parse(line) as typeof frame;
+          } catch {
+            continue;
+          }
+          if (frame.type === 'ready') {
+            ready = true;
+            clearTimeout(timer);
+            resolve();
+          } else if (frame.type === 'closed') {
+            if (!ready) reject(unavailable(frame.reason ?? 'refused'));
+          } else if (frame.type === 'result' && typeof frame.id === 'number' && frame.result) {
+            this.pending.get(frame.id)?.(frame.result);
+            this.pending.delete(frame.id);
+          }
+        }
+      });
+    });
+  }
+
+  private fail(reason: string): void {
+    this.closedReason ??= reason;
+    for (const [id, settle] of this.pending) {
+      settle({ ok: false, error: { code: ErrorCode.Unavailable, message: reason } });
+      this.pending.delete(id);
+    }
+  }
+
+  async call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> {
+    if (!this.socket || this.closedReason) throw new SilasError(ErrorCode.Unavailable, this.closedReason ?? 'not connected');
+    const id = this.nextId++;
+    const envelope = await new Promise<Envelope<unknown>>((resolve) => {
+      this.pending.set(id, resolve);
+      this.socket!.write(`${JSON.stringify({ type: 'call', id, name, args })}\n`);
+    });
+    if (!envelope.ok) throw new SilasError(envelope.error.code, envelope.error.message);
+    return envelope.value as CallResult<N>;
+  }
+
+  close(): void {
+    this.fail('closed by the client');
+    this.socket?.end();
+  }
+}

@@ -1,0 +1,120 @@
+import { timingSafeEqual } from 'node:crypto';
+import { chmodSync, lstatSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { ErrorCode, SilasError } from '../../src-shared/errors.js';
+import { ControlSession, type SecurityEventSink, type SessionLink } from './control-session.js';
+import type { EventBus } from './event-bus.js';
+import type { ControlRouter } from './router.js';
+import { tokenDigest } from './websocket-transport.js';
+
+export const LOCAL_SOCKET_MAX_LINE_BYTES = 1024 * 1024;
+
+export interface LocalSocketOptions {
+  /** A UNIX socket path (HOME/control.sock) or a Windows named pipe (\\.\pipe\…). */
+  path: string;
+  token: string;
+  router: ControlRouter;
+  events: EventBus;
+  messagesPerMinute: number;
+  serverVersion: string;
+  authTimeoutMs?: number;
+  onSecurityEvent?: SecurityEventSink;
+}
+
+/**
+ * The proxies' transport of the contract (DESIGN §2): newline-delimited JSON frames, the same
+ * session rules as the WebSocket (token first, rate limit, malformed frames answered), on a
+ * socket only the owner can open (mode 0600).
+ */
+export class LocalSocketTransport {
+  private server: Server | null = null;
+  private readonly sockets = new Map<Socket, ControlSession>();
+  private readonly expected: Buffer;
+
+  constructor(private readonly options: LocalSocketOptions) {
+    this.expected = tokenDigest(options.token);
+  }
+
+  async start(): Promise<void> {
+    const { path } = this.options;
+    if (process.platform !== 'win32') {
+      const existing = lstatSync(path, { throwIfNoEntry: false });
+      // A leftover socket from a crashed runtime is ours to replace; anything else is not.
+      if (existing && !existing.isSocket()) throw new SilasError(ErrorCode.Config, `${path} exists and is not a socket; move it aside`);
+      if (existing) rmSync(path, { force: true });
+    }
+    const server = createServer((socket) => this.onConnection(socket));
+    this.server = server;
+    const oldMask = process.platform === 'win32' ? null : process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', (error) => reject(new SilasError(ErrorCode.Config, `cannot listen on the control socket ${path}: ${error.message}`)));
+        server.listen(path, () => resolve());
+      });
+    } finally {
+      if (oldMask !== null) process.umask(oldMask);
+    }
+    if (process.platform !== 'win32') chmodSync(path, 0o600);
+  }
+
+  private onConnection(socket: Socket): void {
+    let open = true;
+    const link: SessionLink = {
+      send: (frame) => {
+        if (open) socket.write(`${JSON.stringify(frame)}\n`);
+      },
+      close: (code, reason) => {
+        if (!open) return;
+        open = false;
+        socket.end(`${JSON.stringify({ type: 'closed', code, reason })}\n`);
+      },
+      isOpen: () => open && !socket.destroyed,
+    };
+    const session = new ControlSession(link, {
+      transport: 'local-socket',
+      peer: 'local',
+      tokenMatches: (candidate) => timingSafeEqual(tokenDigest(candidate), this.expected),
+      router: this.options.router,
+      events: this.options.events,
+      messagesPerMinute: this.options.messagesPerMinute,
+      serverVersion: this.options.serverVersion,
+      authTimeoutMs: this.options.authTimeoutMs,
+      onSecurityEvent: this.options.onSecurityEvent,
+    });
+    this.sockets.set(socket, session);
+    let buffer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      if (Buffer.byteLength(buffer) > LOCAL_SOCKET_MAX_LINE_BYTES && !buffer.includes('\n')) {
+        link.close(1009, 'frame too large');
+        socket.destroy();
+        return;
+      }
+      let newline = buffer.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim() !== '') session.receive(line);
+        newline = buffer.indexOf('\n');
+      }
+    });
+    const done = () => {
+      open = false;
+      session.closed();
+      this.sockets.delete(socket);
+    };
+    socket.on('close', done);
+    socket.on('error', () => socket.destroy());
+  }
+
+  /** Lets calls already received finish (up to `graceMs`), then closes every connection. */
+  async close(graceMs = 2000): Promise<void> {
+    this.server?.close();
+    await Promise.all([...this.sockets.values()].map((session) => session.drain(graceMs)));
+    for (const socket of this.sockets.keys()) socket.end(`${JSON.stringify({ type: 'closed', code: 1001, reason: 'runtime shutting down' })}\n`);
+    for (const socket of this.sockets.keys()) socket.destroySoon();
+    this.server = null;
+    if (process.platform !== 'win32') rmSync(this.options.path, { force: true });
+  }
+}

@@ -1,0 +1,182 @@
+import { isDeepStrictEqual } from 'node:util';
+import { parseClientConfig, type ParsedConfig, type ServerEntry } from './entries.js';
+import { getProp, toValue, type JsonArrayNode, type JsonObjectNode, type JsonProp } from './jsonc.js';
+import type { ClientSpec } from './locations.js';
+
+/*
+ * Text-level edits of a client configuration. Only the `command` and `args` values of the
+ * entries being (un)wrapped are replaced; every other byte of the file stays as it was.
+ */
+
+export interface ProxyRuntime {
+  /** Absolute path of the node executable. */
+  node: string;
+  /** Absolute path of bin/silas.js. */
+  bin: string;
+}
+
+export interface WrapSpec {
+  policy: string;
+  home?: string;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** The command line that runs `original` behind `silas proxy`. */
+export function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: WrapSpec, original: { command: string; args: readonly string[] }): { command: string; args: string[] } {
+  const args = [runtime.bin, 'proxy', '--name', server, '--policy', spec.policy];
+  if (spec.home !== undefined) args.push('--home', spec.home);
+  args.push('--', original.command, ...original.args);
+  return { command: runtime.node, args };
+}
+
+function applyEdits(text: string, edits: Edit[]): string {
+  const sorted = [...edits].sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const edit of sorted) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
+}
+
+function lineIndent(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+}
+
+function newlineOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
+/** Formats a string array like `like` was formatted: one item per line, or on one line. */
+function formatArray(text: string, items: readonly string[], like: JsonArrayNode | undefined): string {
+  const encoded = items.map((item) => JSON.stringify(item));
+  const original = like ? text.slice(like.start, like.end) : '';
+  if (like && like.items.length > 0 && original.includes('\n')) {
+    const nl = newlineOf(text);
+    const closeIndent = lineIndent(text, like.end - 1);
+    const itemIndent = lineIndent(text, like.items[0]!.start);
+    return `[${nl}${itemIndent}${encoded.join(`,${nl}${itemIndent}`)}${nl}${closeIndent}]`;
+  }
+  let separator = ', ';
+  if (like && like.items.length > 1) separator = text.slice(like.items[0]!.end, like.items[1]!.start).replace(/\s+/g, (ws) => (ws.includes('\n') ? ' ' : ws));
+  if (!/^,\s*$/.test(separator)) separator = ', ';
+  const inner = like && like.items.length > 0 ? text.slice(like.start + 1, like.items[0]!.start) : '';
+  const pad = /^[ \t]+$/.test(inner) ? inner : '';
+  return `[${pad}${encoded.join(separator)}${pad}]`;
+}
+
+/** Replace (or insert) an entry's command and args. */
+function setCommandEdits(text: string, entry: ServerEntry, command: string, args: readonly string[]): Edit[] {
+  const commandProp = getProp(entry.node, 'command')!;
+  const argsProp = getProp(entry.node, 'args');
+  const edits: Edit[] = [{ start: commandProp.value.start, end: commandProp.value.end, text: JSON.stringify(command) }];
+  if (argsProp) {
+    const like = argsProp.value.kind === 'array' ? argsProp.value : undefined;
+    edits.push({ start: argsProp.value.start, end: argsProp.value.end, text: formatArray(text, args, like) });
+  } else {
+    edits.push({ start: commandProp.value.end, end: commandProp.value.end, text: insertedProp(text, entry.node, commandProp, 'args', formatArray(text, args, undefined)) });
+  }
+  return edits;
+}
+
+/** `, "key": value`, on its own line when the object spreads over lines, placed after `after`. */
+function insertedProp(text: string, object: JsonObjectNode, after: JsonProp, key: string, valueText: string): string {
+  const colon = text.slice(after.keyEnd, after.value.start);
+  const separator = /^\s*:\s*$/.test(colon) && !colon.includes('\n') ? colon : ': ';
+  const multiline = text.slice(object.start, object.end).includes('\n');
+  const lead = multiline ? `,${newlineOf(text)}${lineIndent(text, after.keyStart)}` : ', ';
+  return `${lead}${JSON.stringify(key)}${separator}${valueText}`;
+}
+
+/** Removes a property together with the comma that joins it to its neighbour. */
+function removePropEdit(object: JsonObjectNode, prop: JsonProp): Edit {
+  const index = object.props.indexOf(prop);
+  if (index > 0) return { start: object.props[index - 1]!.value.end, end: prop.value.end, text: '' };
+  const next = object.props[index + 1];
+  if (next) return { start: prop.keyStart, end: next.keyStart, text: '' };
+  return { start: prop.keyStart, end: prop.value.end, text: '' };
+}
+
+/** The text with each named entry's command and args replaced by the proxy command line. */
+export function wrapEntries(parsed: ParsedConfig, runtime: ProxyRuntime, targets: ReadonlyMap<string, WrapSpec>): string {
+  const edits: Edit[] = [];
+  for (const entry of parsed.servers) {
+    const spec = targets.get(entry.name);
+    if (!spec) continue;
+    if (entry.transport !== 'stdio' || entry.problem || entry.wrapped) throw new Error(`internal: entry "${entry.name}" cannot be wrapped`);
+    const line = proxyCommandLine(runtime, entry.name, spec, { command: entry.command!, args: entry.args ?? [] });
+    edits.push(...setCommandEdits(parsed.text, entry, line.command, line.args));
+  }
+  return applyEdits(parsed.text, edits);
+}
+
+export interface EntryRestore {
+  name: string;
+  /** The original entry as it sits in the backup, when the backup is available. */
+  fromBackup?: { text: string; entry: ServerEntry };
+}
+
+/**
+ * Restores wrapped entries' command and args: copied verbatim from the backup's entry when
+ * available, otherwise rebuilt from the proxy command line (the part after `--`).
+ */
+export function unwrapEntries(parsed: ParsedConfig, restores: readonly EntryRestore[]): string {
+  const edits: Edit[] = [];
+  for (const restore of restores) {
+    const entry = parsed.servers.find((e) => e.name === restore.name);
+    if (!entry?.wrapped) throw new Error(`internal: entry "${restore.name}" is not wrapped`);
+    const source = restore.fromBackup;
+    if (source) {
+      const oldCommand = getProp(source.entry.node, 'command')!;
+      const oldArgs = getProp(source.entry.node, 'args');
+      const commandProp = getProp(entry.node, 'command')!;
+      const argsProp = getProp(entry.node, 'args');
+      edits.push({ start: commandProp.value.start, end: commandProp.value.end, text: source.text.slice(oldCommand.value.start, oldCommand.value.end) });
+      const oldArgsText = oldArgs ? source.text.slice(oldArgs.value.start, oldArgs.value.end) : undefined;
+      if (argsProp && oldArgsText !== undefined) edits.push({ start: argsProp.value.start, end: argsProp.value.end, text: oldArgsText });
+      else if (argsProp) edits.push(removePropEdit(entry.node, argsProp));
+      else if (oldArgsText !== undefined) edits.push({ start: commandProp.value.end, end: commandProp.value.end, text: insertedProp(parsed.text, entry.node, commandProp, 'args', oldArgsText) });
+    } else {
+      const original = entry.wrapped.original;
+      if (!original) throw new Error(`internal: entry "${restore.name}" has no original command`);
+      edits.push(...setCommandEdits(parsed.text, entry, original.command, original.args));
+    }
+  }
+  return applyEdits(parsed.text, edits);
+}
+
+/**
+ * Checks an edited text: it parses, every entry outside `changed` is unchanged, and inside
+ * `changed` only command and args differ. Returns the re-parsed config.
+ */
+export function checkEdit(before: ParsedConfig, afterText: string, client: ClientSpec, changed: ReadonlySet<string>): ParsedConfig {
+  const after = parseClientConfig(afterText, client);
+  const strip = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const { command: _command, args: _args, ...rest } = value as Record<string, unknown>;
+    return rest;
+  };
+  const rootBefore = toValue(before.root) as Record<string, unknown>;
+  const rootAfter = toValue(after.root) as Record<string, unknown>;
+  const mapBefore = before.serverMap ? (toValue(before.serverMap) as Record<string, unknown>) : {};
+  const mapAfter = after.serverMap ? (toValue(after.serverMap) as Record<string, unknown>) : {};
+  const sameKeys = isDeepStrictEqual(Object.keys(mapBefore), Object.keys(mapAfter));
+  const entriesOk = Object.keys(mapBefore).every((name) =>
+    changed.has(name) ? isDeepStrictEqual(strip(mapBefore[name]), strip(mapAfter[name])) : isDeepStrictEqual(mapBefore[name], mapAfter[name]),
+  );
+  const outside = (root: Record<string, unknown>): unknown => {
+    const copy = structuredClone(root);
+    let holder: Record<string, unknown> = copy;
+    const path = before.serverPath;
+    for (const key of path.slice(0, -1)) holder = holder[key] as Record<string, unknown>;
+    if (path.length > 0) delete holder[path[path.length - 1]!];
+    return copy;
+  };
+  if (!sameKeys || !entriesOk || !isDeepStrictEqual(outside(rootBefore), outside(rootAfter))) {
+    throw new Error('internal: the edited configuration differs outside the wrapped entries; nothing was written');
+  }
+  return after;
+}

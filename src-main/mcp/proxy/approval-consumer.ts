@@ -1,0 +1,46 @@
+import type Database from 'better-sqlite3';
+import { checkToolCallApproval, type SignedToolCallApproval, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
+
+export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | { ok: false; reason: string };
+
+/**
+ * Verifies a signed tool-call approval and consumes it: the nonce goes under its UNIQUE key in
+ * the same `BEGIN IMMEDIATE` transaction that appends the audit entry letting the call through
+ * (DESIGN invariants 1 and 3). A second use of the nonce — in this proxy or any other process
+ * on the same home — violates the key and is refused; nothing is forwarded without the entry.
+ */
+export class ApprovalConsumer {
+  private readonly insert;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly trustedKeys: () => ReadonlyMap<string, Uint8Array>,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.insert = db.prepare(
+      'INSERT INTO mcp_approval_nonces (nonce, server, tool, session_id, request_id, key_fingerprint, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+  }
+
+  /** `recordAllowed` appends the audit entry; it runs inside the transaction. */
+  consume(approval: unknown, binding: ToolCallBinding, recordAllowed: (nonce: string, keyFingerprint: string) => void): Consumption {
+    const now = this.now();
+    const check = checkToolCallApproval(approval, binding, this.trustedKeys(), now);
+    if (!check.ok) return check;
+    const signed = approval as SignedToolCallApproval;
+    const run = this.db.transaction(() => {
+      this.insert.run(check.nonce, binding.server, binding.tool, binding.sessionId, JSON.stringify(binding.requestId), signed.keyFingerprint, signed.payload.expiresAt, now.toISOString());
+      recordAllowed(check.nonce, signed.keyFingerprint);
+    });
+    try {
+      run.immediate();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
+        return { ok: false, reason: `approval nonce ${check.nonce} was already used (a replayed approval)` };
+      }
+      throw error;
+    }
+    return { ok: true, nonce: check.nonce, keyFingerprint: signed.keyFingerprint };
+  }
+}

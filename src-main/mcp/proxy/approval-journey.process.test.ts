@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Envelope } from '../../../src-shared/contract/envelope.js';
+import type { PendingApproval } from '../../../src-shared/schemas/approval.js';
+import { silentLogger } from '../../app/logger.js';
+import { buildRuntime } from '../../app/runtime.js';
+import type { Runtime } from '../../app/types.js';
+import { useTempDirs } from '../../testing/temp.js';
+import { connectThroughProxy, createTestHome, SERVERS, writePolicy, type ProxiedClient } from '../testing/proxy-harness.js';
+
+// The whole journey: an MCP client calls a tool that policy says to ask about; the real
+// runtime shows the card; the human approves (or denies) through the contract; the proxy
+// verifies the signed approval, consumes its nonce and forwards. All real processes.
+const tempDir = useTempDirs();
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await item.close();
+});
+
+async function setup(): Promise<{ runtime: Runtime; proxied: ProxiedClient; dir: string }> {
+  const dir = tempDir();
+  const home = createTestHome(join(dir, 'home'));
+  const runtime = await buildRuntime({ home: home.home, mode: 'desktop' }, { secretStore: home.secretStore, logger: silentLogger });
+  await runtime.start();
+  open.push({ close: () => runtime.stop('test') });
+  const policy = writePolicy(dir, '  allowed_tools: [read_file]\n  tool_rules:\n    - tool: delete_file\n      action: ask\n');
+  const proxied = await connectThroughProxy({ home: home.home, policy, server: SERVERS.fileTools, extra: ['--name', 'files'] });
+  open.unshift({ close: () => proxied.close() });
+  return { runtime, proxied, dir };
+}
+
+async function waitForCard(runtime: Runtime): Promise<PendingApproval> {
+  await expect.poll(() => runtime.decisions.pendingCount(), { timeout: 15_000 }).toBe(1);
+  const list = (await runtime.router.dispatch('approvals.list', {}, { transport: 'ipc' })) as Envelope<{ pending: PendingApproval[] }>;
+  if (!list.ok) throw new Error(list.error.message);
+  return list.value.pending[0]!;
+}
+
+describe('ask → human decision → signed approval → forwarded call', () => {
+  it('an approved call reaches the server, and the ledger holds the request, the approval and the consumed nonce', async () => {
+    const { runtime, proxied, dir } = await setup();
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'bye');
+    const call = proxied.client.callTool({ name: 'delete_file', arguments: { path: victim } });
+    const card = await waitForCard(runtime);
+    expect(card).toMatchObject({ server: 'files', tool: 'delete_file', args: { path: victim }, risk: 'high' });
+    await runtime.router.dispatch('approvals.decide', { id: card.id, decision: 'allow_once' }, { transport: 'ipc' });
+    const result = (await call) as { isError?: boolean };
+    expect(result.isError ?? false).toBe(false);
+    expect(existsSync(victim)).toBe(false);
+    const events = runtime.audit.tail(50).map((e) => e.event);
+    expect(events).toEqual(expect.arrayContaining(['approvals.requested', 'approvals.approved', 'aip.decision']));
+    const allowed = runtime.audit.tail(50).find((e) => e.event === 'aip.decision' && e.data.tool === 'delete_file' && e.data.decision === 'ALLOW');
+    expect(allowed?.data).toMatchObject({ approval_nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(runtime.audit.verifyChain().valid).toBe(true);
+  });
+
+  it('a denied call gets -32004 and never reaches the server', async () => {
+    const { runtime, proxied, dir } = await setup();
+    const keep = join(dir, 'keep.txt');
+    writeFileSync(keep, 'stay');
+    const call = proxied.client.callTool({ name: 'delete_file', arguments: { path: keep } }).catch((e: unknown) => e);
+    const card = await waitForCard(runtime);
+    await runtime.router.dispatch('approvals.decide', { id: card.id, decision: 'deny' }, { transport: 'ipc' });
+    const error = (await call) as McpError;
+    expect(error).toBeInstanceOf(McpError);
+    expect(error.code).toBe(-32004);
+    expect(existsSync(keep)).toBe(true);
+  });
+});

@@ -1,0 +1,64 @@
+import { existsSync } from 'node:fs';
+import { homePaths } from '../../app/paths.js';
+import { ControlSocketApprover } from '../../approvals/socket-approver.js';
+
+/**
+ * How the proxy asks a human about an `action: ask` tool call. The real implementation talks
+ * to the runtime over its local control socket; the proxy only needs this interface, so it
+ * works (failing closed) when no control center is running.
+ */
+export interface ApprovalRequest {
+  server: string;
+  tool: string;
+  /** The arguments DLP-redacted with every pattern (`dlp.redactForAudit`): for display only. */
+  args: unknown;
+  /** sha256 hex of the RFC 8785 canonical arguments that will be forwarded (what the signature binds). */
+  argsHash: string;
+  requestId: string | number;
+  sessionId: string;
+  /** The tool rule that asked (normalised tool name as written in the policy). */
+  rule: string;
+  reason: string;
+  policyName: string;
+}
+
+export type ApprovalAnswer =
+  /** `approval` is a SignedToolCallApproval; the proxy verifies it, it never trusts it. */
+  | { outcome: 'approve'; approval: unknown }
+  | { outcome: 'deny'; reason?: string }
+  | { outcome: 'timeout' }
+  | { outcome: 'unreachable'; reason: string };
+
+export interface Approver {
+  /**
+   * Resolves with the human's answer. `signal` aborts when the proxy stops waiting (ask
+   * timeout, client gone, proxy stopping): the implementation should withdraw the card and
+   * resolve soon after; the proxy does not wait for it either way.
+   */
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+  /** Releases connections; called once when the proxy stops. */
+  close?(): void;
+}
+
+/** Used when no control center can be reached: every ask fails closed at once (-32005). */
+export class UnreachableApprover implements Approver {
+  readonly reason: string;
+
+  constructor(reason = 'the Silas control center is not running (no HOME/control.sock); start it with `silas start`') {
+    this.reason = reason;
+  }
+
+  async request(): Promise<ApprovalAnswer> {
+    return { outcome: 'unreachable', reason: this.reason };
+  }
+}
+
+/**
+ * The approver for a data home: the running control center over HOME/control.sock when it
+ * exists, else an approver that fails closed at once with the reason.
+ */
+export function approverForHome(home: string, askTimeoutMs: number): Approver {
+  const socket = homePaths(home).controlSocket;
+  if (process.platform !== 'win32' && !existsSync(socket)) return new UnreachableApprover();
+  return new ControlSocketApprover(home, askTimeoutMs);
+}

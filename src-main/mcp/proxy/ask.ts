@@ -1,0 +1,106 @@
+import { aipError } from '../../aip/evaluate/errors.js';
+import { resolveAsk, type EvaluationInput, type PolicyDecision } from '../../aip/evaluate/evaluator.js';
+import { argumentsHash } from '../../approvals/tool-call-approval.js';
+import type { ApprovalAnswer } from './approver.js';
+import { errorLine, idKey, refused, type ProxyContext } from './context.js';
+
+export interface PendingAsk {
+  id: string | number;
+  /** The tool name as the client sent it: what the approval binds. */
+  tool: string;
+  /** The arguments that will be forwarded (after request DLP): what the approval's hash binds. */
+  args: unknown;
+  input: EvaluationInput;
+  decision: PolicyDecision;
+  /** The line to send to the server once approved. */
+  outgoing: string;
+}
+
+/** Waits for the approver or the ask timeout, whichever comes first; never throws. */
+async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: AbortController): Promise<ApprovalAnswer> {
+  const st = ctx.state();
+  const displayArgs = st.dlp ? st.dlp.redactForAudit(ask.args ?? {}).value : (ask.args ?? {});
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ApprovalAnswer>((resolve) => {
+    timer = setTimeout(() => resolve({ outcome: 'timeout' }), ctx.askTimeoutMs);
+  });
+  try {
+    const request = ctx.approver.request(
+      {
+        server: ctx.server,
+        tool: ask.tool,
+        args: displayArgs,
+        argsHash: argumentsHash(ask.args),
+        requestId: ask.id,
+        sessionId: ctx.sessionId,
+        rule: ask.decision.tool ?? ask.tool,
+        reason: ask.decision.reason,
+        policyName: st.policy.name,
+      },
+      controller.signal,
+    );
+    return await Promise.race([request, timeout]);
+  } catch (error) {
+    return { outcome: 'unreachable', reason: `the approver failed: ${(error as Error).message}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `action: ask`: the ASK is audited, the human is asked without blocking the relay, and the
+ * call is forwarded only with a valid, unreplayed signed approval whose nonce is consumed in
+ * the transaction that audits the approval. Anything else answers -32004 or -32005.
+ */
+export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
+  const key = idKey(ask.id);
+  const st = ctx.state();
+  ctx.audit.decision(ask.decision, ask.input, st.policy, st.dlp);
+  const controller = new AbortController();
+  ctx.asking.set(key, controller);
+  void waitForAnswer(ctx, ask, controller).then((answer) => {
+    controller.abort();
+    // Stopping answered (or dropped) this call already; a late answer changes nothing.
+    if (ctx.stopped() || ctx.asking.get(key) !== controller) return;
+    ctx.asking.delete(key);
+    settle(ctx, ask, answer);
+  });
+}
+
+function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer): void {
+  const st = ctx.state();
+  const deny = (decision: PolicyDecision, extra: Record<string, string> = {}) => {
+    ctx.audit.decision(decision, ask.input, st.policy, st.dlp, { approval: answer.outcome, ...extra });
+    ctx.toClient(errorLine(ask.id, decision.error!));
+  };
+  switch (answer.outcome) {
+    case 'deny': {
+      const reason = answer.reason ? `The user denied the request: ${answer.reason}` : 'The user denied the request';
+      return deny(refused(ask.decision, aipError('UserDenied', { tool: ask.tool, reason })));
+    }
+    case 'timeout':
+      return deny(resolveAsk(ask.decision, 'timeout'));
+    case 'unreachable': {
+      const reason = `The control center is not reachable to ask for approval: ${answer.reason}`;
+      return deny(refused(ask.decision, aipError('UserTimeout', { tool: ask.tool, reason })));
+    }
+    case 'approve':
+      break;
+  }
+  const approved = resolveAsk(ask.decision, 'approve');
+  const binding = { server: ctx.server, tool: ask.tool, args: ask.args, requestId: ask.id, sessionId: ctx.sessionId };
+  let result;
+  try {
+    result = ctx.approvals.consume(answer.approval, binding, (nonce, keyFingerprint) => {
+      ctx.audit.decision(approved, ask.input, st.policy, st.dlp, { approval: 'approve', approval_nonce: nonce, approval_key: keyFingerprint });
+    });
+  } catch (error) {
+    result = { ok: false as const, reason: `the approval could not be recorded: ${(error as Error).message}` };
+  }
+  if (!result.ok) {
+    const reason = `Approval refused: ${result.reason}`;
+    return deny(refused(ask.decision, aipError('UserDenied', { tool: ask.tool, reason })), { approval_rejected: result.reason });
+  }
+  ctx.forwarded.set(idKey(ask.id), { id: ask.id, method: 'tools/call', tool: ask.tool });
+  ctx.toServer(ask.outgoing);
+}

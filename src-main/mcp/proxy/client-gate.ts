@@ -1,0 +1,95 @@
+import { aipError, type JsonRpcErrorObject } from '../../aip/evaluate/errors.js';
+import type { EvaluationInput, PolicyDecision } from '../../aip/evaluate/evaluator.js';
+import { notificationAllowed } from '../../aip/evaluate/jsonrpc.js';
+import { normalizeName } from '../../aip/policy/normalize.js';
+import { argumentValidator } from './argument-validator.js';
+import { askHuman } from './ask.js';
+import { INVALID_REQUEST, parseClientLine } from './client-message.js';
+import { errorLine, idKey, refused, type ProxyContext } from './context.js';
+
+/**
+ * Client → server. Everything here is synchronous except a human approval, so messages keep
+ * their order and each decision is in the ledger before its effect; an ask continues on its
+ * own while later lines are handled (issue 4: an ask never delays other calls).
+ */
+export function handleClientLine(ctx: ProxyContext, line: string): void {
+  const parsed = parseClientLine(line);
+  const st = ctx.state();
+  switch (parsed.kind) {
+    case 'invalid':
+      ctx.audit.event('mcp.message_refused', { reason: parsed.reason, code: parsed.code, request_id: parsed.id ?? undefined, notification: parsed.notification });
+      if (!parsed.notification) ctx.toClient(errorLine(parsed.id, { code: parsed.code, message: parsed.code === INVALID_REQUEST ? 'Invalid Request' : 'Parse error', data: { reason: parsed.reason } }));
+      return;
+    case 'response':
+      // The client answering the server's own request (sampling, roots, elicitation, ping).
+      ctx.toServer(line);
+      return;
+    case 'notification':
+      if (notificationAllowed(st.policy, parsed.method)) ctx.toServer(line);
+      else ctx.audit.event('mcp.notification_dropped', { method: parsed.method, reason: 'Method is in denied_methods' });
+      return;
+    case 'request':
+      handleRequest(ctx, parsed.id, parsed.method, parsed.params, parsed.message, line);
+  }
+}
+
+function handleRequest(ctx: ProxyContext, id: string | number, method: string, params: unknown, message: Record<string, unknown>, line: string): void {
+  const key = idKey(id);
+  if (ctx.forwarded.has(key) || ctx.asking.has(key)) {
+    // Two calls in flight with one id cannot be told apart when the answer comes back.
+    ctx.audit.event('mcp.message_refused', { reason: 'request id already in flight', code: INVALID_REQUEST, request_id: id });
+    ctx.toClient(errorLine(id, { code: INVALID_REQUEST, message: 'Invalid Request', data: { reason: `request id ${JSON.stringify(id)} is already in flight` } }));
+    return;
+  }
+  const st = ctx.state();
+  if (method !== 'tools/call') {
+    const input: EvaluationInput = { method, requestId: id };
+    const decision = st.evaluator.evaluate(input);
+    ctx.audit.decision(decision, input, st.policy, st.dlp);
+    if (decision.decision !== 'ALLOW') return void ctx.toClient(errorLine(id, decision.error!));
+    ctx.forwarded.set(key, { id, method, tool: null });
+    ctx.toServer(line);
+    return;
+  }
+
+  const p = params as Record<string, unknown>;
+  const tool = p.name as string;
+  const args = p.arguments;
+  const input: EvaluationInput = { method, tool, args, requestId: id };
+  const decision = st.evaluator.evaluate(input);
+  const answer = (d: PolicyDecision, extra: Record<string, string> = {}) => {
+    ctx.audit.decision(d, input, st.policy, st.dlp, extra);
+    ctx.toClient(errorLine(id, d.error!));
+  };
+  if (decision.decision === 'BLOCK' || decision.decision === 'RATE_LIMITED') return answer(decision);
+
+  // Tool-poisoning defence: a tool whose definition changed since it was pinned is refused
+  // until the person approves the new definition (the pin is read fresh for that reason).
+  const announced = ctx.announcedHashes.get(tool);
+  const pin = announced === undefined ? null : ctx.pins.get(ctx.server, tool);
+  if (announced !== undefined && pin && pin.approvedHash !== announced) {
+    const reason = 'Tool definition changed since it was pinned; approve the new version in the Silas cockpit';
+    return answer(refused(decision, aipError('SchemaMismatch', { tool, reason, expected_hash: pin.approvedHash, actual_hash: announced }), 'tool_pin'));
+  }
+
+  let forwardArgs = args;
+  if (st.dlp && args !== undefined) {
+    const definition = ctx.toolDefs.get(normalizeName(tool));
+    const scan = st.dlp.scanRequest(args, argumentValidator(definition?.inputSchema));
+    ctx.audit.dlp('upstream', 'request', scan.events, { tool, request_id: id, action: scan.action, failure_reason: scan.redactionFailure?.reason });
+    if (scan.action === 'block') {
+      const error: JsonRpcErrorObject = { code: scan.error!.code, message: scan.error!.message, data: { tool, ...scan.error!.data } };
+      return answer(refused(decision, error, scan.error!.data.dlp_rule));
+    }
+    if (scan.action === 'redact') forwardArgs = scan.value;
+  }
+  const outgoing = forwardArgs === args ? line : JSON.stringify({ ...message, params: { ...p, arguments: forwardArgs } });
+
+  if (decision.decision === 'ASK') {
+    askHuman(ctx, { id, tool, args: forwardArgs, input, decision, outgoing });
+    return;
+  }
+  ctx.audit.decision(decision, input, st.policy, st.dlp, forwardArgs === args ? {} : { dlp: 'redacted' });
+  ctx.forwarded.set(key, { id, method, tool });
+  ctx.toServer(outgoing);
+}

@@ -1,0 +1,53 @@
+import type { JsonRpcErrorObject, JsonRpcId } from '../../aip/evaluate/errors.js';
+import type { PolicyDecision, ToolDefinition } from '../../aip/evaluate/evaluator.js';
+import type { ApprovalConsumer } from './approval-consumer.js';
+import type { Approver } from './approver.js';
+import type { PolicyState } from './policy-source.js';
+import type { ProxyAudit } from './proxy-audit.js';
+import type { ToolPinRepository } from './tool-pins.js';
+
+/** A client request the proxy forwarded and the server has not answered yet. */
+export interface Forwarded {
+  id: string | number;
+  method: string;
+  tool: string | null;
+}
+
+/** What the client-side gate and the server-side relay share within one proxy run. */
+export interface ProxyContext {
+  readonly server: string;
+  readonly sessionId: string;
+  readonly audit: ProxyAudit;
+  readonly pins: ToolPinRepository;
+  readonly approvals: ApprovalConsumer;
+  readonly approver: Approver;
+  readonly askTimeoutMs: number;
+  state(): PolicyState;
+  /** Latest definitions from tools/list, by normalised name (the evaluator's schema_hash input). */
+  readonly toolDefs: Map<string, ToolDefinition>;
+  /** Latest §3.5.4 hash of each announced tool, by name as announced. */
+  readonly announcedHashes: Map<string, string>;
+  readonly forwarded: Map<string, Forwarded>;
+  /** Calls waiting for a human, by id key. */
+  readonly asking: Map<string, AbortController>;
+  /** True once the proxy is shutting down: late answers are dropped. */
+  stopped(): boolean;
+  toServer(line: string): void;
+  toClient(line: string): void;
+  log(text: string): void;
+}
+
+/** Ids are matched by type and value: 1 and "1" are different requests. */
+export function idKey(id: string | number): string {
+  return typeof id === 'number' ? `n:${id}` : `s:${id}`;
+}
+
+export function errorLine(id: JsonRpcId, error: JsonRpcErrorObject | { code: number; message: string; data?: unknown }): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error });
+}
+
+/** A refusal in the evaluator's shape, so every decision is audited the same way. */
+export function refused(base: PolicyDecision, error: JsonRpcErrorObject, failedRule: string | null = null): PolicyDecision {
+  const reason = typeof error.data.reason === 'string' ? error.data.reason : error.message;
+  return { ...base, decision: 'BLOCK', violation: true, monitored: false, errorCode: error.code, error, reason, failedRule: failedRule ?? base.failedRule };
+}

@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { report } from '../../testing/bench.js';
+import { SILAS_BIN } from '../../testing/cli.js';
+import { childEnv, createTestHome, SERVERS, writePolicy } from '../testing/proxy-harness.js';
+
+/*
+ * `silas proxy` against the same SDK client calling the same server directly (issue 4 §7):
+ * added latency per tools/call round trip (p50, p99), calls/s with 1 and 16 in flight, and the
+ * proxy's resident memory before and after many calls. The policy is realistic: an allow list,
+ * an argument rule and a DLP pattern on both directions, every decision audited to SQLite.
+ */
+
+const LATENCY_CALLS = 3000;
+const THROUGHPUT_MS = 3000;
+const MEMORY_CALLS = Number(process.env.PROXY_BENCH_MEMORY_CALLS ?? 100_000);
+
+async function connect(command: string, args: string[]): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command, args, env: childEnv(), stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const call = (client: Client, i: number) => client.callTool({ name: 'echo', arguments: { message: `message ${i}` } });
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function latencies(client: Client): Promise<number[]> {
+  for (let i = 0; i < 300; i += 1) await call(client, i);
+  const out: number[] = [];
+  for (let i = 0; i < LATENCY_CALLS; i += 1) {
+    const start = performance.now();
+    await call(client, i);
+    out.push(performance.now() - start);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+async function throughput(client: Client, inFlight: number, durationMs: number): Promise<number> {
+  let done = 0;
+  const end = performance.now() + durationMs;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < end) {
+        await call(client, done);
+        done += 1;
+      }
+    }),
+  );
+  return (done * 1000) / (performance.now() - start);
+}
+
+async function callsN(client: Client, n: number, inFlight: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n) await call(client, next++);
+    }),
+  );
+}
+
+function rssKb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'silas-proxy-bench-'));
+try {
+  const home = createTestHome(join(dir, 'home'));
+  const policy = writePolicy(
+    dir,
+    '  allowed_tools: [echo]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n',
+  );
+  const direct = await connect(process.execPath, [SERVERS.fileTools]);
+  const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
+
+  const d = await latencies(direct.client);
+  const p = await latencies(proxied.client);
+  for (const q of [50, 99]) {
+    report(`mcp.proxy.latency_p${q}`, 'ms', percentile(p, q), { direct_ms: Number(percentile(d, q).toFixed(4)), added_ms: Number((percentile(p, q) - percentile(d, q)).toFixed(4)), calls: LATENCY_CALLS });
+  }
+  for (const inFlight of [1, 16]) {
+    const directRate = await throughput(direct.client, inFlight, THROUGHPUT_MS);
+    const proxyRate = await throughput(proxied.client, inFlight, THROUGHPUT_MS);
+    report(`mcp.proxy.calls_per_sec_${inFlight}_in_flight`, 'calls/s', proxyRate, { direct: Math.round(directRate), ratio: Number((proxyRate / directRate).toFixed(3)) });
+  }
+
+  const pid = proxied.transport.pid!;
+  await callsN(proxied.client, 5000, 16);
+  const warm = rssKb(pid);
+  const started = performance.now();
+  await callsN(proxied.client, MEMORY_CALLS, 16);
+  const seconds = (performance.now() - started) / 1000;
+  const after = rssKb(pid);
+  report('mcp.proxy.rss_after_calls', 'MB', after / 1024, { calls: MEMORY_CALLS, rss_after_warmup_mb: Number((warm / 1024).toFixed(1)), growth_mb: Number(((after - warm) / 1024).toFixed(1)), seconds: Number(seconds.toFixed(1)) });
+
+  await direct.client.close();
+  await proxied.client.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

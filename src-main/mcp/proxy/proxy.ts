@@ -1,0 +1,245 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { ToolDefinition } from '../../aip/evaluate/evaluator.js';
+import type { PolicyError } from '../../aip/policy/load.js';
+import { ApprovalConsumer } from './approval-consumer.js';
+import type { Approver } from './approver.js';
+import { handleClientLine } from './client-gate.js';
+import { errorLine, type Forwarded, type ProxyContext } from './context.js';
+import { LineSplitter } from './lines.js';
+import { PolicySource } from './policy-source.js';
+import { ProxyAudit } from './proxy-audit.js';
+import { handleServerLine } from './server-relay.js';
+import { ToolPinRepository } from './tool-pins.js';
+
+export interface ProxyOptions {
+  server: string;
+  command: string;
+  args: readonly string[];
+  policyFile: string;
+  db: Database.Database;
+  audit: AuditLog;
+  /** Keys trusted for signed policies and approvals: the owner key (keyring, else the DB's). */
+  trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  approver: Approver;
+  askTimeoutMs: number;
+  /** Where the policy's protected-path expansion and automatic protection look. */
+  homeDir: string;
+  cwd: string;
+  dataHome: string;
+  /** The MCP client's side: lines in, lines out. */
+  input: NodeJS.ReadableStream;
+  writeClient: (line: string) => void;
+  /** One line to the proxy's stderr (which an MCP client shows in its logs). */
+  log: (text: string) => void;
+  formatPolicyErrors: (errors: PolicyError[]) => string[];
+  /** Resolves with a signal name to forward to the server (SIGINT/SIGTERM of the proxy). */
+  stopSignal?: Promise<string>;
+  env?: NodeJS.ProcessEnv;
+  sessionId?: string;
+  /** How long the server gets after its stdin closes, and again after SIGTERM. */
+  graceMs?: number;
+  pollMs?: number;
+}
+
+export interface ProxyExit {
+  code: number;
+  reason: string;
+}
+
+const SERVER_GONE = -32603;
+
+/**
+ * `silas proxy`: one MCP server behind one AgentPolicy. Starts only with a valid policy; relays
+ * both directions line by line; ends when either side goes away, answering what is still
+ * pending so the client never hangs, and records start and stop in the ledger.
+ */
+export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
+  const sessionId = options.sessionId ?? randomUUID();
+  const audit = new ProxyAudit(options.audit, options.server, sessionId);
+  const toolDefs = new Map<string, ToolDefinition>();
+  const policy = new PolicySource({
+    file: options.policyFile,
+    trustedKeys: options.trustedKeys,
+    engine: { homeDir: options.homeDir, cwd: options.cwd, dataHome: options.dataHome, toolDefinition: (name) => toolDefs.get(name) ?? null },
+    pollMs: options.pollMs,
+    onReloaded: (state, previous) => {
+      audit.event('aip.policy_reloaded', { policy_name: state.policy.name, policy_hash: state.policy.hash, previous_hash: previous });
+      options.log(`silas proxy: policy reloaded (${state.policy.hash.slice(0, 12)}…)`);
+    },
+    onReloadFailed: (errors) => {
+      audit.event('aip.policy_reload_failed', { errors: errors.slice(0, 10).map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`) });
+      options.log('silas proxy: the edited policy is invalid; the last valid policy stays in force:');
+      for (const line of options.formatPolicyErrors(errors)) options.log(line);
+    },
+  });
+  const initial = policy.load();
+  if (!initial.ok) {
+    for (const line of options.formatPolicyErrors(initial.errors)) options.log(line);
+    options.log('silas proxy: invalid policy; the MCP server was not started');
+    return { code: 1, reason: 'invalid policy' };
+  }
+
+  let child: ChildProcess;
+  try {
+    child = await startServer(options);
+  } catch (error) {
+    const reason = `cannot start the MCP server "${options.command}": ${describeSpawnError(error)}`;
+    options.log(`silas proxy: ${reason}`);
+    audit.event('mcp.proxy_start_failed', { command: options.command, reason });
+    return { code: 1, reason };
+  }
+  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash });
+  policy.watch();
+
+  let stopping = false;
+  const forwarded = new Map<string, Forwarded>();
+  const asking = new Map<string, AbortController>();
+  const ctx: ProxyContext = {
+    server: options.server,
+    sessionId,
+    audit,
+    pins: new ToolPinRepository(options.db),
+    approvals: new ApprovalConsumer(options.db, options.trustedKeys),
+    approver: options.approver,
+    askTimeoutMs: options.askTimeoutMs,
+    state: () => policy.current(),
+    toolDefs,
+    announcedHashes: new Map(),
+    forwarded,
+    asking,
+    stopped: () => stopping,
+    toServer: coalesce((text) => {
+      if (child.stdin?.writable) child.stdin.write(`${text}\n`);
+    }),
+    toClient: coalesce(options.writeClient),
+    log: options.log,
+  };
+  // EPIPE when the server dies mid-write is reported by 'close', not here.
+  child.stdin?.on('error', () => undefined);
+
+  const fromServer = new LineSplitter((line) => safely(ctx, () => handleServerLine(ctx, line)), undefined, () => options.log(`silas proxy: dropped an oversized line from ${options.server}`));
+  child.stdout?.on('data', (chunk: Buffer) => fromServer.push(chunk));
+  relayStderr(child, ctx);
+
+  const fromClient = new LineSplitter(
+    (line) => safely(ctx, () => handleClientLine(ctx, line)),
+    undefined,
+    () => ctx.toClient(errorLine(null, { code: -32700, message: 'Parse error', data: { reason: 'line too long' } })),
+  );
+  const onData = (chunk: Buffer | string) => fromClient.push(chunk);
+  let clientClosed = false;
+  const onEnd = () => {
+    if (clientClosed) return;
+    clientClosed = true;
+    fromClient.end();
+    void stopServer(child, options.graceMs ?? 2000);
+  };
+  options.input.on('data', onData);
+  options.input.on('end', onEnd);
+  options.input.on('close', onEnd);
+  void options.stopSignal?.then((signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal as NodeJS.Signals);
+  });
+
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  fromServer.end();
+  stopping = true;
+  policy.stop();
+  options.input.off('data', onData);
+  options.input.off('end', onEnd);
+  options.input.off('close', onEnd);
+  (options.input as NodeJS.ReadableStream & { pause?: () => void }).pause?.();
+
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  const reason = clientClosed ? `the client closed its input; the MCP server ${how}` : `the MCP server ${how}`;
+  const pending = [...forwarded.values()].map((f) => f.id);
+  for (const [key, controller] of asking) {
+    controller.abort();
+    pending.push(key.startsWith('n:') ? Number(key.slice(2)) : key.slice(2));
+  }
+  audit.event('mcp.proxy_stopped', { reason, exit_code: exit.code ?? undefined, signal: exit.signal ?? undefined, failed_pending: pending.length });
+  if (!clientClosed) {
+    for (const id of pending) ctx.toClient(errorLine(id, { code: SERVER_GONE, message: 'MCP server unavailable', data: { reason: `${reason} before answering` } }));
+  }
+  forwarded.clear();
+  asking.clear();
+  options.approver.close?.();
+  options.log(`silas proxy: stopped: ${reason}`);
+  const crashed = exit.signal !== null || (exit.code ?? 0) !== 0;
+  return { code: clientClosed || !crashed ? 0 : 1, reason };
+}
+
+/**
+ * Lines written in one synchronous run (one chunk of input, often many messages when calls
+ * are in flight) leave in one write: a write per message was a sixth of the proxy's CPU time.
+ * Order is kept; the flush happens before any I/O callback can run.
+ */
+function coalesce(write: (text: string) => void): (line: string) => void {
+  let pending: string[] = [];
+  const flush = () => {
+    const lines = pending;
+    pending = [];
+    write(lines.join('\n'));
+  };
+  return (line) => {
+    if (pending.push(line) === 1) queueMicrotask(flush);
+  };
+}
+
+/** An exception while handling one message is a bug; it must not kill the relay or pass the message. */
+function safely(ctx: ProxyContext, fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    ctx.log(`silas proxy: internal error, message dropped: ${(error as Error).stack ?? String(error)}`);
+  }
+}
+
+function startServer(options: ProxyOptions): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    // No shell: arguments reach the server exactly as given, and nothing is interpreted.
+    const child = spawn(options.command, [...options.args], { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env: options.env ?? process.env, windowsHide: true });
+    child.once('error', reject);
+    child.once('spawn', () => {
+      child.off('error', reject);
+      child.on('error', () => undefined);
+      resolve(child);
+    });
+  });
+}
+
+function describeSpawnError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such command (check the path, or that it is on PATH)';
+  if (code === 'EACCES') return 'permission denied (is it executable?)';
+  return (error as Error).message;
+}
+
+/** Closing stdin is the MCP way to ask a stdio server to exit; then SIGTERM, then SIGKILL. */
+async function stopServer(child: ChildProcess, graceMs: number): Promise<void> {
+  child.stdin?.end();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const wait = (ms: number) => new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref());
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (await Promise.race([exited.then(() => true), wait(graceMs)])) return;
+  child.kill('SIGTERM');
+  if (await Promise.race([exited.then(() => true), wait(graceMs)])) return;
+  child.kill('SIGKILL');
+}
+
+/** The server's stderr goes to the proxy's stderr, line by line, through filter_stderr. */
+function relayStderr(child: ChildProcess, ctx: ProxyContext): void {
+  const emit = (line: string) => {
+    const dlp = ctx.state().dlp;
+    if (!dlp) return ctx.log(line);
+    const filtered = dlp.filterStderr(line);
+    if (filtered.redacted) ctx.audit.dlp('downstream', 'stderr', filtered.events);
+    ctx.log(filtered.output);
+  };
+  const lines = new LineSplitter((line) => safely(ctx, () => emit(line)), 64 * 1024, () => ctx.log('silas proxy: dropped an oversized stderr line from the server'));
+  child.stderr?.on('data', (chunk: Buffer) => lines.push(chunk));
+  child.stderr?.on('end', () => lines.end());
+}

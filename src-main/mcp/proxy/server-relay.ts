@@ -1,0 +1,113 @@
+import { normalizeName } from '../../aip/policy/normalize.js';
+import { toolSchemaHash, type McpToolDefinition } from '../../aip/policy/schema-hash.js';
+import { idKey, type Forwarded, type ProxyContext } from './context.js';
+
+type Message = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Message {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Server → client. Responses are matched to the client request the proxy forwarded (an answer
+ * to an id the server never received is dropped: it can only be forged); results and errors
+ * pass through response-side DLP, tools/list results through the pins. The original line is
+ * forwarded when nothing changed, so the relay costs one JSON.parse per message.
+ */
+export function handleServerLine(ctx: ProxyContext, line: string): void {
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    ctx.log(`silas proxy: dropped a line from ${ctx.server} that is not JSON (${line.length} characters)`);
+    return;
+  }
+  if (!isRecord(message)) {
+    ctx.log(`silas proxy: dropped a message from ${ctx.server} that is not a JSON-RPC object`);
+    return;
+  }
+  const dlp = ctx.state().dlp;
+  if ('method' in message) {
+    // The server's own request or notification (sampling, logging, progress): scanned like a result.
+    if (dlp && message.params !== undefined) {
+      const scan = dlp.redactResponse(message.params);
+      if (scan.redacted) {
+        ctx.audit.dlp('downstream', 'server_message', scan.events, { method: typeof message.method === 'string' ? message.method : undefined });
+        return ctx.toClient(JSON.stringify({ ...message, params: scan.value }));
+      }
+    }
+    return ctx.toClient(line);
+  }
+  const id = message.id;
+  const pending = typeof id === 'string' || typeof id === 'number' ? ctx.forwarded.get(idKey(id)) : undefined;
+  if (!pending) {
+    ctx.log(`silas proxy: dropped a response from ${ctx.server} to id ${JSON.stringify(id)}, which the proxy never forwarded`);
+    return;
+  }
+  ctx.forwarded.delete(idKey(pending.id));
+  let changed = false;
+  if (isRecord(message.error) && dlp) {
+    const scan = dlp.redactError(message.error as { code: number; message: string });
+    if (scan.redacted) {
+      ctx.audit.dlp('downstream', 'error', scan.events, auditFields(pending));
+      message.error = scan.value;
+      changed = true;
+    }
+  }
+  if ('result' in message) {
+    if (pending.method === 'tools/list' && isRecord(message.result) && Array.isArray(message.result.tools)) {
+      const kept = reviewTools(ctx, message.result.tools);
+      if (kept.length !== message.result.tools.length) {
+        message.result = { ...message.result, tools: kept };
+        changed = true;
+      }
+    }
+    if (dlp) {
+      const scan = dlp.redactResponse(message.result);
+      if (scan.redacted) {
+        ctx.audit.dlp('downstream', 'result', scan.events, auditFields(pending));
+        message.result = scan.value;
+        changed = true;
+      }
+    }
+  }
+  ctx.toClient(changed ? JSON.stringify(message) : line);
+}
+
+function auditFields(pending: Forwarded) {
+  return { method: pending.method, tool: pending.tool ?? undefined, request_id: pending.id };
+}
+
+/**
+ * Records each announced tool (definition for schema_hash, hash for the pin) and returns the
+ * tools the client may see: a tool whose definition differs from its pin, or from the
+ * policy's schema_hash, is hidden until the person approves it.
+ */
+function reviewTools(ctx: ProxyContext, tools: unknown[]): unknown[] {
+  const policy = ctx.state().policy;
+  return tools.filter((tool) => {
+    if (!isRecord(tool) || typeof tool.name !== 'string') return false;
+    const definition: McpToolDefinition = { name: tool.name };
+    if (typeof tool.description === 'string') definition.description = tool.description;
+    if (tool.inputSchema !== undefined) definition.inputSchema = tool.inputSchema;
+    const hash = toolSchemaHash(definition);
+    const normalized = normalizeName(tool.name);
+    ctx.toolDefs.set(normalized, definition);
+    const previous = ctx.announcedHashes.get(tool.name);
+    ctx.announcedHashes.set(tool.name, hash);
+
+    const rule = policy.toolRules.get(normalized);
+    if (rule?.schemaHash) {
+      const actual = toolSchemaHash(definition, rule.schemaHash.algorithm);
+      if (actual !== rule.schemaHash.source.toLowerCase()) {
+        if (previous !== hash) ctx.audit.event('mcp.tool_hidden', { tool: tool.name, reason: 'schema_hash mismatch', expected_hash: rule.schemaHash.source, actual_hash: actual });
+        return false;
+      }
+    }
+    const seen = ctx.pins.observe(ctx.server, tool.name, hash);
+    if (seen.kind === 'pinned') ctx.audit.event('mcp.tool_pinned', { tool: tool.name, hash });
+    if (seen.kind !== 'changed') return true;
+    if (seen.fresh) ctx.audit.event('mcp.tool_changed', { tool: tool.name, expected_hash: seen.expected, actual_hash: seen.actual });
+    return false;
+  });
+}

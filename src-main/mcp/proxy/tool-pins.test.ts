@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { signToolCallApproval } from '../../approvals/tool-call-approval.js';
+import { OwnerKeyVault } from '../../keys/owner-key.js';
+import { MemorySecretStore } from '../../keys/secret-store.js';
+import { openDatabase } from '../../store/database.js';
+import { useTempDirs } from '../../testing/temp.js';
+import { ApprovalConsumer } from './approval-consumer.js';
+import { ToolPinRepository } from './tool-pins.js';
+
+const tempDir = useTempDirs('silas-pins-');
+const db = () => openDatabase(join(tempDir(), 'silas.db'), { create: true }).db;
+
+describe('ToolPinRepository', () => {
+  it('pins on first sight, flags a change once, and approves only an announced hash', () => {
+    const pins = new ToolPinRepository(db());
+    expect(pins.observe('srv', 'fetch', 'sha256:a')).toEqual({ kind: 'pinned', hash: 'sha256:a' });
+    expect(pins.observe('srv', 'fetch', 'sha256:a')).toEqual({ kind: 'unchanged' });
+    expect(pins.observe('srv', 'fetch', 'sha256:b')).toEqual({ kind: 'changed', expected: 'sha256:a', actual: 'sha256:b', fresh: true });
+    expect(pins.observe('srv', 'fetch', 'sha256:b')).toMatchObject({ fresh: false });
+    expect(pins.approve('srv', 'fetch', 'sha256:evil')).toBe(false);
+    expect(pins.approve('srv', 'fetch', 'sha256:b')).toBe(true);
+    expect(pins.get('srv', 'fetch')).toMatchObject({ approvedHash: 'sha256:b', pendingHash: null });
+    expect(pins.observe('srv', 'fetch', 'sha256:b')).toEqual({ kind: 'unchanged' });
+    expect(pins.observe('other', 'fetch', 'sha256:z')).toMatchObject({ kind: 'pinned' });
+    expect(pins.list('srv')).toHaveLength(1);
+  });
+});
+
+describe('ApprovalConsumer', () => {
+  const signer = new OwnerKeyVault(new MemorySecretStore(), 'owner-test').ensure().signer;
+  const keys = new Map([[signer.fingerprint, signer.publicKey as Uint8Array]]);
+  const binding = { server: 'srv', tool: 'delete_file', args: { path: '/tmp/x' }, requestId: 3, sessionId: 's1' };
+
+  it('consumes a valid approval once, in the transaction that records it; a replay is refused', () => {
+    const database = db();
+    const consumer = new ApprovalConsumer(database, () => keys);
+    const approval = signToolCallApproval(binding, signer, new Date(), 60_000);
+    const recorded: string[] = [];
+    expect(consumer.consume(approval, binding, (nonce) => recorded.push(nonce))).toMatchObject({ ok: true, nonce: approval.payload.nonce });
+    expect(consumer.consume(approval, binding, (nonce) => recorded.push(nonce))).toEqual({ ok: false, reason: expect.stringMatching(/already used/) });
+    expect(recorded).toEqual([approval.payload.nonce]);
+  });
+
+  it('rolls the nonce back when recording fails, so nothing is consumed without its audit entry', () => {
+    const database = db();
+    const consumer = new ApprovalConsumer(database, () => keys);
+    const approval = signToolCallApproval(binding, signer, new Date(), 60_000);
+    expect(() =>
+      consumer.consume(approval, binding, () => {
+        throw new Error('disk full');
+      }),
+    ).toThrow('disk full');
+    expect(database.prepare('SELECT COUNT(*) AS n FROM mcp_approval_nonces').get()).toEqual({ n: 0 });
+  });
+
+  it('refuses altered, expired and foreign approvals, naming the problem', () => {
+    const consumer = new ApprovalConsumer(db(), () => keys);
+    const ok = () => signToolCallApproval(binding, signer, new Date(), 60_000);
+    const altered = ok();
+    altered.payload.tool = 'read_file';
+    expect(consumer.consume(altered, binding, () => undefined)).toEqual({ ok: false, reason: 'approval signature is invalid' });
+    expect(consumer.consume(ok(), { ...binding, args: { path: '/etc' } }, () => undefined)).toEqual({ ok: false, reason: 'approval is for other arguments' });
+    const expired = signToolCallApproval(binding, signer, new Date(Date.now() - 120_000), 60_000);
+    expect(consumer.consume(expired, binding, () => undefined)).toEqual({ ok: false, reason: 'approval has expired' });
+    const stranger = new OwnerKeyVault(new MemorySecretStore(), 'other').ensure().signer;
+    expect(consumer.consume(signToolCallApproval(binding, stranger, new Date(), 60_000), binding, () => undefined)).toMatchObject({ ok: false, reason: expect.stringMatching(/unknown key/) });
+  });
+});

@@ -1,0 +1,192 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { openLedger, recordInitialisation, type Ledger } from '../../app/ledger.js';
+import { formatPolicyError } from '../../cli/commands/policy-loading.js';
+import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../../keys/owner-key.js';
+import { MemorySecretStore } from '../../keys/secret-store.js';
+import { SILAS_BIN } from '../../testing/cli.js';
+import type { Approver } from '../proxy/approver.js';
+import { LineSplitter } from '../proxy/lines.js';
+import { runProxy, type ProxyExit } from '../proxy/proxy.js';
+
+/* Test support for the proxy: homes, policies, real servers, SDK clients through the proxy. */
+
+export const SERVERS = {
+  fileTools: fileURLToPath(new URL('./servers/file-tools-server.mjs', import.meta.url)),
+  changing: fileURLToPath(new URL('./servers/changing-tool-server.mjs', import.meta.url)),
+  secrets: fileURLToPath(new URL('./servers/secrets-server.mjs', import.meta.url)),
+};
+
+export interface TestHome {
+  home: string;
+  /** The owner key the home was initialised with (in-memory keyring). */
+  signer: OwnerSigner;
+  secretStore: MemorySecretStore;
+  /** Opens the ledger as a verifier would (DB public key). */
+  open(): Ledger;
+}
+
+export function createTestHome(home: string): TestHome {
+  const secretStore = new MemorySecretStore();
+  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore });
+  recordInitialisation(ledger);
+  ledger.close();
+  const signer = new OwnerKeyVault(secretStore, ownerAccountForHome(home)).load()!;
+  return { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() }) };
+}
+
+export function writePolicy(dir: string, spec: string, name = 'policy.yaml'): string {
+  const file = join(dir, name);
+  writeFileSync(file, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: proxy-test\nspec:\n${spec}`);
+  return file;
+}
+
+/** The environment for proxy children: no keyring session, so the DB's public key is used. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'DBUS_SESSION_BUS_ADDRESS') env[key] = value;
+  return { ...env, ...extra };
+}
+
+export interface ProxiedClient {
+  client: Client;
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** An SDK client talking to `server` through `node bin/silas.js proxy`. */
+export async function connectThroughProxy(options: { home: string; policy: string; server: string; env?: Record<string, string>; extra?: string[] }): Promise<ProxiedClient> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SILAS_BIN, 'proxy', '--policy', options.policy, '--home', options.home, ...(options.extra ?? []), '--', process.execPath, options.server],
+    env: childEnv(options.env),
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => err, close: () => client.close() };
+}
+
+/** The proxy as a child process, driven with raw lines (for input no SDK client would send). */
+export function spawnProxy(args: string[], env: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; lines: string[]; stderr(): string; nextLine(timeoutMs?: number): Promise<string> } {
+  const child = spawn(process.execPath, [SILAS_BIN, 'proxy', ...args], { env: childEnv(env) });
+  const lines: string[] = [];
+  const waiters: Array<(line: string) => void> = [];
+  let err = '';
+  const splitter = new LineSplitter((line) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(line);
+    else lines.push(line);
+  });
+  child.stdout.on('data', (chunk: Buffer) => splitter.push(chunk));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  return {
+    child,
+    lines,
+    stderr: () => err,
+    nextLine: (timeoutMs = 15_000) => {
+      const ready = lines.shift();
+      if (ready !== undefined) return Promise.resolve(ready);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no line from the proxy within ${timeoutMs} ms; stderr:\n${err}`)), timeoutMs);
+        waiters.push((line) => {
+          clearTimeout(timer);
+          resolve(line);
+        });
+      });
+    },
+  };
+}
+
+/** An SDK client transport over a pair of streams (the in-process proxy's stdin/stdout). */
+class StreamClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(
+    private readonly toProxy: PassThrough,
+    private readonly fromProxy: PassThrough,
+  ) {}
+
+  async start(): Promise<void> {
+    const splitter = new LineSplitter((line) => this.onmessage?.(JSON.parse(line) as JSONRPCMessage));
+    this.fromProxy.on('data', (chunk: Buffer | string) => splitter.push(chunk));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.toProxy.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.toProxy.end();
+    this.onclose?.();
+  }
+}
+
+export interface InProcessProxy {
+  client: Client;
+  sessionId: string;
+  logs: string[];
+  /** Raw line into the proxy's stdin. */
+  raw: PassThrough;
+  done: Promise<ProxyExit>;
+  close(): Promise<ProxyExit>;
+}
+
+/**
+ * The proxy core in this process with an injected approver (the real server still runs as a
+ * child process); the ledger is opened as `silas proxy` opens it: public key from the DB.
+ */
+export async function startInProcessProxy(options: { home: string; policy: string; server: string; approver: Approver; askTimeoutMs?: number; sessionId?: string; env?: Record<string, string> }): Promise<InProcessProxy> {
+  const ledger = openLedger(options.home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() });
+  const trusted = new Map(ledger.publicKeys.all().map((k) => [k.fingerprint, k.publicKey as Uint8Array]));
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const logs: string[] = [];
+  const sessionId = options.sessionId ?? `session-${Math.random().toString(16).slice(2)}`;
+  const done = runProxy({
+    server: 'files',
+    command: process.execPath,
+    args: [options.server],
+    policyFile: options.policy,
+    db: ledger.db,
+    audit: ledger.audit,
+    trustedKeys: () => trusted,
+    approver: options.approver,
+    askTimeoutMs: options.askTimeoutMs ?? 60_000,
+    homeDir: homedir(),
+    cwd: process.cwd(),
+    dataHome: options.home,
+    input,
+    writeClient: (line) => output.write(`${line}\n`),
+    log: (text) => logs.push(text),
+    formatPolicyErrors: (errors) => errors.map((e) => formatPolicyError(options.policy, e)),
+    env: childEnv(options.env),
+    sessionId,
+    graceMs: 500,
+  }).finally(() => ledger.close());
+  const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+  await client.connect(new StreamClientTransport(input, output));
+  return {
+    client,
+    sessionId,
+    logs,
+    raw: input,
+    done,
+    close: async () => {
+      await client.close();
+      return done;
+    },
+  };
+}

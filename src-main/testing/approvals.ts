@@ -1,0 +1,10 @@
+import { ApprovalService } from '../approvals/approval-service.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { OwnerKeyVault } from '../keys/owner-key.js';
+import { MemorySecretStore } from '../keys/secret-store.js';
+
+/** A real approval service over an in-memory owner key, for tests that need the handlers but not the keyring. */
+export function testApprovalService(audit: AuditLog): ApprovalService {
+  const signer = new OwnerKeyVault(new MemorySecretStore(), 'owner-test').ensure().signer;
+  return new ApprovalService({ audit, signer, notifier: { notify() {} }, onChange() {} });
+}
