@@ -6,16 +6,18 @@ import { App } from './app/App/App.js';
 import { CockpitProvider } from './app/cockpit-context.js';
 import { chooseTransport } from './lib/boot.js';
 import { connectCockpit } from './lib/cockpit.js';
+import { browserNotifications } from './lib/notifications.js';
 import { parseRoute } from './lib/routes.js';
 import { createCockpitStore } from './store/cockpit-store.js';
 import './styles/base.css';
 import './styles/shell.css';
 import './styles/activity.css';
+import './styles/review.css';
 
 // Wired once, outside React (DESIGN convention 7): StrictMode's double effects must not open two sockets.
 const transport = chooseTransport(window);
 const store = createCockpitStore({ connection: transport.state, route: parseRoute(window.location.hash) });
-const cockpit = connectCockpit({ transport, store, window });
+const cockpit = connectCockpit({ transport, store, window, notifications: browserNotifications(window) });
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html must contain <div id="root">');

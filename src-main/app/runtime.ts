@@ -6,6 +6,7 @@ import { AuditWatcher } from '../audit/watcher.js';
 import { ApprovalService } from '../approvals/approval-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
+import { ServersService } from '../mcp/servers/servers-service.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
@@ -58,7 +59,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const approvals = new ApprovalService({ audit, signer, notifier, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
-  const router = new ControlRouter(createHandlers({ audit, approvals, runtimeInfo: info }), logger);
+  const servers = new ServersService(ledger.db, audit);
+  const router = new ControlRouter(createHandlers({ audit, approvals, servers, runtimeInfo: info }), logger);
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };

@@ -30,3 +30,16 @@ export function csvCell(value: string): string {
   const defused = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(defused) ? `"${defused.replace(/"/g, '""')}"` : defused;
 }
+
+const AIP_FIELDS = ['direction', 'method', 'tool', 'args', 'decision', 'policy_mode', 'violation', 'failed_arg', 'failed_rule', 'session_id', 'token_id', 'policy_hash'] as const;
+
+/**
+ * An AIP decision exactly in the spec 001 §8 shape (required and optional fields only, in the
+ * spec's order), for tools that consume AIP audit logs; null for entries that are not AIP decisions.
+ */
+export function toAipJsonLine(entry: AuditEntry): string | null {
+  if (entry.event !== 'aip.decision') return null;
+  const record: Record<string, unknown> = { timestamp: entry.ts };
+  for (const field of AIP_FIELDS) if (entry.data[field] !== undefined) record[field] = entry.data[field];
+  return JSON.stringify(record);
+}

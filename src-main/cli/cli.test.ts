@@ -40,7 +40,7 @@ describe('silas CLI usage', () => {
     expect(await runSilas(['start', '--port', 'eighty'])).toMatchObject({ code: 2, err: expect.stringContaining('--port: expected a number') });
     expect(await runSilas(['start', '--port', '70000'])).toMatchObject({ code: 2 });
     expect(await runSilas(['audit', 'tail', '-n', '0'])).toMatchObject({ code: 2, err: expect.stringContaining('-n: expected a whole number') });
-    expect(await runSilas(['audit', 'export', '--format', 'xml'])).toMatchObject({ code: 2, err: expect.stringContaining('--format: expected jsonl or csv') });
+    expect(await runSilas(['audit', 'export', '--format', 'xml'])).toMatchObject({ code: 2, err: expect.stringContaining('--format: expected jsonl, aip-jsonl or csv') });
     expect(await runSilas(['audit', 'export', '--format', 'csv', '--since', 'yesterday'])).toMatchObject({ code: 2, err: expect.stringContaining('--since: expected an ISO 8601 time') });
     expect(await runSilas(['audit', 'rewrite'])).toMatchObject({ code: 2, err: expect.stringContaining('unknown audit command') });
     expect(await runSilas(['start', '--tls-cert', 'a.pem'])).toMatchObject({ code: 2, err: expect.stringContaining('--tls-cert and --tls-key go together') });
@@ -150,6 +150,20 @@ describe('silas audit', () => {
     expect(rows[0]).toBe('index,id,timestamp,event,prev_hash,hash,data');
     expect(rows).toHaveLength(3);
     expect(csv.out).not.toMatch(/(^|,)=HYPERLINK/m);
+  });
+
+  it('exports AIP decisions alone in the exact §8 shape with aip-jsonl', async () => {
+    const { home, store } = await initialised();
+    const { openLedger } = await import('../app/ledger.js');
+    const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: store });
+    ledger.audit.append('aip.decision', { direction: 'upstream', method: 'tools/call', tool: 'delete_file', args: { path: '/etc/passwd' }, decision: 'BLOCK', policy_mode: 'enforce', violation: true, failed_arg: 'path', failed_rule: '^/home/.*', session_id: 's', policy_hash: 'a'.repeat(64), reason: 'not in §8', policy_name: 'p' });
+    ledger.close();
+    const out = await runSilas(['audit', 'export', '--format', 'aip-jsonl', '--home', home], { secretStore: store });
+    const lines = out.out.split('\n');
+    expect(lines).toHaveLength(1);
+    const record = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(Object.keys(record)).toEqual(['timestamp', 'direction', 'method', 'tool', 'args', 'decision', 'policy_mode', 'violation', 'failed_arg', 'failed_rule', 'session_id', 'policy_hash']);
+    expect(record).toMatchObject({ decision: 'BLOCK', violation: true, tool: 'delete_file' });
   });
 
   it('export --since keeps only later entries', async () => {

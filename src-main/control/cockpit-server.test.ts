@@ -1,4 +1,4 @@
-import { testApprovalService } from '../testing/approvals.js';
+import { testServices } from '../testing/handlers.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
@@ -75,7 +75,7 @@ interface Running {
 async function startCockpit(overrides: Partial<CockpitServerOptions> = {}): Promise<Running> {
   const bus = new EventBus();
   const security: SecurityEvent[] = [];
-  const router = new ControlRouter(createHandlers({ audit, approvals: testApprovalService(audit), runtimeInfo: () => info, now: () => new Date('2025-06-01T12:00:00.000Z') }), { error: () => undefined });
+  const router = new ControlRouter(createHandlers({ audit, ...testServices(db, audit), runtimeInfo: () => info, now: () => new Date('2025-06-01T12:00:00.000Z') }), { error: () => undefined });
   const server = new CockpitServer({
     host: '127.0.0.1',
     port: 0,
@@ -494,7 +494,7 @@ describe('CockpitServer: bind rules', () => {
   });
 
   it('the CockpitServer constructor enforces the same rule', () => {
-    const base = { port: 0, token: TOKEN, router: new ControlRouter(createHandlers({ audit, approvals: testApprovalService(audit), runtimeInfo: () => info }), { error: () => undefined }), events: new EventBus(), staticDir: null, messagesPerMinute: 10, serverVersion: 'x' };
+    const base = { port: 0, token: TOKEN, router: new ControlRouter(createHandlers({ audit, ...testServices(db, audit), runtimeInfo: () => info }), { error: () => undefined }), events: new EventBus(), staticDir: null, messagesPerMinute: 10, serverVersion: 'x' };
     expect(() => new CockpitServer({ ...base, host: '0.0.0.0' })).toThrow(/--insecure-remote/);
     expect(() => new CockpitServer({ ...base, host: '0.0.0.0', insecureRemote: true })).not.toThrow();
   });
@@ -505,7 +505,7 @@ describe('CockpitServer: bind rules', () => {
       host: '127.0.0.1',
       port: first.port,
       token: TOKEN,
-      router: new ControlRouter(createHandlers({ audit, approvals: testApprovalService(audit), runtimeInfo: () => info }), { error: () => undefined }),
+      router: new ControlRouter(createHandlers({ audit, ...testServices(db, audit), runtimeInfo: () => info }), { error: () => undefined }),
       events: new EventBus(),
       staticDir,
       messagesPerMinute: 10,

@@ -2,11 +2,13 @@ import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { ServersService } from '../mcp/servers/servers-service.js';
 import type { CallContext, CallHandlers } from './router.js';
 
 export interface HandlerServices {
   audit: AuditLog;
   approvals: Pick<ApprovalService, 'request' | 'decide' | 'list' | 'isPaused'>;
+  servers: Pick<ServersService, 'list' | 'approveToolChange'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -37,6 +39,11 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'approvals.decide': ({ id, decision }, ctx) => {
       requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'approvals.decide');
       return services.approvals.decide(id, decision);
+    },
+    'servers.list': () => ({ servers: services.servers.list() }),
+    'servers.approveToolChange': ({ server, tool, hash }, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'servers.approveToolChange');
+      return services.servers.approveToolChange(server, tool, hash);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { unusedHandlers } from '../testing/handlers.js';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
@@ -19,6 +20,7 @@ function makeRouter(overrides: Partial<CallHandlers> = {}) {
   const logged: Array<{ message: string; detail: unknown }> = [];
   const seen: Array<{ name: string; args: unknown; ctx: CallContext }> = [];
   const handlers: CallHandlers = {
+    ...unusedHandlers(),
     'runtime.info': (args, c) => {
       seen.push({ name: 'runtime.info', args, ctx: c });
       return info;
@@ -28,13 +30,6 @@ function makeRouter(overrides: Partial<CallHandlers> = {}) {
       return { entries: [], total: 0, head: null };
     },
     'audit.verify': () => ({ valid: true, entries: 0, checkpoints: 0, firstInvalid: null, verifiedAt: '2025-01-01T00:00:00.000Z' }),
-    'approvals.request': () => {
-      throw new Error('approvals are not part of this test');
-    },
-    'approvals.list': () => ({ pending: [], paused: false }),
-    'approvals.decide': () => {
-      throw new Error('approvals are not part of this test');
-    },
     ...overrides,
   };
   const router = new ControlRouter(handlers, { error: (message, detail) => logged.push({ message, detail }) });

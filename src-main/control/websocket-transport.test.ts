@@ -1,3 +1,4 @@
+import { unusedHandlers } from '../testing/handlers.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,6 +59,7 @@ async function harness(options: Partial<WebSocketTransportOptions> & { handlers?
   const { handlers: overrides, ...transportOverrides } = options;
   const dispatched: Harness['dispatched'] = [];
   const handlers: CallHandlers = {
+    ...unusedHandlers(),
     'runtime.info': (_args, ctx) => {
       dispatched.push({ name: 'runtime.info', ctx });
       return info;
@@ -67,13 +69,6 @@ async function harness(options: Partial<WebSocketTransportOptions> & { handlers?
       return { entries: [entry], total: 1, head: { index: 3, hash: entry.hash } };
     },
     'audit.verify': () => ({ valid: true, entries: 1, checkpoints: 0, firstInvalid: null, verifiedAt: '2025-01-01T00:00:00.000Z' }),
-    'approvals.request': () => {
-      throw new Error('approvals are not part of this test');
-    },
-    'approvals.list': () => ({ pending: [], paused: false }),
-    'approvals.decide': () => {
-      throw new Error('approvals are not part of this test');
-    },
     ...overrides,
   };
   const router = new ControlRouter(handlers, { error: () => undefined });

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AlignmentPage } from './alignment/AlignmentPage.js';
 import { IlpPage } from './ilp/IlpPage.js';
 import { PoliciesPage } from './policies/PoliciesPage.js';
-import { ReviewPage } from './review/ReviewPage.js';
 import { ServersPage } from './servers/ServersPage.js';
 import { StreamPage } from './stream/StreamPage.js';
 
@@ -12,7 +11,6 @@ afterEach(cleanup);
 
 const pages: [string, ComponentType, RegExp][] = [
   ['Stream', StreamPage, /Silas agent's conversation and status[\s\S]*Silas kernel/],
-  ['Review', ReviewPage, /decision queue: pending approvals from MCP proxies and Silas plans/],
   ['Servers', ServersPage, /MCP servers governed by silas proxy/],
   ['Policies', PoliciesPage, /AIP policy editor/],
   ['Alignment', AlignmentPage, /AAP alignment cards and drift dashboards/],

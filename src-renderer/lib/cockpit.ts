@@ -1,6 +1,10 @@
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
+import type { PendingApproval } from '../../src-shared/schemas/approval.js';
+import { newArrivals } from '../store/approval-queue.js';
+import type { ApprovalQueue } from '../store/approvals-slice.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { createClient, isClientError } from './client.js';
+import { notificationText, type NotificationsPort } from './notifications.js';
 import { parseRoute, routeHash, type Route } from './routes.js';
 import type { Transport } from './transport.js';
 
@@ -12,6 +16,10 @@ export interface CockpitActions {
   loadOlderAudit(): void;
   verifyChain(): void;
   navigate(route: Route): void;
+  /** Sends the human's decision on one pending approval; one decision at a time. */
+  decideApproval(id: string, decision: 'allow_once' | 'deny'): void;
+  /** Asks the browser for notification permission (only meaningful while it is 'default'). */
+  enableNotifications(): void;
 }
 
 export interface Cockpit {
@@ -24,6 +32,8 @@ export interface CockpitDeps {
   store: CockpitStore;
   /** The window whose address bar carries the route; omitted in tests that do not navigate. */
   window?: Pick<Window, 'location' | 'history' | 'addEventListener' | 'removeEventListener'>;
+  /** Browser notifications for new approval requests; omitted in the desktop shell and in tests that do not notify. */
+  notifications?: NotificationsPort | null;
 }
 
 function describeError(error: unknown): string {
@@ -36,10 +46,12 @@ function describeError(error: unknown): string {
  * Every (re)connect reloads what the cockpit shows; a generation counter drops answers that
  * belong to a connection that has since been replaced.
  */
-export function connectCockpit({ transport, store, window: win }: CockpitDeps): Cockpit {
+export function connectCockpit({ transport, store, window: win, notifications }: CockpitDeps): Cockpit {
   const client = createClient(transport);
   let generation = 0;
   let verifyRequest = 0;
+  /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
+  let seenApprovals: Set<string> | null = null;
 
   const call = <N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> => client.call(name, args);
 
@@ -56,10 +68,45 @@ export function connectCockpit({ transport, store, window: win }: CockpitDeps): 
     );
   }
 
+  function notifyArrivals(pending: readonly PendingApproval[]): void {
+    const arrived = newArrivals(seenApprovals, pending);
+    seenApprovals ??= new Set();
+    for (const card of pending) seenApprovals.add(card.id);
+    if (!notifications || notifications.permission() !== 'granted') return;
+    for (const card of arrived) {
+      const { title, body } = notificationText(card);
+      notifications.show(title, body, `silas-approval-${card.id}`, () => navigate('review'));
+    }
+  }
+
+  function approvalsReplaced(queue: ApprovalQueue): void {
+    notifyArrivals(queue.pending);
+    store.getState().approvalsReplaced(queue);
+  }
+
+  function decideApproval(id: string, decision: 'allow_once' | 'deny'): void {
+    if (store.getState().approvals.deciding !== null) return;
+    store.getState().approvalDeciding(id);
+    call('approvals.decide', { id, decision }).then(
+      () => store.getState().approvalDecided(id),
+      (error: unknown) => store.getState().approvalDecideFailed(id, describeError(error)),
+    );
+  }
+
+  function enableNotifications(): void {
+    if (!notifications || notifications.permission() !== 'default') return;
+    notifications.request().then((permission) => store.getState().setNotificationState(permission));
+  }
+
   function reload(): void {
     const current = ++generation;
     const state = store.getState();
     state.auditLoading();
+    state.approvalsLoading();
+    call('approvals.list', {}).then(
+      (queue) => current === generation && approvalsReplaced(queue),
+      (error: unknown) => current === generation && store.getState().approvalsFailed(describeError(error)),
+    );
     call('runtime.info', {}).then(
       (info) => current === generation && store.getState().runtimeLoaded(info),
       (error: unknown) => current === generation && store.getState().runtimeFailed(describeError(error)),
@@ -95,9 +142,13 @@ export function connectCockpit({ transport, store, window: win }: CockpitDeps): 
   win?.addEventListener('hashchange', onHashChange);
 
   const offEvent = transport.onEvent((name, payload) => {
-    if (name !== 'audit.appended') return;
-    const entry = events['audit.appended'].payload.safeParse(payload);
-    if (entry.success) store.getState().auditAppended(entry.data);
+    if (name === 'audit.appended') {
+      const entry = events['audit.appended'].payload.safeParse(payload);
+      if (entry.success) store.getState().auditAppended(entry.data);
+    } else if (name === 'approvals.changed') {
+      const queue = events['approvals.changed'].payload.safeParse(payload);
+      if (queue.success) approvalsReplaced(queue.data);
+    }
   });
 
   const offState = transport.onState((state) => {
@@ -106,10 +157,11 @@ export function connectCockpit({ transport, store, window: win }: CockpitDeps): 
   });
 
   store.getState().setConnection(transport.state);
+  store.getState().setNotificationState(notifications ? notifications.permission() : 'unsupported');
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate },
+    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications },
     dispose: () => {
       offEvent();
       offState();

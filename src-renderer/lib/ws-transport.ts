@@ -140,9 +140,10 @@ export class WebSocketTransport implements Transport {
       if (!resolve) return;
       this.pending.delete(value.id);
       resolve(value.result as Envelope<unknown>);
-    } else {
+    } else if (value.type === 'event') {
       this.events.emit(value.name, value.payload);
     }
+    // 'closed' belongs to the local socket; a WebSocket learns about closing from its close frame.
   }
 
   /** Handles close and error alike; whichever arrives first for a socket wins. */

@@ -1,13 +1,14 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { DEFAULT_ROUTE, type Route } from '../lib/routes.js';
 import type { ConnectionState } from '../lib/transport.js';
+import { createApprovalsSlice, type ApprovalsSlice } from './approvals-slice.js';
 import { createAuditSlice, type AuditSlice } from './audit-slice.js';
 import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -26,6 +27,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createRuntimeSlice(...a),
     ...createAuditSlice(...a),
     ...createChainSlice(...a),
+    ...createApprovalsSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));
 }

@@ -12,9 +12,10 @@ export interface CockpitHarness extends RenderResult {
   cockpit: Cockpit;
 }
 
-/** A runtime with `total` audit entries (indexes 0..total-1) that answers like the real router. */
+/** A runtime with `total` audit entries (indexes 0..total-1) and an empty approval queue that answers like the real router. */
 export function fakeRuntime(total = 20, verification = { valid: true, checkpoints: 0, firstInvalid: null }): FakeTransport {
   return new FakeTransport()
+    .handle('approvals.list', () => ({ ok: true, value: { pending: [], paused: false } }))
     .handle('runtime.info', () => ({ ok: true, value: runtimeInfo }))
     .handle('audit.list', (args) => {
       const { before, limit } = args as { before?: number; limit: number };

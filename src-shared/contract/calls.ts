@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
 import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, ToolCallApprovalRequest } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
+import { GovernedServer } from '../schemas/servers.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -49,6 +50,16 @@ export const calls = {
     summary: 'The human decides one pending approval (from the cockpit only).',
     args: z.object({ id: z.string().min(1).max(100), decision: ApprovalDecisionChoice }).strict(),
     result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
+  }),
+  'servers.list': defineCall({
+    summary: 'MCP servers governed by silas proxy: last start, policy, pinned tools (with pending changes) and recent decisions.',
+    args: z.object({}).strict(),
+    result: z.object({ servers: z.array(GovernedServer) }),
+  }),
+  'servers.approveToolChange': defineCall({
+    summary: "Accept a tool's changed definition (tool-poisoning defence); from the cockpit only.",
+    args: z.object({ server: z.string().min(1).max(200), tool: z.string().min(1).max(200), hash: z.string().regex(/^sha(256|384|512):[0-9a-f]+$/) }).strict(),
+    result: z.object({ server: z.string(), tool: z.string(), hash: z.string() }),
   }),
 } as const;
 

@@ -1,6 +1,6 @@
 import { openLedger, type Ledger } from '../../app/ledger.js';
 import { resolveHome } from '../../app/paths.js';
-import { CSV_HEADER, toCsvRow, toJsonLine } from '../../audit/export.js';
+import { CSV_HEADER, toAipJsonLine, toCsvRow, toJsonLine } from '../../audit/export.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
@@ -11,8 +11,9 @@ const usage = `Usage: silas audit <verify|tail|export|note> [options]
       Check the whole hash chain and every signed checkpoint. Exit 0 when intact, 1 otherwise.
   silas audit tail [-n N] [--home DIR] [--json]
       Show the last N entries (default 20), oldest first.
-  silas audit export --format jsonl|csv [--since ISO] [--home DIR]
-      Write entries to stdout: AIP §8 JSON lines, or CSV.
+  silas audit export --format jsonl|aip-jsonl|csv [--since ISO] [--home DIR]
+      Write entries to stdout: every entry as JSON lines with its chain fields, only the AIP
+      decisions in the exact spec 001 §8 shape (aip-jsonl), or CSV.
   silas audit note TEXT [--home DIR]
       Append an operator note to the ledger.`;
 
@@ -61,7 +62,7 @@ async function tail(argv: string[], io: CliIo): Promise<number> {
 async function exportEntries(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { home: { type: 'string' }, format: { type: 'string' }, since: { type: 'string' } }, usage);
   if (values.help) return help(io);
-  if (values.format !== 'jsonl' && values.format !== 'csv') throw new UsageError('--format: expected jsonl or csv', usage);
+  if (values.format !== 'jsonl' && values.format !== 'csv' && values.format !== 'aip-jsonl') throw new UsageError('--format: expected jsonl, aip-jsonl or csv', usage);
   let since: string | undefined;
   if (values.since !== undefined) {
     const time = new Date(values.since);
@@ -73,7 +74,10 @@ async function exportEntries(argv: string[], io: CliIo): Promise<number> {
   const ledger = open(values, io);
   try {
     if (values.format === 'csv') io.out(CSV_HEADER);
-    for (const entry of ledger.audit.since(since)) io.out(values.format === 'csv' ? toCsvRow(entry) : toJsonLine(entry));
+    for (const entry of ledger.audit.since(since)) {
+      const line = values.format === 'csv' ? toCsvRow(entry) : values.format === 'aip-jsonl' ? toAipJsonLine(entry) : toJsonLine(entry);
+      if (line !== null) io.out(line);
+    }
     return 0;
   } finally {
     ledger.close();

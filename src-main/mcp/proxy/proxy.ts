@@ -111,30 +111,39 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     forwarded,
     asking,
     stopped: () => stopping,
-    toServer: coalesce((text) => {
-      if (child.stdin?.writable) child.stdin.write(`${text}\n`);
-    }),
-    toClient: coalesce(options.writeClient),
+    toServer: (line) => audit.afterCommit(() => writeServer(line)),
+    toClient: (line) => audit.afterCommit(() => writeClient(line)),
     log: options.log,
+  };
+  const writeServer = coalesce((text) => {
+    if (child.stdin?.writable) child.stdin.write(`${text}\n`);
+  });
+  const writeClient = coalesce(options.writeClient);
+  const dropped = (error: unknown) => options.log(`silas proxy: the audit entry could not be recorded, message dropped: ${(error as Error).stack ?? String(error)}`);
+  /** One chunk of input: its messages' entries are committed together, then their effects run (DESIGN invariant 3). */
+  const inBatch = (fn: () => void) => audit.batch(fn, dropped);
+  const perMessage = (handle: (line: string) => void) => (line: string) => {
+    audit.message();
+    safely(ctx, () => handle(line));
   };
   // EPIPE when the server dies mid-write is reported by 'close', not here.
   child.stdin?.on('error', () => undefined);
 
-  const fromServer = new LineSplitter((line) => safely(ctx, () => handleServerLine(ctx, line)), undefined, () => options.log(`silas proxy: dropped an oversized line from ${options.server}`));
-  child.stdout?.on('data', (chunk: Buffer) => fromServer.push(chunk));
+  const fromServer = new LineSplitter(perMessage((line) => handleServerLine(ctx, line)), undefined, () => options.log(`silas proxy: dropped an oversized line from ${options.server}`));
+  child.stdout?.on('data', (chunk: Buffer) => inBatch(() => fromServer.push(chunk)));
   relayStderr(child, ctx);
 
   const fromClient = new LineSplitter(
-    (line) => safely(ctx, () => handleClientLine(ctx, line)),
+    perMessage((line) => handleClientLine(ctx, line)),
     undefined,
     () => ctx.toClient(errorLine(null, { code: -32700, message: 'Parse error', data: { reason: 'line too long' } })),
   );
-  const onData = (chunk: Buffer | string) => fromClient.push(chunk);
+  const onData = (chunk: Buffer | string) => inBatch(() => fromClient.push(chunk));
   let clientClosed = false;
   const onEnd = () => {
     if (clientClosed) return;
     clientClosed = true;
-    fromClient.end();
+    inBatch(() => fromClient.end());
     void stopServer(child, options.graceMs ?? 2000);
   };
   options.input.on('data', onData);
@@ -145,7 +154,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   });
 
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-  fromServer.end();
+  inBatch(() => fromServer.end());
   stopping = true;
   policy.stop();
   options.input.off('data', onData);

@@ -1,5 +1,6 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pendingApproval } from '../../test/approval-fixtures.js';
 import { stubLayout } from '../../test/layout.js';
 import { FakeTransport } from '../../test/fake-transport.js';
 import { fakeRuntime, flush, renderCockpit } from '../../test/render-cockpit.js';
@@ -34,6 +35,17 @@ describe('App', () => {
     fireEvent.click(within(nav).getByRole('link', { name: 'Activity' }));
     expect(screen.getByRole('list', { name: 'Audit log' })).toBeTruthy();
     expect(window.location.hash).toBe('#/activity');
+  });
+
+  it('counts pending decisions in the navigation and shows the oldest on Review', async () => {
+    const transport = fakeRuntime(3).handle('approvals.list', () => ({ ok: true, value: { pending: [pendingApproval(2), pendingApproval(1)], paused: false } }));
+    transport.state = 'connected';
+    renderCockpit(<App />, { transport, withWindow: true });
+    await flush();
+    fireEvent.click(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: 'Review, 2 pending' }));
+    expect(heading()).toBe('Review');
+    expect(screen.getByRole('article', { name: 'Approval request: read_file_1 on filesystem' })).toBeTruthy();
+    expect(within(screen.getByRole('list', { name: 'Up next' })).getAllByRole('listitem')).toHaveLength(1);
   });
 
   it('follows the back button through hash changes', () => {

@@ -1,5 +1,6 @@
-import { cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pendingApproval } from '../../test/approval-fixtures.js';
 import { FakeTransport } from '../../test/fake-transport.js';
 import { renderCockpit } from '../../test/render-cockpit.js';
 import { NavBar } from './NavBar.js';
@@ -38,5 +39,24 @@ describe('NavBar', () => {
     const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport(), withWindow: true });
     fireEvent.click(screen.getByRole('link', { name: 'ILP' }), { ctrlKey: true });
     expect(store.getState().navigation.route).toBe('stream');
+  });
+
+  it('shows the number of pending decisions on the Review link, keeping its name starting with Review', () => {
+    const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport() });
+    expect(screen.getByRole('link', { name: 'Review' }).textContent).toBe('Review');
+    act(() => store.getState().approvalsReplaced({ pending: [pendingApproval(1), pendingApproval(2)], paused: false }));
+    const review = screen.getByRole('link', { name: 'Review, 2 pending' });
+    expect(review.textContent).toBe('Review2');
+    expect(screen.getByRole('link', { name: /^Review/ })).toBe(review);
+    expect(review.querySelector('.nav__count--dense')).toBeNull();
+    act(() => store.getState().approvalsReplaced({ pending: [], paused: false }));
+    expect(screen.getByRole('link', { name: 'Review' }).textContent).toBe('Review');
+  });
+
+  it('raises the count badge when the queue is dense (§0.5.4)', () => {
+    const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport() });
+    const six = Array.from({ length: 6 }, (_, i) => pendingApproval(i));
+    act(() => store.getState().approvalsReplaced({ pending: six, paused: false }));
+    expect(screen.getByRole('link', { name: 'Review, 6 pending' }).querySelector('.nav__count--dense')).not.toBeNull();
   });
 });

@@ -1,14 +1,30 @@
 import type { MouseEvent } from 'react';
 import { useCockpit, useCockpitActions } from '../../app/cockpit-context.js';
 import { ROUTES, routeHash, type Route } from '../../lib/routes.js';
+import { needsDensityCue } from '../../store/approval-queue.js';
 
 /** Opening a page in a new tab or window must keep working, so only plain clicks are taken over. */
 function isPlainClick(event: MouseEvent): boolean {
   return event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
 }
 
+/**
+ * The Review link carries the number of waiting decisions. Its accessible name still starts
+ * with "Review" ("Review, 2 pending"), and is exactly "Review" when nothing waits.
+ */
+function ReviewCount({ count, dense }: { count: number; dense: boolean }) {
+  if (count === 0) return null;
+  return (
+    <span className={`nav__count${dense ? ' nav__count--dense' : ''}`} aria-hidden="true">
+      {count}
+    </span>
+  );
+}
+
 export function NavBar() {
   const route = useCockpit((s) => s.navigation.route);
+  const pending = useCockpit((s) => s.approvals.pending.length);
+  const dense = useCockpit((s) => needsDensityCue(s.approvals.pending));
   const { navigate } = useCockpitActions();
   const follow = (target: Route) => (event: MouseEvent<HTMLAnchorElement>) => {
     if (!isPlainClick(event)) return;
@@ -20,8 +36,14 @@ export function NavBar() {
       <ul>
         {ROUTES.map(({ id, label }) => (
           <li key={id}>
-            <a href={routeHash(id)} aria-current={route === id ? 'page' : undefined} onClick={follow(id)}>
+            <a
+              href={routeHash(id)}
+              aria-current={route === id ? 'page' : undefined}
+              aria-label={id === 'review' && pending > 0 ? `${label}, ${pending} pending` : undefined}
+              onClick={follow(id)}
+            >
               {label}
+              {id === 'review' ? <ReviewCount count={pending} dense={dense} /> : null}
             </a>
           </li>
         ))}

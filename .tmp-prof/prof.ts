@@ -1,0 +1,23 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { SILAS_BIN } from '../src-main/testing/cli.js';
+import { childEnv, createTestHome, SERVERS, writePolicy } from '../src-main/mcp/testing/proxy-harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'silas-proxy-prof-'));
+const home = createTestHome(join(dir, 'home'));
+const policy = writePolicy(dir, '  allowed_tools: [echo]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n');
+const transport = new StdioClientTransport({ command: process.execPath, args: ['--cpu-prof', '--cpu-prof-dir=/tmp/silas-prof', SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools], env: childEnv(), stderr: 'inherit' });
+const client = new Client({ name: 'bench', version: '1.0.0' });
+await client.connect(transport);
+const call = (i: number) => client.callTool({ name: 'echo', arguments: { message: `message ${i}` } });
+const inFlight = Number(process.env.INFLIGHT ?? 16);
+let next = 0; const N = Number(process.env.N ?? 30000);
+const t0 = performance.now();
+await Promise.all(Array.from({ length: inFlight }, async () => { while (next < N) await call(next++); }));
+console.log('calls/s', (N * 1000) / (performance.now() - t0));
+await client.close();
+await new Promise((r) => setTimeout(r, 1000));
+rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { createHandlers } from '../../control/handlers.js';
+import { ControlRouter } from '../../control/router.js';
+import { useTempDirs } from '../../testing/temp.js';
+import { createTestLedger } from '../../testing/ledger.js';
+import { testApprovalService } from '../../testing/approvals.js';
+import { ToolPinRepository } from '../proxy/tool-pins.js';
+import { ServersService } from './servers-service.js';
+
+const tempDir = useTempDirs();
+const H1 = `sha256:${'1'.repeat(64)}`;
+const H2 = `sha256:${'2'.repeat(64)}`;
+
+function setup() {
+  const ledger = createTestLedger(tempDir());
+  const pins = new ToolPinRepository(ledger.db);
+  const service = new ServersService(ledger.db, ledger.audit);
+  ledger.audit.append('mcp.proxy_started', { server: 'files', session_id: 's1', policy_name: 'workstation', policy_hash: 'a'.repeat(64) });
+  ledger.audit.append('aip.decision', { server: 'files', tool: 'read_file', decision: 'ALLOW', direction: 'upstream', policy_mode: 'enforce', violation: false });
+  ledger.audit.append('aip.decision', { server: 'other', tool: 'x', decision: 'BLOCK', direction: 'upstream', policy_mode: 'enforce', violation: true });
+  pins.observe('files', 'read_file', H1);
+  pins.observe('files', 'read_file', H2);
+  const router = new ControlRouter(createHandlers({ audit: ledger.audit, approvals: testApprovalService(ledger.audit), servers: service, runtimeInfo: () => { throw new Error('unused'); } }), { error: () => {} });
+  return { ledger, pins, service, router };
+}
+
+describe('governed servers in the cockpit', () => {
+  it('lists each server with its last start, policy, pins (pending changes included) and its own recent decisions', () => {
+    const { service } = setup();
+    const files = service.list().find((s) => s.name === 'files')!;
+    expect(files).toMatchObject({ policyName: 'workstation', policyHash: 'a'.repeat(64), pins: [{ tool: 'read_file', approvedHash: H1, pendingHash: H2 }] });
+    expect(files.recentDecisions.map((e) => e.data.tool)).toEqual(['read_file']);
+    expect(service.list().map((s) => s.name)).toEqual(['files']);
+  });
+
+  it('approving a changed tool is audited first and takes effect for running proxies', async () => {
+    const { ledger, pins, router } = setup();
+    const answer = await router.dispatch('servers.approveToolChange', { server: 'files', tool: 'read_file', hash: H2 }, { transport: 'ipc' });
+    expect(answer).toEqual({ ok: true, value: { server: 'files', tool: 'read_file', hash: H2 } });
+    expect(pins.get('files', 'read_file')).toMatchObject({ approvedHash: H2, pendingHash: null });
+    expect(ledger.audit.tail(1)[0]).toMatchObject({ event: 'mcp.tool_change_approved', data: { previous_hash: H1, hash: H2 } });
+  });
+
+  it('refuses a hash the server never announced, and any approval from a proxy', async () => {
+    const { router, pins } = setup();
+    const forged = await router.dispatch('servers.approveToolChange', { server: 'files', tool: 'read_file', hash: `sha256:${'3'.repeat(64)}` }, { transport: 'websocket' });
+    expect(forged).toMatchObject({ ok: false, error: { code: 'E_INVALID_ARGS' } });
+    const fromProxy = await router.dispatch('servers.approveToolChange', { server: 'files', tool: 'read_file', hash: H2 }, { transport: 'local-socket' });
+    expect(fromProxy).toMatchObject({ ok: false, error: { code: 'E_UNAUTHORIZED' } });
+    expect(pins.get('files', 'read_file')?.approvedHash).toBe(H1);
+  });
+});

@@ -1,0 +1,23 @@
+import { calls } from '../../src-shared/contract/calls.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { CallHandlers, HandlerServicesLike } from './handler-types.js';
+import type Database from 'better-sqlite3';
+import { ServersService } from '../mcp/servers/servers-service.js';
+import { testApprovalService } from './approvals.js';
+
+/** Every contract call answering "not part of this test", for tests that only exercise a few calls. */
+export function unusedHandlers(): CallHandlers {
+  return Object.fromEntries(
+    Object.keys(calls).map((name) => [
+      name,
+      () => {
+        throw new Error(`${name} is not part of this test`);
+      },
+    ]),
+  ) as unknown as CallHandlers;
+}
+
+/** The real services behind the handlers, over a test database. */
+export function testServices(db: Database.Database, audit: AuditLog): HandlerServicesLike {
+  return { approvals: testApprovalService(audit), servers: new ServersService(db, audit) };
+}

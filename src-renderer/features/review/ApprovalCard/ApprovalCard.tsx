@@ -1,0 +1,90 @@
+import { useId, useState } from 'react';
+import type { PendingApproval } from '../../../../src-shared/schemas/approval.js';
+import { isElevated } from '../../../store/approval-queue.js';
+import { Countdown } from '../Countdown/Countdown.js';
+import { RiskBadge } from '../RiskBadge/RiskBadge.js';
+import { actionsFor, cardName, formatArgs, intentLine, type ActionSpec, type ApprovalChoice } from '../review-format.js';
+
+export interface ApprovalCardProps {
+  card: PendingApproval;
+  /** A decision (on this or any card) is on its way: every button waits. */
+  busy: boolean;
+  /** The runtime's message for a failed decision on this card. */
+  error: string | null;
+  onDecide(decision: ApprovalChoice): void;
+}
+
+function ActionButton({ action, busy, onDecide }: { action: ActionSpec; busy: boolean; onDecide(decision: ApprovalChoice): void }) {
+  const consequenceId = useId();
+  const tone = action.recommended ? 'recommended' : action.decision === 'allow_once' ? 'danger' : 'secondary';
+  return (
+    <div className={`approval-action approval-action--${tone}`}>
+      <button type="button" className={`button approval-action__button approval-action__button--${tone}`} disabled={busy} aria-describedby={consequenceId} onClick={() => onDecide(action.decision)}>
+        {action.label}
+      </button>
+      <span id={consequenceId} className="approval-action__consequence">
+        {action.consequence}
+      </span>
+    </div>
+  );
+}
+
+/**
+ * The one active decision (spec 002 §0.5.1, card contract §0.5.3): intent, risk, the policy's
+ * rationale, time left, the buttons with their consequences in CTA order, and the full
+ * (DLP-redacted) arguments behind Details — open from the start for high and critical risk.
+ */
+export function ApprovalCard({ card, busy, error, onDecide }: ApprovalCardProps) {
+  const [detailsOpen, setDetailsOpen] = useState(() => isElevated(card.risk));
+  const detailsId = useId();
+  return (
+    <article className={`approval-card approval-card--${card.risk}`} aria-label={cardName(card)} aria-busy={busy || undefined}>
+      <header className="approval-card__header">
+        <h2 className="approval-card__intent">{intentLine(card)}</h2>
+        <RiskBadge risk={card.risk} />
+      </header>
+      <dl className="approval-card__facts">
+        <div>
+          <dt>Why</dt>
+          <dd>{card.reason || `Policy ${card.policyName} asks before this call.`}</dd>
+        </div>
+        <div>
+          <dt>Rule</dt>
+          <dd>
+            <code>{card.rule || '(none)'}</code> in policy <strong>{card.policyName}</strong>
+          </dd>
+        </div>
+      </dl>
+      <Countdown expiresAt={card.expiresAt} />
+      <div className="approval-card__actions" role="group" aria-label="Decision">
+        {actionsFor(card.risk).map((action) => (
+          <ActionButton key={action.decision} action={action} busy={busy} onDecide={onDecide} />
+        ))}
+      </div>
+      {busy ? <p className="approval-card__sending">Sending your decision…</p> : null}
+      {error ? (
+        <p role="alert" className="notice notice--error">
+          Could not send your decision: {error}
+        </p>
+      ) : null}
+      <div className="approval-card__details">
+        <button type="button" className="button button--quiet" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
+          <span className="approval-card__chevron" aria-hidden="true">
+            ▸
+          </span>{' '}
+          Details
+        </button>
+        <div id={detailsId}>
+          {detailsOpen ? (
+            <>
+              <p className="approval-card__details-note">Arguments as the proxy sent them, with secrets redacted:</p>
+              <pre className="approval-card__args" aria-label="Arguments">
+                {formatArgs(card.args)}
+              </pre>
+            </>
+          ) : null}
+        </div>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { AuditEntry } from './audit.js';
+
+export const ToolPinView = z.object({
+  tool: z.string(),
+  approvedHash: z.string(),
+  firstSeenAt: z.string(),
+  approvedAt: z.string(),
+  /** A changed definition the server announced, hidden and refused until the person approves it. */
+  pendingHash: z.string().nullable(),
+  pendingSince: z.string().nullable(),
+});
+
+/** One MCP server as the proxies have seen it. */
+export const GovernedServer = z.object({
+  name: z.string(),
+  lastStartedAt: z.string().nullable(),
+  policyName: z.string().nullable(),
+  policyHash: z.string().nullable(),
+  pins: z.array(ToolPinView),
+  recentDecisions: z.array(AuditEntry),
+});
+export type GovernedServer = z.infer<typeof GovernedServer>;
