@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { AuditWatcher } from '../audit/watcher.js';
 import { ApprovalService } from '../approvals/approval-service.js';
+import { StandingApprovalService } from '../approvals/standing-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
@@ -56,11 +57,12 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const events = new EventBus();
   const audit = ledger.audit;
   const signer = ledger.signer!;
-  const approvals = new ApprovalService({ audit, signer, notifier, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
+  const standing = new StandingApprovalService(ledger.db, audit, signer);
+  const approvals = new ApprovalService({ audit, signer, notifier, standing, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db, audit);
-  const router = new ControlRouter(createHandlers({ audit, approvals, servers, runtimeInfo: info }), logger);
+  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, runtimeInfo: info }), logger);
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };

@@ -4,6 +4,8 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { DecisionQueue, Notifier } from '../app/types.js';
+import { normalizeName } from '../aip/policy/normalize.js';
+import type { StandingApprovalService } from './standing-service.js';
 import { issueToolCallApproval } from './tool-call-approval.js';
 
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
@@ -18,6 +20,8 @@ interface Waiting {
 
 export interface ApprovalServiceDeps {
   audit: AuditLog;
+  /** Where "always allow" goes; without it that choice is refused. */
+  standing?: Pick<StandingApprovalService, 'create'>;
   signer: OwnerSigner;
   notifier: Notifier;
   /** Told whenever the queue changes (the cockpit's event, the tray count). */
@@ -77,7 +81,7 @@ export class ApprovalService implements DecisionQueue {
     });
   }
 
-  decide(id: string, decision: 'allow_once' | 'deny'): { id: string; outcome: 'approved' | 'denied' } {
+  decide(id: string, decision: 'allow_once' | 'always_allow' | 'deny'): { id: string; outcome: 'approved' | 'denied' } {
     const item = this.waiting.get(id);
     if (!item) throw new SilasError(ErrorCode.InvalidArgs, `no pending approval ${id}; it was already decided or it expired`);
     if (decision === 'deny') {
@@ -85,6 +89,10 @@ export class ApprovalService implements DecisionQueue {
       return { id, outcome: 'denied' };
     }
     const { request } = item;
+    if (decision === 'always_allow') {
+      if (!this.deps.standing) throw new SilasError(ErrorCode.Unavailable, '"always allow" is not available in this runtime');
+      this.deps.standing.create({ server: request.server, tool: normalizeName(request.tool), argsHash: request.argsHash, argsDisplay: JSON.stringify(request.args) });
+    }
     const signed = issueToolCallApproval(
       { server: request.server, tool: request.tool, argsHash: request.argsHash, requestId: request.requestId, sessionId: request.sessionId },
       this.deps.signer,

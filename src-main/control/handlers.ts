@@ -1,6 +1,7 @@
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { StandingApprovalService } from '../approvals/standing-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ServersService } from '../mcp/servers/servers-service.js';
 import type { CallContext, CallHandlers } from './router.js';
@@ -9,6 +10,7 @@ export interface HandlerServices {
   audit: AuditLog;
   approvals: Pick<ApprovalService, 'request' | 'decide' | 'list' | 'isPaused'>;
   servers: Pick<ServersService, 'list' | 'approveToolChange'>;
+  standing: Pick<StandingApprovalService, 'list' | 'revoke'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -39,6 +41,11 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'approvals.decide': ({ id, decision }, ctx) => {
       requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'approvals.decide');
       return services.approvals.decide(id, decision);
+    },
+    'approvals.listStanding': () => ({ standing: services.standing.list().map(({ signature: _signature, revokedAt: _revokedAt, ...view }) => view) }),
+    'approvals.revokeStanding': ({ id }, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'approvals.revokeStanding');
+      return { id: services.standing.revoke(id).id };
     },
     'servers.list': () => ({ servers: services.servers.list() }),
     'servers.approveToolChange': ({ server, tool, hash }, ctx) => {

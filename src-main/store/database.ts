@@ -7,7 +7,7 @@ import { MIGRATIONS, type Migration } from './migrations/index.js';
 /** `PRAGMA application_id` of a Silas database: ASCII "SILS". Tells our files from foreign ones. */
 export const SILAS_APPLICATION_ID = 0x53494c53;
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
-const OUR_TABLES = new Set(['applied_migrations', 'audit_entries', 'audit_checkpoints', 'owner_keys', 'mcp_tool_pins', 'mcp_approval_nonces']);
+const OUR_TABLES = new Set(['applied_migrations', 'audit_entries', 'audit_checkpoints', 'owner_keys', 'mcp_tool_pins', 'mcp_approval_nonces', 'mcp_standing_approvals']);
 
 export interface OpenOptions {
   /** Create the file when it does not exist (only `silas init` does). */

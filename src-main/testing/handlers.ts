@@ -3,7 +3,8 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { CallHandlers, HandlerServicesLike } from './handler-types.js';
 import type Database from 'better-sqlite3';
 import { ServersService } from '../mcp/servers/servers-service.js';
-import { testApprovalService } from './approvals.js';
+import { testApprovalService, testSigner } from './approvals.js';
+import { StandingApprovalService } from '../approvals/standing-service.js';
 
 /** Every contract call answering "not part of this test", for tests that only exercise a few calls. */
 export function unusedHandlers(): CallHandlers {
@@ -19,5 +20,5 @@ export function unusedHandlers(): CallHandlers {
 
 /** The real services behind the handlers, over a test database. */
 export function testServices(db: Database.Database, audit: AuditLog): HandlerServicesLike {
-  return { approvals: testApprovalService(audit), servers: new ServersService(db, audit) };
+  return { approvals: testApprovalService(audit), servers: new ServersService(db, audit), standing: new StandingApprovalService(db, audit, testSigner()) };
 }

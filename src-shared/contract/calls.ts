@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
-import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, ToolCallApprovalRequest } from '../schemas/approval.js';
+import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, StandingApprovalView, ToolCallApprovalRequest } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer } from '../schemas/servers.js';
 import { defineCall } from './define.js';
@@ -50,6 +50,16 @@ export const calls = {
     summary: 'The human decides one pending approval (from the cockpit only).',
     args: z.object({ id: z.string().min(1).max(100), decision: ApprovalDecisionChoice }).strict(),
     result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
+  }),
+  'approvals.listStanding': defineCall({
+    summary: 'Standing "always allow" approvals (per server, tool and exact arguments), for the Policies page.',
+    args: z.object({}).strict(),
+    result: z.object({ standing: z.array(StandingApprovalView) }),
+  }),
+  'approvals.revokeStanding': defineCall({
+    summary: 'Revoke one standing approval; running proxies ask again from the next call (from the cockpit only).',
+    args: z.object({ id: z.string().min(1).max(100) }).strict(),
+    result: z.object({ id: z.string() }),
   }),
   'servers.list': defineCall({
     summary: 'MCP servers governed by silas proxy: last start, policy, pinned tools (with pending changes) and recent decisions.',

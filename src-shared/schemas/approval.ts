@@ -59,4 +59,15 @@ export const PendingApproval = z.object({
 });
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
-export const ApprovalDecisionChoice = z.enum(['allow_once', 'deny']);
+export const ApprovalDecisionChoice = z.enum(['allow_once', 'always_allow', 'deny']);
+
+/** "Always allow this tool with these arguments on this server", as the Policies page lists it. */
+export const StandingApprovalView = z.object({
+  id: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  argsHash: z.string(),
+  argsDisplay: z.string(),
+  createdAt: z.string(),
+  keyFingerprint: z.string(),
+});

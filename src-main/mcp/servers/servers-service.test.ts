@@ -3,7 +3,7 @@ import { createHandlers } from '../../control/handlers.js';
 import { ControlRouter } from '../../control/router.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestLedger } from '../../testing/ledger.js';
-import { testApprovalService } from '../../testing/approvals.js';
+import { testServices } from '../../testing/handlers.js';
 import { ToolPinRepository } from '../proxy/tool-pins.js';
 import { ServersService } from './servers-service.js';
 
@@ -20,7 +20,7 @@ function setup() {
   ledger.audit.append('aip.decision', { server: 'other', tool: 'x', decision: 'BLOCK', direction: 'upstream', policy_mode: 'enforce', violation: true });
   pins.observe('files', 'read_file', H1);
   pins.observe('files', 'read_file', H2);
-  const router = new ControlRouter(createHandlers({ audit: ledger.audit, approvals: testApprovalService(ledger.audit), servers: service, runtimeInfo: () => { throw new Error('unused'); } }), { error: () => {} });
+  const router = new ControlRouter(createHandlers({ audit: ledger.audit, ...testServices(ledger.db, ledger.audit), servers: service, runtimeInfo: () => { throw new Error('unused'); } }), { error: () => {} });
   return { ledger, pins, service, router };
 }
 

@@ -1,5 +1,6 @@
 import { sql as m001 } from './001_audit_and_keys.js';
 import { sql as m002 } from './002_mcp_proxy.js';
+import { sql as m003 } from './003_standing_approvals.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -11,4 +12,5 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { id: '001_audit_and_keys', sql: m001 },
   { id: '002_mcp_proxy', sql: m002 },
+  { id: '003_standing_approvals', sql: m003 },
 ];
