@@ -4,14 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AlignmentPage } from './alignment/AlignmentPage.js';
 import { IlpPage } from './ilp/IlpPage.js';
 import { PoliciesPage } from './policies/PoliciesPage.js';
-import { ServersPage } from './servers/ServersPage.js';
 import { StreamPage } from './stream/StreamPage.js';
 
 afterEach(cleanup);
 
 const pages: [string, ComponentType, RegExp][] = [
   ['Stream', StreamPage, /Silas agent's conversation and status[\s\S]*Silas kernel/],
-  ['Servers', ServersPage, /MCP servers governed by silas proxy/],
   ['Policies', PoliciesPage, /AIP policy editor/],
   ['Alignment', AlignmentPage, /AAP alignment cards and drift dashboards/],
   ['ILP', IlpPage, /ILP composition inspector/],

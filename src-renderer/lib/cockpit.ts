@@ -3,6 +3,7 @@ import type { PendingApproval } from '../../src-shared/schemas/approval.js';
 import { newArrivals } from '../store/approval-queue.js';
 import type { ApprovalQueue } from '../store/approvals-slice.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
+import { affectsServers, type ToolKey } from '../store/servers-slice.js';
 import { createClient, isClientError } from './client.js';
 import { notificationText, type NotificationsPort } from './notifications.js';
 import { parseRoute, routeHash, type Route } from './routes.js';
@@ -10,6 +11,9 @@ import type { Transport } from './transport.js';
 
 /** Page size for the audit log: large enough that scrolling rarely waits, well under AUDIT_PAGE_MAX. */
 export const AUDIT_PAGE_SIZE = 500;
+
+/** A burst of proxy events (a tools/list pins every tool) reloads the Servers page once. */
+export const SERVERS_REFRESH_DELAY_MS = 300;
 
 /** What components may ask for; everything with a side effect goes through here. */
 export interface CockpitActions {
@@ -20,6 +24,8 @@ export interface CockpitActions {
   decideApproval(id: string, decision: 'allow_once' | 'deny'): void;
   /** Asks the browser for notification permission (only meaningful while it is 'default'). */
   enableNotifications(): void;
+  /** Accepts the changed definition `hash` of a pinned tool; one approval at a time. */
+  approveToolChange(key: ToolKey, hash: string): void;
 }
 
 export interface Cockpit {
@@ -50,6 +56,8 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   const client = createClient(transport);
   let generation = 0;
   let verifyRequest = 0;
+  let serversRequest = 0;
+  let serversTimer: ReturnType<typeof setTimeout> | null = null;
   /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
   let seenApprovals: Set<string> | null = null;
 
@@ -98,6 +106,36 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     notifications.request().then((permission) => store.getState().setNotificationState(permission));
   }
 
+  function loadServers(): void {
+    if (serversTimer !== null) clearTimeout(serversTimer);
+    serversTimer = null;
+    const request = ++serversRequest;
+    store.getState().serversLoading();
+    call('servers.list', {}).then(
+      ({ servers }) => request === serversRequest && store.getState().serversLoaded(servers),
+      (error: unknown) => request === serversRequest && store.getState().serversFailed(describeError(error)),
+    );
+  }
+
+  function scheduleServersRefresh(): void {
+    if (serversTimer !== null) clearTimeout(serversTimer);
+    serversTimer = setTimeout(loadServers, SERVERS_REFRESH_DELAY_MS);
+  }
+
+  function approveToolChange(key: ToolKey, hash: string): void {
+    if (store.getState().servers.approving !== null) return;
+    const current = generation;
+    store.getState().toolChangeApproving(key);
+    call('servers.approveToolChange', { server: key.server, tool: key.tool, hash }).then(
+      (result) => {
+        store.getState().toolChangeApproved(key, result.hash, new Date().toISOString());
+        // The runtime has the approval; reload what it now shows, unless this connection is gone.
+        if (current === generation) loadServers();
+      },
+      (error: unknown) => store.getState().toolChangeApproveFailed(key, describeError(error)),
+    );
+  }
+
   function reload(): void {
     const current = ++generation;
     const state = store.getState();
@@ -115,6 +153,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       (page) => current === generation && store.getState().auditFirstPageLoaded(page),
       (error: unknown) => current === generation && store.getState().auditFailed(describeError(error)),
     );
+    loadServers();
     verifyChain();
   }
 
@@ -144,7 +183,10 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   const offEvent = transport.onEvent((name, payload) => {
     if (name === 'audit.appended') {
       const entry = events['audit.appended'].payload.safeParse(payload);
-      if (entry.success) store.getState().auditAppended(entry.data);
+      if (entry.success) {
+        store.getState().auditAppended(entry.data);
+        if (affectsServers(entry.data.event)) scheduleServersRefresh();
+      }
     } else if (name === 'approvals.changed') {
       const queue = events['approvals.changed'].payload.safeParse(payload);
       if (queue.success) approvalsReplaced(queue.data);
@@ -161,8 +203,10 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications },
+    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange },
     dispose: () => {
+      if (serversTimer !== null) clearTimeout(serversTimer);
+      serversRequest += 1;
       offEvent();
       offState();
       win?.removeEventListener('hashchange', onHashChange);

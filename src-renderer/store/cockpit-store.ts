@@ -7,8 +7,9 @@ import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
+import { createServersSlice, type ServersSlice } from './servers-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & ServersSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -28,6 +29,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createAuditSlice(...a),
     ...createChainSlice(...a),
     ...createApprovalsSlice(...a),
+    ...createServersSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));
 }

@@ -1,0 +1,99 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { connectThroughProxy, exportedAudit, MCP_SERVERS, rpcError, textOf, writePolicy, type ProxiedClient } from './fixtures/mcp-proxy.js';
+import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
+
+async function openPage(page: Page, link: RegExp, heading: string): Promise<void> {
+  await mainNav(page).getByRole('link', { name: link }).click();
+  await expect(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
+}
+
+test.describe('a real MCP client through silas proxy, decided in the cockpit', () => {
+  let proxied: ProxiedClient | null = null;
+  /** The test's own directory for its policy and files. */
+  let dir = '';
+  test.beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'silas-e2e-proxy-'));
+  });
+  test.afterEach(async () => {
+    await proxied?.close().catch(() => undefined);
+    proxied = null;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('an ask is approved from Review and the call completes with its signed approval in the audit chain', async ({ page, silas, browserProblems }) => {
+    const policy = writePolicy(dir, 'files-policy', '  allowed_tools: [read_file]\n  tool_rules:\n    - tool: delete_file\n      action: ask\n');
+    const doomed = join(dir, 'doomed.txt');
+    writeFileSync(doomed, 'delete me once the person says so');
+
+    proxied = await connectThroughProxy(silas, { name: 'files', policy, server: MCP_SERVERS.fileTools });
+    await openCockpit(page, silas);
+    await openPage(page, /^Review/, 'Review');
+
+    // Not awaited: the call waits in the proxy for the person's decision.
+    const call = proxied.client.callTool({ name: 'delete_file', arguments: { path: doomed } });
+    const card = page.getByRole('article', { name: 'Approval request: delete_file on files' });
+    await expect(card).toBeVisible();
+    await expect(card.getByRole('heading', { name: 'delete_file on files wants to run' })).toBeVisible();
+    expect(existsSync(doomed)).toBe(true);
+
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    const result = await call;
+    expect(result.isError ?? false).toBe(false);
+    expect(textOf(result)).toBe(`deleted ${doomed}`);
+    expect(existsSync(doomed)).toBe(false);
+    await expect(page.getByText('No decisions waiting')).toBeVisible();
+
+    const audit = await exportedAudit(silas);
+    const allowed = audit.filter((e) => e.event === 'aip.decision' && e.tool === 'delete_file' && e.decision === 'ALLOW');
+    expect(allowed, `decisions: ${JSON.stringify(audit.filter((e) => e.event === 'aip.decision'))}`).toHaveLength(1);
+    expect(allowed[0]).toMatchObject({ server: 'files', approval: 'approve', approval_nonce: expect.stringMatching(/\S/) });
+    expect(audit.some((e) => e.event === 'approvals.approved' && e.tool === 'delete_file')).toBe(true);
+    const verify = await silas.cli('audit', 'verify');
+    expect(verify.code, `${verify.stdout}\n${verify.stderr}`).toBe(0);
+
+    // The Servers page shows the proxy's server with its policy and this decision.
+    await openPage(page, /^Servers/, 'Servers');
+    const files = page.getByRole('region', { name: 'files' });
+    await expect(files).toContainText('files-policy');
+    const decisions = files.getByRole('table', { name: 'Recent decisions' });
+    await expect(decisions.getByRole('row').filter({ hasText: 'delete_file' }).filter({ hasText: 'Allow' })).toHaveCount(1);
+    expect(browserProblems).toEqual([]);
+  });
+
+  test('a changed tool definition is hidden and refused until it is approved on the Servers page', async ({ page, silas, browserProblems }) => {
+    const policy = writePolicy(dir, 'web-policy', '  allowed_tools: [fetch, stable]\n');
+    proxied = await connectThroughProxy(silas, { name: 'web', policy, server: MCP_SERVERS.changing });
+    const { client } = proxied;
+    const toolNames = async () => (await client.listTools()).tools.map((tool) => tool.name);
+
+    // The first list pins both tools; the second announces a changed fetch, which the proxy hides.
+    expect(await toolNames()).toEqual(['fetch', 'stable']);
+    expect(await toolNames()).toEqual(['stable']);
+    const refused = await rpcError(client.callTool({ name: 'fetch', arguments: { url: 'https://example.com' } }));
+    expect(refused.code).toBe(-32013);
+
+    await openCockpit(page, silas);
+    await openPage(page, /^Servers/, 'Servers');
+    const web = page.getByRole('region', { name: 'web' });
+    await expect(web).toContainText('web-policy');
+    const warning = web.getByRole('group', { name: 'Changed definition of fetch' });
+    await expect(warning).toContainText('Definition changed — hidden from the agent and refused until you approve');
+    const approve = warning.getByRole('button', { name: 'Approve new definition of fetch' });
+    await expect(approve).toHaveAccessibleDescription('The agent can see and call the changed tool again');
+    await approve.click();
+    await expect(warning).toHaveCount(0);
+    await expect(web.getByRole('button', { name: /^Approve new definition/ })).toHaveCount(0);
+
+    expect(await toolNames()).toEqual(['fetch', 'stable']);
+    expect(textOf(await client.callTool({ name: 'fetch', arguments: { url: 'https://example.com' } }))).toBe('fetched https://example.com');
+
+    const audit = await exportedAudit(silas);
+    expect(audit.filter((e) => e.event === 'mcp.tool_change_approved').map((e) => [e.server, e.tool])).toEqual([['web', 'fetch']]);
+    const verify = await silas.cli('audit', 'verify');
+    expect(verify.code, `${verify.stdout}\n${verify.stderr}`).toBe(0);
+    expect(browserProblems).toEqual([]);
+  });
+});

@@ -1,0 +1,112 @@
+import { Fragment, useId } from 'react';
+import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
+import { formatLocalTime } from '../../activity/audit-format.js';
+import { shortHash } from '../servers-format.js';
+
+type Pin = GovernedServer['pins'][number];
+
+export interface PinnedToolsProps {
+  pins: readonly Pin[];
+  /** An approval (of any tool) is on its way: every approve button waits. */
+  busy: boolean;
+  /** The tool whose approval is on its way. */
+  approvingTool: string | null;
+  /** The runtime's message for a failed approval, by tool. */
+  errorFor(tool: string): string | null;
+  onApprove(tool: string, hash: string): void;
+}
+
+function Hash({ value }: { value: string | null }) {
+  return (
+    <code className="hash" title={value ?? undefined}>
+      {shortHash(value)}
+    </code>
+  );
+}
+
+function PendingChangeRow({ pin, busy, sending, error, onApprove }: { pin: Pin & { pendingHash: string }; busy: boolean; sending: boolean; error: string | null; onApprove(): void }) {
+  const consequenceId = useId();
+  return (
+    <tr className="pin-pending">
+      <td colSpan={3}>
+        <div role="group" aria-label={`Changed definition of ${pin.tool}`} className="pin-pending__body">
+          <p className="pin-pending__title">
+            <strong>Definition changed — hidden from the agent and refused until you approve</strong>
+          </p>
+          <p className="pin-pending__hashes">
+            Approved <Hash value={pin.approvedHash} /> → announced <Hash value={pin.pendingHash} />
+            {pin.pendingSince ? (
+              <>
+                {' '}
+                since <time dateTime={pin.pendingSince}>{formatLocalTime(pin.pendingSince)}</time>
+              </>
+            ) : null}
+          </p>
+          <div className="pin-pending__action">
+            <button type="button" className="button button--warn" disabled={busy} aria-describedby={consequenceId} onClick={onApprove}>
+              Approve new definition of {pin.tool}
+            </button>
+            <span id={consequenceId} className="pin-pending__consequence">
+              The agent can see and call the changed tool again
+            </span>
+          </div>
+          {sending ? <p className="pin-pending__sending">Approving…</p> : null}
+          {error ? (
+            <p role="alert" className="notice notice--error">
+              Could not approve the new definition: {error}
+            </p>
+          ) : null}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/** Every tool the server has shown, with the hash the person trusts; a changed definition is a warning row right under its tool. */
+export function PinnedTools({ pins, busy, approvingTool, errorFor, onApprove }: PinnedToolsProps) {
+  const headingId = useId();
+  return (
+    <div className="server-block">
+      <h3 id={headingId}>Pinned tools</h3>
+      {pins.length === 0 ? (
+        <p className="server-block__empty">No tools pinned yet: the first tools/list through the proxy pins every tool it shows.</p>
+      ) : (
+        <table className="server-table" aria-labelledby={headingId}>
+          <thead>
+            <tr>
+              <th scope="col">Tool</th>
+              <th scope="col">Approved hash</th>
+              <th scope="col">First seen</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pins.map((pin) => (
+              <Fragment key={pin.tool}>
+                <tr className={pin.pendingHash ? 'pin-row pin-row--changed' : 'pin-row'}>
+                  <td>
+                    <code>{pin.tool}</code>
+                  </td>
+                  <td>
+                    <Hash value={pin.approvedHash} />
+                  </td>
+                  <td>
+                    <time dateTime={pin.firstSeenAt}>{formatLocalTime(pin.firstSeenAt)}</time>
+                  </td>
+                </tr>
+                {pin.pendingHash ? (
+                  <PendingChangeRow
+                    pin={{ ...pin, pendingHash: pin.pendingHash }}
+                    busy={busy}
+                    sending={approvingTool === pin.tool}
+                    error={errorFor(pin.tool)}
+                    onApprove={() => onApprove(pin.tool, pin.pendingHash!)}
+                  />
+                ) : null}
+              </Fragment>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+import { useId } from 'react';
+import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
+import type { ServersState } from '../../../store/servers-slice.js';
+import { formatLocalTime } from '../../activity/audit-format.js';
+import { PinnedTools } from '../PinnedTools/PinnedTools.js';
+import { RecentDecisions } from '../RecentDecisions/RecentDecisions.js';
+import { shortHash } from '../servers-format.js';
+
+export interface ServerSectionProps {
+  server: GovernedServer;
+  approving: ServersState['approving'];
+  approveError: ServersState['approveError'];
+  onApprove(tool: string, hash: string): void;
+}
+
+/** One governed server, a region named by the server: its start, policy, pinned tools and recent decisions. */
+export function ServerSection({ server, approving, approveError, onApprove }: ServerSectionProps) {
+  const headingId = useId();
+  const pending = server.pins.filter((pin) => pin.pendingHash).length;
+  return (
+    <section className={pending > 0 ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
+      <header className="server__header">
+        <h2 id={headingId}>{server.name}</h2>
+        {pending > 0 ? (
+          <span className="server__attention">
+            {pending} changed {pending === 1 ? 'tool waits' : 'tools wait'} for you
+          </span>
+        ) : null}
+      </header>
+      <dl className="server__facts">
+        <div>
+          <dt>Last started</dt>
+          <dd>{server.lastStartedAt ? <time dateTime={server.lastStartedAt}>{formatLocalTime(server.lastStartedAt)}</time> : 'Not recorded'}</dd>
+        </div>
+        <div>
+          <dt>Policy</dt>
+          <dd>
+            {server.policyName ? (
+              <>
+                <strong>{server.policyName}</strong>{' '}
+                <code className="hash" title={server.policyHash ?? undefined}>
+                  {shortHash(server.policyHash)}
+                </code>
+              </>
+            ) : (
+              'Not recorded'
+            )}
+          </dd>
+        </div>
+      </dl>
+      <PinnedTools
+        pins={server.pins}
+        busy={approving !== null}
+        approvingTool={approving?.server === server.name ? approving.tool : null}
+        errorFor={(tool) => (approveError && approveError.server === server.name && approveError.tool === tool ? approveError.message : null)}
+        onApprove={onApprove}
+      />
+      <RecentDecisions entries={server.recentDecisions} />
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
+import { ServerSection } from '../ServerSection/ServerSection.js';
+
+function EmptyState({ loading }: { loading: boolean }) {
+  if (loading) return <p className="servers-empty">Loading governed servers…</p>;
+  return (
+    <div className="servers-empty">
+      <p className="servers-empty__title">No MCP server has run through Silas yet</p>
+      <p>Route an agent client&apos;s servers through the proxy in one step:</p>
+      <pre>
+        <code>silas clients wrap CLIENT --policy FILE</code>
+      </pre>
+      <p>or start one server behind a policy by hand:</p>
+      <pre>
+        <code>silas proxy --policy FILE -- COMMAND</code>
+      </pre>
+      <p>Each server appears here the first time its proxy starts.</p>
+    </div>
+  );
+}
+
+/** The MCP servers governed by `silas proxy`: policy, pinned tools (and changes waiting for you), recent decisions. */
+export function ServersPage() {
+  const servers = useCockpit((s) => s.servers.servers);
+  const status = useCockpit((s) => s.servers.status);
+  const error = useCockpit((s) => s.servers.error);
+  const approving = useCockpit((s) => s.servers.approving);
+  const approveError = useCockpit((s) => s.servers.approveError);
+  const { approveToolChange } = useCockpitActions();
+
+  return (
+    <section className="page page--servers" aria-labelledby="page-Servers">
+      <h1 id="page-Servers">Servers</h1>
+      <p className="page__lead">
+        The MCP servers governed by <code>silas proxy</code>: the policy each one runs under, the tool definitions you trust, and what the
+        policy decided lately.
+      </p>
+      {error ? (
+        <p role="alert" className="notice notice--error">
+          Could not load the servers: {error}
+        </p>
+      ) : null}
+      {servers.length === 0 ? (
+        <EmptyState loading={status === 'loading' || status === 'idle'} />
+      ) : (
+        servers.map((server) => (
+          <ServerSection
+            key={server.name}
+            server={server}
+            approving={approving}
+            approveError={approveError}
+            onApprove={(tool, hash) => approveToolChange({ server: server.name, tool }, hash)}
+          />
+        ))
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,36 @@
+import type { GovernedServer } from '../../src-shared/schemas/servers.js';
+import { auditEntry } from './audit-fixtures.js';
+
+/** `sha256:` + 64 hex characters built from one repeated hex digit. */
+export const hash = (digit: string) => `sha256:${digit.repeat(64)}`;
+
+type Pin = GovernedServer['pins'][number];
+
+export function pin(tool: string, overrides: Partial<Pin> = {}): Pin {
+  return {
+    tool,
+    approvedHash: hash('a'),
+    firstSeenAt: '2026-01-01T12:00:00.000Z',
+    approvedAt: '2026-01-01T12:00:00.000Z',
+    pendingHash: null,
+    pendingSince: null,
+    ...overrides,
+  };
+}
+
+/** An `aip.decision` entry as the proxy records it. */
+export function decision(index: number, tool: string, verdict: string, extra: Record<string, string | boolean> = {}) {
+  return auditEntry(index, { event: 'aip.decision', data: { server: 'files', direction: 'upstream', method: 'tools/call', tool, decision: verdict, violation: false, ...extra } });
+}
+
+export function governedServer(name: string, overrides: Partial<GovernedServer> = {}): GovernedServer {
+  return {
+    name,
+    lastStartedAt: '2026-01-01T12:00:00.000Z',
+    policyName: 'workstation',
+    policyHash: `sha256:${'c0ffee'.repeat(10)}abcd`,
+    pins: [pin('read_file')],
+    recentDecisions: [],
+    ...overrides,
+  };
+}
