@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { JsonObject } from '../../src-shared/schemas/json.js';
 import type { AuditCheckpoint, AuditEntry, ChainHead, ChainVerification } from '../../src-shared/schemas/audit.js';
 import { AuditEventName } from '../../src-shared/schemas/audit.js';
@@ -37,6 +37,51 @@ export interface AuditLogDeps {
   newId?: () => string;
 }
 
+/** Event names already validated: a ledger sees a few dozen distinct names, so each is checked once. */
+const validEventNames = new Set<string>();
+const MAX_CACHED_EVENT_NAMES = 1024;
+
+function checkEventName(event: string): void {
+  if (validEventNames.has(event)) return;
+  const name = AuditEventName.safeParse(event);
+  if (!name.success) {
+    throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}": ${name.error.issues[0]?.message ?? 'invalid name'}`);
+  }
+  if (validEventNames.size < MAX_CACHED_EVENT_NAMES) validEventNames.add(event);
+}
+
+const idBytes = Buffer.alloc(16);
+// Random bytes are drawn in blocks (as randomUUID does): one getrandom per 409 ids, not per id.
+const pool = Buffer.alloc(4090);
+let poolOffset = pool.length;
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/**
+ * A random, time-ordered entry id (RFC 9562 UUIDv7: 48-bit Unix milliseconds, 74 random bits).
+ * Ids are opaque and unique like v4 ones, but successive ids sort together, so the UNIQUE index
+ * on `id` grows at its end instead of dirtying a random page per entry — a third of the cost of
+ * an append was writing those pages to the WAL.
+ */
+export function timeOrderedId(ms: number = Date.now()): string {
+  const b = idBytes;
+  if (poolOffset + 10 > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  pool.copy(b, 6, poolOffset, poolOffset + 10);
+  poolOffset += 10;
+  b[0] = Math.floor(ms / 2 ** 40) & 0xff;
+  b[1] = Math.floor(ms / 2 ** 32) & 0xff;
+  b[2] = (ms >>> 24) & 0xff;
+  b[3] = (ms >>> 16) & 0xff;
+  b[4] = (ms >>> 8) & 0xff;
+  b[5] = ms & 0xff;
+  b[6] = 0x70 | (b[6]! & 0x0f);
+  b[8] = 0x80 | (b[8]! & 0x3f);
+  const h = (i: number) => HEX[b[i]!]!;
+  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+}
+
 export class SqliteAuditLog implements AuditLog {
   private readonly repo: AuditRepository;
   private readonly now: () => Date;
@@ -45,7 +90,7 @@ export class SqliteAuditLog implements AuditLog {
   constructor(private readonly deps: AuditLogDeps) {
     this.repo = deps.repository;
     this.now = deps.now ?? (() => new Date());
-    this.newId = deps.newId ?? randomUUID;
+    this.newId = deps.newId ?? (() => timeOrderedId());
   }
 
   append(event: string, data: JsonObject = {}): AuditEntry {
@@ -54,10 +99,7 @@ export class SqliteAuditLog implements AuditLog {
 
   appendBatch(items: readonly { event: string; data?: JsonObject }[]): AuditEntry[] {
     const prepared = items.map((item) => {
-      const name = AuditEventName.safeParse(item.event);
-      if (!name.success) {
-        throw new SilasError(ErrorCode.InvalidArgs, `audit event "${item.event}": ${name.error.issues[0]?.message ?? 'invalid name'}`);
-      }
+      checkEventName(item.event);
       return { id: this.newId(), ts: this.now().toISOString(), event: item.event, dataJson: canonicalData(item.data ?? {}) };
     });
     return this.repo.append(prepared);

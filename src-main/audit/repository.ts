@@ -36,6 +36,7 @@ export class AuditRepository {
   private readonly pageBeforeStmt;
   private readonly afterStmt;
   private readonly countStmt;
+  private readonly appendTx;
 
   constructor(private readonly db: Database.Database) {
     this.headStmt = db.prepare('SELECT idx, hash FROM audit_entries ORDER BY idx DESC LIMIT 1');
@@ -44,6 +45,7 @@ export class AuditRepository {
     this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
     this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM audit_entries');
+    this.appendTx = db.transaction((batch: readonly NewEntry[]) => this.appendLocked(batch));
   }
 
   /**
@@ -51,21 +53,23 @@ export class AuditRepository {
    * lock, so concurrent writers in other processes serialise instead of forking the chain.
    */
   append(items: readonly NewEntry[]): AuditEntry[] {
-    const run = this.db.transaction((batch: readonly NewEntry[]) => {
-      const head = this.headStmt.get() as { idx: number; hash: string } | undefined;
-      let index = head ? head.idx + 1 : 0;
-      let prevHash = head ? head.hash : GENESIS_HASH;
-      const out: AuditEntry[] = [];
-      for (const item of batch) {
-        const hash = entryHash(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
-        this.insertStmt.run(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
-        out.push({ index, id: item.id, ts: item.ts, event: item.event, data: JSON.parse(item.dataJson), prevHash, hash });
-        prevHash = hash;
-        index += 1;
-      }
-      return out;
-    });
-    return run.immediate(items);
+    // Inside a caller's transaction (a consumed approval nonce) this runs as a savepoint of it.
+    return this.appendTx.immediate(items);
+  }
+
+  private appendLocked(batch: readonly NewEntry[]): AuditEntry[] {
+    const head = this.headStmt.get() as { idx: number; hash: string } | undefined;
+    let index = head ? head.idx + 1 : 0;
+    let prevHash = head ? head.hash : GENESIS_HASH;
+    const out: AuditEntry[] = [];
+    for (const item of batch) {
+      const hash = entryHash(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
+      this.insertStmt.run(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
+      out.push({ index, id: item.id, ts: item.ts, event: item.event, data: JSON.parse(item.dataJson), prevHash, hash });
+      prevHash = hash;
+      index += 1;
+    }
+    return out;
   }
 
   head(): ChainHead | null {

@@ -58,12 +58,18 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   ctx.audit.decision(ask.decision, ask.input, st.policy, st.dlp);
   const controller = new AbortController();
   ctx.asking.set(key, controller);
-  void waitForAnswer(ctx, ask, controller).then((answer) => {
-    controller.abort();
-    // Stopping answered (or dropped) this call already; a late answer changes nothing.
-    if (ctx.stopped() || ctx.asking.get(key) !== controller) return;
-    ctx.asking.delete(key);
-    settle(ctx, ask, answer);
+  ctx.audit.onDrop(() => {
+    if (ctx.asking.get(key) === controller) ctx.asking.delete(key);
+  });
+  // The person is asked only once the ASK is in the ledger.
+  ctx.audit.afterCommit(() => {
+    void waitForAnswer(ctx, ask, controller).then((answer) => {
+      controller.abort();
+      // Stopping answered (or dropped) this call already; a late answer changes nothing.
+      if (ctx.stopped() || ctx.asking.get(key) !== controller) return;
+      ctx.asking.delete(key);
+      settle(ctx, ask, answer);
+    });
   });
 }
 
@@ -92,7 +98,7 @@ function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer): voi
   let result;
   try {
     result = ctx.approvals.consume(answer.approval, binding, (nonce, keyFingerprint) => {
-      ctx.audit.decision(approved, ask.input, st.policy, st.dlp, { approval: 'approve', approval_nonce: nonce, approval_key: keyFingerprint });
+      ctx.audit.decisionNow(approved, ask.input, st.policy, st.dlp, { approval: 'approve', approval_nonce: nonce, approval_key: keyFingerprint });
     });
   } catch (error) {
     result = { ok: false as const, reason: `the approval could not be recorded: ${(error as Error).message}` };

@@ -18,11 +18,16 @@ export interface StrictOptions {
   maxDepth?: number;
 }
 
+/** Sticky, shared: one RegExp for every number instead of a new one per call. */
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
 class Parser {
   private i = 0;
   readonly problems: string[] = [];
   readonly ambiguousTopLevel = new Set<string>();
   topLevelKeys: Set<string> | null = null;
+  /** Keys and indexes from the root to the value being parsed; joined only when a problem is reported. */
+  private readonly path: (string | number)[] = [];
 
   constructor(
     private readonly s: string,
@@ -45,16 +50,16 @@ class Parser {
 
   parseDocument(): unknown {
     this.ws();
-    const value = this.value(0, '');
+    const value = this.value(0);
     this.ws();
     if (this.i !== this.s.length) this.fail('unexpected data after the JSON value');
     return value;
   }
 
-  value(depth: number, path: string): unknown {
+  value(depth: number): unknown {
     const c = this.s[this.i];
-    if (c === '{') return this.object(depth + 1, path);
-    if (c === '[') return this.array(depth + 1, path);
+    if (c === '{') return this.object(depth + 1);
+    if (c === '[') return this.array(depth + 1);
     if (c === '"') return this.string();
     if (c === 't') return this.literal('true', true);
     if (c === 'f') return this.literal('false', false);
@@ -69,7 +74,7 @@ class Parser {
   }
 
   number(): number {
-    const match = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+    const match = NUMBER;
     match.lastIndex = this.i;
     const m = match.exec(this.s);
     if (!m) this.fail('unexpected character');
@@ -104,7 +109,11 @@ class Parser {
     }
   }
 
-  object(depth: number, path: string): Record<string, unknown> {
+  where(): string {
+    return this.path.length === 0 ? '/' : `/${this.path.join('/')}`;
+  }
+
+  object(depth: number): Record<string, unknown> {
     if (depth > this.maxDepth) this.fail('nesting too deep');
     this.i += 1;
     const out: Record<string, unknown> = {};
@@ -124,16 +133,18 @@ class Parser {
       if (this.s[this.i] !== ':') this.fail('expected ":"');
       this.i += 1;
       this.ws();
-      const value = this.value(depth, `${path}/${key}`);
+      this.path.push(key);
+      const value = this.value(depth);
+      this.path.pop();
       if (seen.has(key)) {
-        this.problems.push(`duplicate key "${key}" at ${path || '/'}`);
+        this.problems.push(`duplicate key "${key}" at ${this.where()}`);
         if (depth === 1) this.ambiguousTopLevel.add(key);
       } else {
         seen.add(key);
         const lower = folded ? key.toLowerCase() : '';
         const other = folded?.get(lower);
         if (other !== undefined) {
-          this.problems.push(`keys "${other}" and "${key}" differ only in case at ${path || '/'}`);
+          this.problems.push(`keys "${other}" and "${key}" differ only in case at ${this.where()}`);
           if (depth === 1) {
             this.ambiguousTopLevel.add(other);
             this.ambiguousTopLevel.add(key);
@@ -155,7 +166,7 @@ class Parser {
     return out;
   }
 
-  array(depth: number, path: string): unknown[] {
+  array(depth: number): unknown[] {
     if (depth > this.maxDepth) this.fail('nesting too deep');
     this.i += 1;
     const out: unknown[] = [];
@@ -166,7 +177,9 @@ class Parser {
     }
     for (;;) {
       this.ws();
-      out.push(this.value(depth, `${path}/${out.length}`));
+      this.path.push(out.length);
+      out.push(this.value(depth));
+      this.path.pop();
       this.ws();
       const c = this.s[this.i];
       this.i += 1;
