@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { StandingApprovalRepository, type StandingApproval } from '../../approvals/standing-approvals.js';
 import { checkToolCallApproval, type SignedToolCallApproval, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
 
 export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | { ok: false; reason: string };
@@ -11,15 +12,25 @@ export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | 
  */
 export class ApprovalConsumer {
   private readonly insert;
+  private readonly standingApprovals: StandingApprovalRepository;
 
   constructor(
     private readonly db: Database.Database,
     private readonly trustedKeys: () => ReadonlyMap<string, Uint8Array>,
     private readonly now: () => Date = () => new Date(),
   ) {
+    this.standingApprovals = new StandingApprovalRepository(db, now);
     this.insert = db.prepare(
       'INSERT INTO mcp_approval_nonces (nonce, server, tool, session_id, request_id, key_fingerprint, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
+  }
+
+  /**
+   * A valid, owner-signed "always allow" for exactly this server, tool and arguments, read
+   * from the database on every call so a revocation in the cockpit applies at once.
+   */
+  standing(server: string, normalizedTool: string, argsHash: string): StandingApproval | null {
+    return this.standingApprovals.findValid(server, normalizedTool, argsHash, this.trustedKeys());
   }
 
   /** `recordAllowed` appends the audit entry; it runs inside the transaction. */

@@ -69,4 +69,40 @@ describe('ask → human decision → signed approval → forwarded call', () => 
     expect(error.code).toBe(-32004);
     expect(existsSync(keep)).toBe(true);
   });
+
+  it('"always allow" lets the same call through without asking, other arguments still ask, and revoking asks again', async () => {
+    const { runtime, proxied, dir } = await setup();
+    const file = join(dir, 'again.txt');
+    const remake = () => writeFileSync(file, 'x');
+    remake();
+    const first = proxied.client.callTool({ name: 'delete_file', arguments: { path: file } });
+    const card = await waitForCard(runtime);
+    await runtime.router.dispatch('approvals.decide', { id: card.id, decision: 'always_allow' }, { transport: 'ipc' });
+    await first;
+    expect(existsSync(file)).toBe(false);
+
+    remake();
+    await proxied.client.callTool({ name: 'delete_file', arguments: { path: file } });
+    expect(existsSync(file)).toBe(false);
+    expect(runtime.decisions.pendingCount()).toBe(0);
+    const standingDecision = runtime.audit.tail(10).find((e) => e.event === 'aip.decision' && e.data.approval === 'standing');
+    expect(standingDecision?.data).toMatchObject({ decision: 'ALLOW', tool: 'delete_file', standing_id: expect.any(String) });
+
+    const other = join(dir, 'other.txt');
+    writeFileSync(other, 'y');
+    const otherCall = proxied.client.callTool({ name: 'delete_file', arguments: { path: other } }).catch((e: unknown) => e);
+    const otherCard = await waitForCard(runtime);
+    await runtime.router.dispatch('approvals.decide', { id: otherCard.id, decision: 'deny' }, { transport: 'ipc' });
+    expect(((await otherCall) as McpError).code).toBe(-32004);
+
+    const listed = (await runtime.router.dispatch('approvals.listStanding', {}, { transport: 'ipc' })) as Envelope<{ standing: { id: string }[] }>;
+    if (!listed.ok) throw new Error(listed.error.message);
+    await runtime.router.dispatch('approvals.revokeStanding', { id: listed.value.standing[0]!.id }, { transport: 'ipc' });
+    remake();
+    const afterRevoke = proxied.client.callTool({ name: 'delete_file', arguments: { path: file } }).catch((e: unknown) => e);
+    const again = await waitForCard(runtime);
+    await runtime.router.dispatch('approvals.decide', { id: again.id, decision: 'deny' }, { transport: 'ipc' });
+    expect(((await afterRevoke) as McpError).code).toBe(-32004);
+    expect(existsSync(file)).toBe(true);
+  });
 });

@@ -2,7 +2,8 @@ import { aipError } from '../../aip/evaluate/errors.js';
 import { resolveAsk, type EvaluationInput, type PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import { argumentsHash } from '../../approvals/tool-call-approval.js';
 import type { ApprovalAnswer } from './approver.js';
-import { errorLine, idKey, refused, type ProxyContext } from './context.js';
+import { normalizeName } from '../../aip/policy/normalize.js';
+import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
 
 export interface PendingAsk {
   id: string | number;
@@ -55,6 +56,16 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
 export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   const key = idKey(ask.id);
   const st = ctx.state();
+  const standing = ctx.approvals.standing(ctx.server, ask.decision.tool ?? normalizeName(ask.tool), argumentsHash(ask.args));
+  if (standing) {
+    // The person already said "always allow this tool with these arguments on this server",
+    // with a signature over exactly that: no card, the call goes through, and the ledger says why.
+    const approved = { ...resolveAsk(ask.decision, 'approve'), reason: 'Allowed by a standing approval' };
+    ctx.audit.decision(approved, ask.input, st.policy, st.dlp, { approval: 'standing', standing_id: standing.id, approval_key: standing.keyFingerprint });
+    track(ctx, key, { id: ask.id, method: 'tools/call', tool: ask.tool });
+    ctx.toServer(ask.outgoing);
+    return;
+  }
   ctx.audit.decision(ask.decision, ask.input, st.policy, st.dlp);
   const controller = new AbortController();
   ctx.asking.set(key, controller);

@@ -5,7 +5,7 @@ import { normalizeName } from '../../aip/policy/normalize.js';
 import { argumentValidator } from './argument-validator.js';
 import { askHuman } from './ask.js';
 import { INVALID_REQUEST, parseClientLine } from './client-message.js';
-import { errorLine, idKey, refused, type Forwarded, type ProxyContext } from './context.js';
+import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
 
 /**
  * Client → server. Everything here is synchronous except a human approval, so messages keep
@@ -94,10 +94,3 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   ctx.toServer(outgoing);
 }
 
-/** Registered at once, so a second request with the same id in the same chunk is refused; undone if the decision cannot be recorded. */
-function track(ctx: ProxyContext, key: string, entry: Forwarded): void {
-  ctx.forwarded.set(key, entry);
-  ctx.audit.onDrop(() => {
-    if (ctx.forwarded.get(key) === entry) ctx.forwarded.delete(key);
-  });
-}

@@ -51,3 +51,11 @@ export function refused(base: PolicyDecision, error: JsonRpcErrorObject, failedR
   const reason = typeof error.data.reason === 'string' ? error.data.reason : error.message;
   return { ...base, decision: 'BLOCK', violation: true, monitored: false, errorCode: error.code, error, reason, failedRule: failedRule ?? base.failedRule };
 }
+
+/** Registered at once, so a second request with the same id in the same chunk is refused; undone if the decision cannot be recorded. */
+export function track(ctx: ProxyContext, key: string, entry: Forwarded): void {
+  ctx.forwarded.set(key, entry);
+  ctx.audit.onDrop(() => {
+    if (ctx.forwarded.get(key) === entry) ctx.forwarded.delete(key);
+  });
+}
