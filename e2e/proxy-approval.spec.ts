@@ -63,6 +63,79 @@ test.describe('a real MCP client through silas proxy, decided in the cockpit', (
     expect(browserProblems).toEqual([]);
   });
 
+  test('"Always allow" lets identical calls through without a card until it is revoked on the Policies page', async ({ page, silas, browserProblems }) => {
+    const policy = writePolicy(dir, 'files-policy', '  allowed_tools: [read_file]\n  tool_rules:\n    - tool: delete_file\n      action: ask\n');
+    const doomed = join(dir, 'doomed.txt');
+    const recreate = () => writeFileSync(doomed, 'delete me whenever the person has said so');
+    const deleteDoomed = () => proxied!.client.callTool({ name: 'delete_file', arguments: { path: doomed } });
+    const card = page.getByRole('article', { name: 'Approval request: delete_file on files' });
+    const requested = async () => (await exportedAudit(silas)).filter((e) => e.event === 'approvals.requested' && e.tool === 'delete_file');
+    recreate();
+
+    proxied = await connectThroughProxy(silas, { name: 'files', policy, server: MCP_SERVERS.fileTools });
+    await openCockpit(page, silas);
+    await openPage(page, /^Review/, 'Review');
+
+    // 1. The first call asks; "Always allow" runs it and signs a standing approval.
+    const first = deleteDoomed();
+    await expect(card).toBeVisible();
+    const always = card.getByRole('button', { name: /^Always allow/ });
+    await expect(always).toHaveAccessibleDescription(
+      'Runs this call now and every identical call (same tool, same arguments, this server) without asking, until you revoke it on the Policies page',
+    );
+    await always.click();
+    expect(textOf(await first)).toBe(`deleted ${doomed}`);
+    expect(existsSync(doomed)).toBe(false);
+    await expect(page.getByText('No decisions waiting')).toBeVisible();
+
+    // 2. The identical call passes without a card, and the ledger says why.
+    recreate();
+    const second = await deleteDoomed();
+    expect(second.isError ?? false).toBe(false);
+    expect(textOf(second)).toBe(`deleted ${doomed}`);
+    expect(existsSync(doomed)).toBe(false);
+    await expect(card).toHaveCount(0);
+    await expect(page.getByText('No decisions waiting')).toBeVisible();
+    await expect(mainNav(page).getByRole('link', { name: 'Review', exact: true })).toBeVisible();
+    expect(await requested()).toHaveLength(1);
+    const audit = await exportedAudit(silas);
+    const standingDecisions = audit.filter((e) => e.event === 'aip.decision' && e.tool === 'delete_file' && e.approval === 'standing');
+    expect(standingDecisions, `decisions: ${JSON.stringify(audit.filter((e) => e.event === 'aip.decision'))}`).toHaveLength(1);
+    expect(standingDecisions[0]).toMatchObject({ server: 'files', decision: 'ALLOW', standing_id: expect.stringMatching(/\S/) });
+    expect(audit.filter((e) => e.event === 'approvals.standing_created').map((e) => [e.server, e.tool])).toEqual([['files', 'delete_file']]);
+
+    // 3. The Policies page lists it; Revoke removes it.
+    await openPage(page, /^Policies/, 'Policies');
+    const standing = page.getByRole('region', { name: 'Standing approvals' });
+    const item = standing.getByRole('listitem', { name: 'delete_file on files' });
+    await expect(item).toBeVisible();
+    await expect(item).toContainText('files');
+    await item.getByRole('button', { name: 'Arguments' }).click();
+    await expect(item.getByLabel('Arguments of delete_file on files')).toContainText(doomed);
+    const revoke = item.getByRole('button', { name: 'Revoke always-allow for delete_file on files' });
+    await expect(revoke).toHaveAccessibleDescription('The next identical call asks you again');
+    await revoke.click();
+    await expect(item).toHaveCount(0);
+    await expect(standing).toContainText('No standing approvals');
+
+    // 4. The identical call asks again; denied, it fails with -32004 and the file stays.
+    recreate();
+    await openPage(page, /^Review/, 'Review');
+    const third = rpcError(deleteDoomed());
+    await expect(card).toBeVisible();
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect((await third).code).toBe(-32004);
+    expect(existsSync(doomed)).toBe(true);
+    await expect(page.getByText('No decisions waiting')).toBeVisible();
+
+    const after = await exportedAudit(silas);
+    expect(after.filter((e) => e.event === 'approvals.standing_revoked').map((e) => [e.server, e.tool])).toEqual([['files', 'delete_file']]);
+    expect(after.filter((e) => e.event === 'approvals.requested' && e.tool === 'delete_file')).toHaveLength(2);
+    const verify = await silas.cli('audit', 'verify');
+    expect(verify.code, `${verify.stdout}\n${verify.stderr}`).toBe(0);
+    expect(browserProblems).toEqual([]);
+  });
+
   test('a changed tool definition is hidden and refused until it is approved on the Servers page', async ({ page, silas, browserProblems }) => {
     const policy = writePolicy(dir, 'web-policy', '  allowed_tools: [fetch, stable]\n');
     proxied = await connectThroughProxy(silas, { name: 'web', policy, server: MCP_SERVERS.changing });

@@ -100,7 +100,7 @@ test.describe('Review: deciding what a proxy asks', () => {
       // High risk: Deny is the recommended action and comes first; details are open from the start.
       const active = card(page, deleteDraft);
       await expect(active.getByText('High risk')).toBeVisible();
-      await expect(active.getByRole('group', { name: 'Decision' }).getByRole('button')).toHaveText(['Deny', 'Allow once']);
+      await expect(active.getByRole('group', { name: 'Decision' }).getByRole('button')).toHaveText(['Deny', 'Always allow', 'Allow once']);
       await expect(active.getByRole('button', { name: 'Details' })).toHaveAttribute('aria-expanded', 'true');
       await expect(active.getByLabel('Arguments')).toContainText('/home/ada/projects/drafts/old.md');
 

@@ -14,6 +14,7 @@ import './styles/shell.css';
 import './styles/activity.css';
 import './styles/review.css';
 import './styles/servers.css';
+import './styles/policies.css';
 
 // Wired once, outside React (DESIGN convention 7): StrictMode's double effects must not open two sockets.
 const transport = chooseTransport(window);

@@ -3,14 +3,12 @@ import type { ComponentType } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlignmentPage } from './alignment/AlignmentPage.js';
 import { IlpPage } from './ilp/IlpPage.js';
-import { PoliciesPage } from './policies/PoliciesPage.js';
 import { StreamPage } from './stream/StreamPage.js';
 
 afterEach(cleanup);
 
 const pages: [string, ComponentType, RegExp][] = [
   ['Stream', StreamPage, /Silas agent's conversation and status[\s\S]*Silas kernel/],
-  ['Policies', PoliciesPage, /AIP policy editor/],
   ['Alignment', AlignmentPage, /AAP alignment cards and drift dashboards/],
   ['ILP', IlpPage, /ILP composition inspector/],
 ];

@@ -74,6 +74,11 @@ describe('connectCockpit: approvals', () => {
     await settle();
     expect(store.getState().approvals.deciding).toBeNull();
     expect(ids(store.getState().approvals.pending)).toEqual(['approval-2']);
+    actions.decideApproval('approval-2', 'always_allow');
+    expect(transport.callsTo('approvals.decide')).toEqual([
+      { id: 'approval-1', decision: 'allow_once' },
+      { id: 'approval-2', decision: 'always_allow' },
+    ]);
   });
 
   it('keeps the runtime message of a failed decision', async () => {

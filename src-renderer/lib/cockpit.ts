@@ -4,6 +4,7 @@ import { newArrivals } from '../store/approval-queue.js';
 import type { ApprovalQueue } from '../store/approvals-slice.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { affectsServers, type ToolKey } from '../store/servers-slice.js';
+import { affectsStanding } from '../store/standing-slice.js';
 import { createClient, isClientError } from './client.js';
 import { notificationText, type NotificationsPort } from './notifications.js';
 import { parseRoute, routeHash, type Route } from './routes.js';
@@ -15,17 +16,25 @@ export const AUDIT_PAGE_SIZE = 500;
 /** A burst of proxy events (a tools/list pins every tool) reloads the Servers page once. */
 export const SERVERS_REFRESH_DELAY_MS = 300;
 
+/** Standing approvals are reloaded once per burst of their audit events. */
+export const STANDING_REFRESH_DELAY_MS = 300;
+
+/** What the person can answer on an approval card. */
+export type DecisionChoice = CallArgs<'approvals.decide'>['decision'];
+
 /** What components may ask for; everything with a side effect goes through here. */
 export interface CockpitActions {
   loadOlderAudit(): void;
   verifyChain(): void;
   navigate(route: Route): void;
   /** Sends the human's decision on one pending approval; one decision at a time. */
-  decideApproval(id: string, decision: 'allow_once' | 'deny'): void;
+  decideApproval(id: string, decision: DecisionChoice): void;
   /** Asks the browser for notification permission (only meaningful while it is 'default'). */
   enableNotifications(): void;
   /** Accepts the changed definition `hash` of a pinned tool; one approval at a time. */
   approveToolChange(key: ToolKey, hash: string): void;
+  /** Revokes one standing "always allow"; one revocation at a time, then the list is reloaded. */
+  revokeStanding(id: string): void;
 }
 
 export interface Cockpit {
@@ -58,6 +67,8 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   let verifyRequest = 0;
   let serversRequest = 0;
   let serversTimer: ReturnType<typeof setTimeout> | null = null;
+  let standingRequest = 0;
+  let standingTimer: ReturnType<typeof setTimeout> | null = null;
   /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
   let seenApprovals: Set<string> | null = null;
 
@@ -92,7 +103,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     store.getState().approvalsReplaced(queue);
   }
 
-  function decideApproval(id: string, decision: 'allow_once' | 'deny'): void {
+  function decideApproval(id: string, decision: DecisionChoice): void {
     if (store.getState().approvals.deciding !== null) return;
     store.getState().approvalDeciding(id);
     call('approvals.decide', { id, decision }).then(
@@ -136,6 +147,39 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     );
   }
 
+  function loadStanding(): void {
+    if (standingTimer !== null) clearTimeout(standingTimer);
+    standingTimer = null;
+    const request = ++standingRequest;
+    store.getState().standingLoading();
+    call('approvals.listStanding', {}).then(
+      ({ standing }) => request === standingRequest && store.getState().standingLoaded(standing),
+      (error: unknown) => request === standingRequest && store.getState().standingFailed(describeError(error)),
+    );
+  }
+
+  function scheduleStandingRefresh(): void {
+    if (standingTimer !== null) clearTimeout(standingTimer);
+    standingTimer = setTimeout(loadStanding, STANDING_REFRESH_DELAY_MS);
+  }
+
+  function revokeStanding(id: string): void {
+    if (store.getState().standing.revoking !== null) return;
+    const current = generation;
+    store.getState().standingRevoking(id);
+    call('approvals.revokeStanding', { id }).then(
+      () => {
+        store.getState().standingRevoked(id);
+        if (current === generation) loadStanding();
+      },
+      (error: unknown) => {
+        store.getState().standingRevokeFailed(id, describeError(error));
+        // It may have been revoked elsewhere meanwhile: show what the runtime holds now.
+        if (current === generation) loadStanding();
+      },
+    );
+  }
+
   function reload(): void {
     const current = ++generation;
     const state = store.getState();
@@ -154,6 +198,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       (error: unknown) => current === generation && store.getState().auditFailed(describeError(error)),
     );
     loadServers();
+    loadStanding();
     verifyChain();
   }
 
@@ -186,6 +231,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       if (entry.success) {
         store.getState().auditAppended(entry.data);
         if (affectsServers(entry.data.event)) scheduleServersRefresh();
+        if (affectsStanding(entry.data.event)) scheduleStandingRefresh();
       }
     } else if (name === 'approvals.changed') {
       const queue = events['approvals.changed'].payload.safeParse(payload);
@@ -203,10 +249,12 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange },
+    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange, revokeStanding },
     dispose: () => {
       if (serversTimer !== null) clearTimeout(serversTimer);
       serversRequest += 1;
+      if (standingTimer !== null) clearTimeout(standingTimer);
+      standingRequest += 1;
       offEvent();
       offState();
       win?.removeEventListener('hashchange', onHashChange);

@@ -8,8 +8,9 @@ import { createConnectionSlice, type ConnectionSlice } from './connection-slice.
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
+import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & ServersSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & ServersSlice & StandingSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -30,6 +31,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createChainSlice(...a),
     ...createApprovalsSlice(...a),
     ...createServersSlice(...a),
+    ...createStandingSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));
 }

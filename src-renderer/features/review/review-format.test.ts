@@ -54,28 +54,42 @@ describe('card text', () => {
 });
 
 describe('actionsFor (CTA order, §0.5.3)', () => {
-  it('recommends Allow once for low and medium risk and puts Deny last', () => {
+  it('recommends Allow once for low and medium risk, Always allow in the middle and Deny last', () => {
     for (const risk of ['low', 'medium'] as const) {
       const actions = actionsFor(risk);
-      expect(actions.map((a) => [a.label, a.recommended])).toEqual([
-        ['Allow once', true],
-        ['Deny', false],
+      expect(actions.map((a) => [a.label, a.recommended, a.tone])).toEqual([
+        ['Allow once', true, 'recommended'],
+        ['Always allow', false, 'secondary'],
+        ['Deny', false, 'secondary'],
       ]);
     }
   });
 
-  it('recommends Deny first for high and critical risk', () => {
+  it('recommends Deny first for high and critical risk, both allowing actions after it in the danger colour', () => {
     for (const risk of ['high', 'critical'] as const) {
-      expect(actionsFor(risk).map((a) => [a.label, a.recommended])).toEqual([
-        ['Deny', true],
-        ['Allow once', false],
+      expect(actionsFor(risk).map((a) => [a.label, a.recommended, a.tone])).toEqual([
+        ['Deny', true, 'recommended'],
+        ['Always allow', false, 'danger'],
+        ['Allow once', false, 'danger'],
       ]);
+    }
+  });
+
+  it('never recommends Always allow and never puts it first', () => {
+    for (const risk of ['low', 'medium', 'high', 'critical'] as const) {
+      const actions = actionsFor(risk);
+      expect(actions.findIndex((a) => a.decision === 'always_allow')).toBe(1);
+      expect(actions.filter((a) => a.recommended)).toHaveLength(1);
     }
   });
 
   it('labels each action with its consequence', () => {
     const byLabel = Object.fromEntries(actionsFor('medium').map((a) => [a.label, a]));
     expect(byLabel['Allow once']).toMatchObject({ decision: 'allow_once', consequence: 'Runs this call once; signed with your key' });
+    expect(byLabel['Always allow']).toMatchObject({
+      decision: 'always_allow',
+      consequence: 'Runs this call now and every identical call (same tool, same arguments, this server) without asking, until you revoke it on the Policies page',
+    });
     expect(byLabel['Deny']).toMatchObject({ decision: 'deny', consequence: 'The agent receives an error (-32004)' });
   });
 });

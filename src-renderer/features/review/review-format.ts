@@ -1,4 +1,5 @@
 import type { PendingApproval } from '../../../src-shared/schemas/approval.js';
+import type { DecisionChoice } from '../../lib/cockpit.js';
 import { isElevated, type Risk } from '../../store/approval-queue.js';
 
 /* Pure text for the Review surface, kept apart from components so it is tested on its own. */
@@ -45,7 +46,11 @@ export function formatArgs(args: unknown): string {
   }
 }
 
-export type ApprovalChoice = 'allow_once' | 'deny';
+/** What the person can answer on a card: the `decision` of `approvals.decide`. */
+export type ApprovalChoice = DecisionChoice;
+
+/** How a button is drawn: emphasized, plain, or in the danger colour (an action that can do harm, not recommended). */
+export type ActionTone = 'recommended' | 'secondary' | 'danger';
 
 export interface ActionSpec {
   decision: ApprovalChoice;
@@ -54,32 +59,45 @@ export interface ActionSpec {
   consequence: string;
   /** Visually emphasized as the recommended action. */
   recommended: boolean;
+  tone: ActionTone;
 }
 
-const ALLOW: Omit<ActionSpec, 'recommended'> = {
+type Action = Pick<ActionSpec, 'decision' | 'label' | 'consequence'>;
+
+const ALLOW: Action = {
   decision: 'allow_once',
   label: 'Allow once',
   consequence: 'Runs this call once; signed with your key',
 };
 
-const DENY: Omit<ActionSpec, 'recommended'> = {
+const ALWAYS_ALLOW: Action = {
+  decision: 'always_allow',
+  label: 'Always allow',
+  consequence: 'Runs this call now and every identical call (same tool, same arguments, this server) without asking, until you revoke it on the Policies page',
+};
+
+const DENY: Action = {
   decision: 'deny',
   label: 'Deny',
   consequence: 'The agent receives an error (-32004)',
 };
 
+const as = (action: Action, tone: ActionTone): ActionSpec => ({ ...action, tone, recommended: tone === 'recommended' });
+
 /**
- * The card's buttons in CTA order (§0.5.3: recommended first, destructive or decline last).
+ * The card's buttons in CTA order (§0.5.3: recommended first, alternatives in the middle,
+ * destructive or decline last).
  *
- * Decision: for low and medium risk the policy merely asked, so "Allow once" is recommended
- * and "Deny" (the decline) comes last, de-emphasized. For high and critical risk the
- * recommended action is "Deny": it comes first and is emphasized, while "Allow once" — the
- * action that can do harm — moves last. It is de-emphasized in weight but drawn in the danger
- * colour, so it stays easy to find and cannot be mistaken for the safe choice.
+ * Decision: for low and medium risk the policy merely asked, so "Allow once" is recommended,
+ * "Always allow" is the alternative in the middle and "Deny" (the decline) comes last,
+ * de-emphasized. For high and critical risk the recommended action is "Deny": it comes first
+ * and is emphasized; "Always allow" stays the middle alternative and "Allow once" moves last.
+ * Both allowing actions are then drawn in the danger colour, so they stay easy to find and
+ * cannot be mistaken for the safe choice. "Always allow" is never the recommended action.
  */
 export function actionsFor(risk: Risk): ActionSpec[] {
-  if (isElevated(risk)) return [{ ...DENY, recommended: true }, { ...ALLOW, recommended: false }];
-  return [{ ...ALLOW, recommended: true }, { ...DENY, recommended: false }];
+  if (isElevated(risk)) return [as(DENY, 'recommended'), as(ALWAYS_ALLOW, 'danger'), as(ALLOW, 'danger')];
+  return [as(ALLOW, 'recommended'), as(ALWAYS_ALLOW, 'secondary'), as(DENY, 'secondary')];
 }
 
 const RISK_ORDER: readonly Risk[] = ['critical', 'high', 'medium', 'low'];

@@ -8,19 +8,27 @@ afterEach(cleanup);
 const buttons = () => within(screen.getByRole('group', { name: 'Decision' })).getAllByRole('button');
 
 describe('ApprovalCard', () => {
-  it('puts the recommended Allow once first for medium risk, each button with its consequence', () => {
+  it('puts the recommended Allow once first for medium risk, Always allow in the middle, each button with its consequence', () => {
     render(<ApprovalCard card={pendingApproval(1)} busy={false} error={null} onDecide={() => {}} />);
-    expect(buttons().map((b) => b.textContent)).toEqual(['Allow once', 'Deny']);
+    expect(buttons().map((b) => b.textContent)).toEqual(['Allow once', 'Always allow', 'Deny']);
     expect(screen.getByRole('button', { name: 'Allow once' }).className).toContain('--recommended');
+    expect(screen.getByRole('button', { name: 'Always allow' }).className).toContain('--secondary');
     expect(screen.getByRole('button', { name: 'Deny' }).className).toContain('--secondary');
+    expect(
+      screen.getByRole('button', {
+        name: /^Always allow/,
+        description: 'Runs this call now and every identical call (same tool, same arguments, this server) without asking, until you revoke it on the Policies page',
+      }),
+    ).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Allow once', description: 'Runs this call once; signed with your key' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Deny', description: 'The agent receives an error (-32004)' })).toBeTruthy();
   });
 
-  it('recommends Deny first for high risk and keeps Allow once last', () => {
+  it('recommends Deny first for high risk, keeps Always allow in the middle and Allow once last', () => {
     render(<ApprovalCard card={pendingApproval(1, { risk: 'high' })} busy={false} error={null} onDecide={() => {}} />);
-    expect(buttons().map((b) => b.textContent)).toEqual(['Deny', 'Allow once']);
+    expect(buttons().map((b) => b.textContent)).toEqual(['Deny', 'Always allow', 'Allow once']);
     expect(screen.getByRole('button', { name: 'Deny' }).className).toContain('--recommended');
+    expect(screen.getByRole('button', { name: 'Always allow' }).className).toContain('--danger');
     expect(screen.getByRole('button', { name: 'Allow once' }).className).toContain('--danger');
     expect(screen.getByText('High risk')).toBeTruthy();
   });
@@ -30,7 +38,8 @@ describe('ApprovalCard', () => {
     render(<ApprovalCard card={pendingApproval(1)} busy={false} error={null} onDecide={onDecide} />);
     fireEvent.click(screen.getByRole('button', { name: 'Deny' }));
     fireEvent.click(screen.getByRole('button', { name: 'Allow once' }));
-    expect(onDecide.mock.calls).toEqual([['deny'], ['allow_once']]);
+    fireEvent.click(screen.getByRole('button', { name: 'Always allow' }));
+    expect(onDecide.mock.calls).toEqual([['deny'], ['allow_once'], ['always_allow']]);
   });
 
   it('keeps details collapsed for medium risk and expands the redacted arguments on demand', () => {

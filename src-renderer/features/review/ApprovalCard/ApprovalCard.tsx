@@ -16,7 +16,7 @@ export interface ApprovalCardProps {
 
 function ActionButton({ action, busy, onDecide }: { action: ActionSpec; busy: boolean; onDecide(decision: ApprovalChoice): void }) {
   const consequenceId = useId();
-  const tone = action.recommended ? 'recommended' : action.decision === 'allow_once' ? 'danger' : 'secondary';
+  const { tone } = action;
   return (
     <div className={`approval-action approval-action--${tone}`}>
       <button type="button" className={`button approval-action__button approval-action__button--${tone}`} disabled={busy} aria-describedby={consequenceId} onClick={() => onDecide(action.decision)}>

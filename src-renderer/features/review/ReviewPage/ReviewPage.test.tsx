@@ -62,7 +62,7 @@ describe('ReviewPage', () => {
     await renderReview(transport);
     fireEvent.click(within(activeCard()).getByRole('button', { name: 'Allow once' }));
     expect(transport.callsTo('approvals.decide')).toEqual([{ id: 'approval-1', decision: 'allow_once' }]);
-    for (const name of ['Allow once', 'Deny']) expect((within(activeCard()).getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(true);
+    for (const name of ['Allow once', 'Always allow', 'Deny']) expect((within(activeCard()).getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(true);
     expect(activeCard().getAttribute('aria-busy')).toBe('true');
 
     await act(async () => answer());
@@ -74,6 +74,15 @@ describe('ReviewPage', () => {
       { id: 'approval-1', decision: 'allow_once' },
       { id: 'approval-2', decision: 'deny' },
     ]);
+  });
+
+  it('sends always_allow from the Always allow button', async () => {
+    const transport = runtime([pendingApproval(1)]).handle('approvals.decide', (args) => ({ ok: true, value: { id: (args as { id: string }).id, outcome: 'approved' } }));
+    await renderReview(transport);
+    fireEvent.click(within(activeCard()).getByRole('button', { name: /^Always allow/ }));
+    expect(transport.callsTo('approvals.decide')).toEqual([{ id: 'approval-1', decision: 'always_allow' }]);
+    await flush();
+    expect(screen.getByText('No decisions waiting')).toBeTruthy();
   });
 
   it('shows a failed decision inline with the runtime message and lets the person retry', async () => {
