@@ -29,6 +29,7 @@ export function governedServer(name: string, overrides: Partial<GovernedServer> 
     lastStartedAt: '2026-01-01T12:00:00.000Z',
     policyName: 'workstation',
     policyHash: `sha256:${'c0ffee'.repeat(10)}abcd`,
+    policyError: null,
     pins: [pin('read_file')],
     recentDecisions: [],
     ...overrides,

@@ -17,6 +17,8 @@ export const GovernedServer = z.object({
   lastStartedAt: z.string().nullable(),
   policyName: z.string().nullable(),
   policyHash: z.string().nullable(),
+  /** Set while the last edit of the policy file failed to load (the last valid policy stays in force). */
+  policyError: z.object({ at: z.string(), errors: z.array(z.string()) }).nullable(),
   pins: z.array(ToolPinView),
   recentDecisions: z.array(AuditEntry),
 });

@@ -33,6 +33,15 @@ describe('governed servers in the cockpit', () => {
     expect(service.list().map((s) => s.name)).toEqual(['files']);
   });
 
+  it('shows a failed policy edit until a later reload succeeds, and the policy in force after a reload', () => {
+    const { ledger, service } = setup();
+    ledger.audit.append('aip.policy_reload_failed', { server: 'files', errors: ['7:5 spec.tool_rules[0]: unknown key "alow_args"'] });
+    expect(service.list()[0]!.policyError).toEqual({ at: expect.any(String), errors: ['7:5 spec.tool_rules[0]: unknown key "alow_args"'] });
+    expect(service.list()[0]!.policyHash).toBe('a'.repeat(64));
+    ledger.audit.append('aip.policy_reloaded', { server: 'files', policy_name: 'workstation', policy_hash: 'b'.repeat(64) });
+    expect(service.list()[0]).toMatchObject({ policyError: null, policyHash: 'b'.repeat(64) });
+  });
+
   it('approving a changed tool is audited first and takes effect for running proxies', async () => {
     const { ledger, pins, router } = setup();
     const answer = await router.dispatch('servers.approveToolChange', { server: 'files', tool: 'read_file', hash: H2 }, { transport: 'ipc' });

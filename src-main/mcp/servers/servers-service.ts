@@ -30,16 +30,26 @@ export class ServersService {
       )
       .all() as { server: string | null; idx: number }[];
     const names = new Set<string>([...starts.flatMap((s) => (s.server ? [s.server] : [])), ...this.pins.list().map((p) => p.server)]);
+    // The newest policy event per server says which policy is in force and whether its last edit failed.
+    const policyEvents = this.db.prepare(
+      `SELECT * FROM audit_entries WHERE event IN ('mcp.proxy_started', 'aip.policy_reloaded', 'aip.policy_reload_failed')
+       AND json_extract(data, '$.server') = ? ORDER BY idx DESC LIMIT 20`,
+    );
     const recent = this.db.prepare(`SELECT * FROM audit_entries WHERE event = 'aip.decision' AND json_extract(data, '$.server') = ? ORDER BY idx DESC LIMIT ${RECENT_DECISIONS}`);
     const startRow = this.db.prepare('SELECT * FROM audit_entries WHERE idx = ?');
     return [...names].sort().map((name) => {
       const start = starts.find((s) => s.server === name);
       const started = start ? rowToEntry(startRow.get(start.idx) as EntryRow) : null;
+      const events = (policyEvents.all(name) as EntryRow[]).map(rowToEntry);
+      const inForce = events.find((e) => e.event !== 'aip.policy_reload_failed') ?? started;
+      const latest = events[0];
+      const failed = latest?.event === 'aip.policy_reload_failed' ? latest : null;
       return {
         name,
         lastStartedAt: started?.ts ?? null,
-        policyName: typeof started?.data.policy_name === 'string' ? started.data.policy_name : null,
-        policyHash: typeof started?.data.policy_hash === 'string' ? started.data.policy_hash : null,
+        policyName: typeof inForce?.data.policy_name === 'string' ? inForce.data.policy_name : null,
+        policyHash: typeof inForce?.data.policy_hash === 'string' ? inForce.data.policy_hash : null,
+        policyError: failed ? { at: failed.ts, errors: Array.isArray(failed.data.errors) ? failed.data.errors.map(String) : [] } : null,
         pins: this.pins.list(name).map(({ server: _server, ...pin }) => pin),
         recentDecisions: (recent.all(name) as EntryRow[]).map(rowToEntry) as AuditEntry[],
       };
