@@ -16,10 +16,8 @@ export interface SessionLink {
   isOpen(): boolean;
 }
 
-export interface ControlSessionOptions {
-  transport: CallContext['transport'];
-  peer: string;
-  tokenMatches(candidate: string): boolean;
+/** What every transport hands each of its sessions, unchanged. */
+export interface SessionSettings {
   router: ControlRouter;
   events: EventBus;
   messagesPerMinute: number;
@@ -27,6 +25,18 @@ export interface ControlSessionOptions {
   authTimeoutMs?: number;
   onSecurityEvent?: SecurityEventSink;
   now?: () => number;
+}
+
+/** The settings a transport passes through to its sessions, picked from its own options. */
+export function sessionSettings(options: SessionSettings): SessionSettings {
+  const { router, events, messagesPerMinute, serverVersion, authTimeoutMs, onSecurityEvent, now } = options;
+  return { router, events, messagesPerMinute, serverVersion, authTimeoutMs, onSecurityEvent, now };
+}
+
+export interface ControlSessionOptions extends SessionSettings {
+  transport: CallContext['transport'];
+  peer: string;
+  tokenMatches(candidate: string): boolean;
 }
 
 /**

@@ -2,23 +2,15 @@ import { timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
-import { ControlSession, type SecurityEventSink, type SessionLink } from './control-session.js';
-import type { EventBus } from './event-bus.js';
-import type { ControlRouter } from './router.js';
+import { ControlSession, sessionSettings, type SessionLink, type SessionSettings } from './control-session.js';
 import { tokenDigest } from './websocket-transport.js';
 
 export const LOCAL_SOCKET_MAX_LINE_BYTES = 1024 * 1024;
 
-export interface LocalSocketOptions {
+export interface LocalSocketOptions extends SessionSettings {
   /** A UNIX socket path (HOME/control.sock) or a Windows named pipe (\\.\pipe\…). */
   path: string;
   token: string;
-  router: ControlRouter;
-  events: EventBus;
-  messagesPerMinute: number;
-  serverVersion: string;
-  authTimeoutMs?: number;
-  onSecurityEvent?: SecurityEventSink;
 }
 
 /**
@@ -74,12 +66,7 @@ export class LocalSocketTransport {
       transport: 'local-socket',
       peer: 'local',
       tokenMatches: (candidate) => timingSafeEqual(tokenDigest(candidate), this.expected),
-      router: this.options.router,
-      events: this.options.events,
-      messagesPerMinute: this.options.messagesPerMinute,
-      serverVersion: this.options.serverVersion,
-      authTimeoutMs: this.options.authTimeoutMs,
-      onSecurityEvent: this.options.onSecurityEvent,
+      ...sessionSettings(this.options),
     });
     this.sockets.set(socket, session);
     let buffer = '';

@@ -3,26 +3,17 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { WS_CLOSE_GOING_AWAY } from '../../src-shared/contract/wire.js';
-import { ControlSession, type SecurityEventSink, type SessionLink } from './control-session.js';
-import type { EventBus } from './event-bus.js';
+import { ControlSession, sessionSettings, type SessionLink, type SessionSettings } from './control-session.js';
 import type { OriginPolicy } from './origin-policy.js';
-import type { ControlRouter } from './router.js';
 
 export const WS_PATH = '/ws';
 export const WS_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 export type { SecurityEventSink } from './control-session.js';
 
-export interface WebSocketTransportOptions {
+export interface WebSocketTransportOptions extends SessionSettings {
   token: string;
-  router: ControlRouter;
-  events: EventBus;
   originPolicy: OriginPolicy;
-  messagesPerMinute: number;
-  serverVersion: string;
-  authTimeoutMs?: number;
-  onSecurityEvent?: SecurityEventSink;
-  now?: () => number;
 }
 
 export function tokenDigest(value: string): Buffer {
@@ -90,13 +81,7 @@ export class WebSocketTransport {
       transport: 'websocket',
       peer,
       tokenMatches: (candidate) => this.tokenMatches(candidate),
-      router: this.options.router,
-      events: this.options.events,
-      messagesPerMinute: this.options.messagesPerMinute,
-      serverVersion: this.options.serverVersion,
-      authTimeoutMs: this.options.authTimeoutMs,
-      onSecurityEvent: this.options.onSecurityEvent,
-      now: this.options.now,
+      ...sessionSettings(this.options),
     });
     ws.on('close', () => session.closed());
     ws.on('error', () => ws.terminate());
