@@ -5,7 +5,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { report } from '../../testing/bench.js';
 import { SILAS_BIN } from '../../testing/cli.js';
+import { fileURLToPath } from 'node:url';
 import { childEnv, createTestHome, SERVERS, writePolicy } from '../testing/proxy-harness.js';
+
+const NULL_RELAY = fileURLToPath(new URL('../testing/servers/null-relay.mjs', import.meta.url));
 
 /*
  * `silas proxy` against the same SDK client calling the same server directly (issue 4 §7):
@@ -80,6 +83,8 @@ try {
   );
   const direct = await connect(process.execPath, [SERVERS.fileTools]);
   const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
+  // The ceiling: a relay that does nothing but copy bytes, so the cost of the process hop alone is visible.
+  const relay = await connect(process.execPath, [NULL_RELAY, process.execPath, SERVERS.fileTools]);
 
   const d = await latencies(direct.client);
   const p = await latencies(proxied.client);
@@ -89,8 +94,11 @@ try {
   for (const inFlight of [1, 16]) {
     const directRate = await throughput(direct.client, inFlight, THROUGHPUT_MS);
     const proxyRate = await throughput(proxied.client, inFlight, THROUGHPUT_MS);
+    const relayRate = await throughput(relay.client, inFlight, THROUGHPUT_MS);
     report(`mcp.proxy.calls_per_sec_${inFlight}_in_flight`, 'calls/s', proxyRate, { direct: Math.round(directRate), ratio: Number((proxyRate / directRate).toFixed(3)) });
+    report(`mcp.proxy.null_relay_calls_per_sec_${inFlight}_in_flight`, 'calls/s', relayRate, { direct: Math.round(directRate), ratio: Number((relayRate / directRate).toFixed(3)) });
   }
+  await relay.client.close();
 
   const pid = proxied.transport.pid!;
   await callsN(proxied.client, 5000, 16);
