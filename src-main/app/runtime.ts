@@ -7,6 +7,10 @@ import { ApprovalService } from '../approvals/approval-service.js';
 import { StandingApprovalService } from '../approvals/standing-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
+import { ClientsService } from '../mcp/clients/clients-service.js';
+import { currentLocationContext, type LocationContext } from '../mcp/clients/locations.js';
+import { currentRuntime } from '../mcp/clients/operations.js';
+import type { ProxyRuntime } from '../mcp/clients/edit.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
@@ -26,6 +30,10 @@ export interface RuntimeOverrides {
   secretStore?: SecretStore;
   logger?: Logger;
   now?: () => Date;
+  /** Where agent clients keep their MCP configuration (platform, env, user home); tests point it at a temp dir. */
+  clientLocations?: LocationContext;
+  /** The node and bin/silas.js that wrapped client entries start. */
+  proxyRuntime?: ProxyRuntime;
 }
 
 /** Rate cap on security events written to the ledger, so a flood of bad sockets cannot flood it. */
@@ -62,7 +70,15 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db, audit);
-  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, runtimeInfo: info }), logger);
+  // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
+  const clients = new ClientsService({
+    silasHome: config.home,
+    audit,
+    runtime: overrides.proxyRuntime ?? currentRuntime(),
+    locations: overrides.clientLocations ?? currentLocationContext(process.env),
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
+  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, runtimeInfo: info }), logger);
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };

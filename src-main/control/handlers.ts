@@ -3,6 +3,7 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { StandingApprovalService } from '../approvals/standing-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { ClientsService } from '../mcp/clients/clients-service.js';
 import type { ServersService } from '../mcp/servers/servers-service.js';
 import type { CallContext, CallHandlers } from './router.js';
 
@@ -11,6 +12,7 @@ export interface HandlerServices {
   approvals: Pick<ApprovalService, 'request' | 'decide' | 'list' | 'isPaused'>;
   servers: Pick<ServersService, 'list' | 'approveToolChange'>;
   standing: Pick<StandingApprovalService, 'list' | 'revoke'>;
+  clients: Pick<ClientsService, 'list' | 'planWrap' | 'wrap' | 'unwrap'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -51,6 +53,20 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'servers.approveToolChange': ({ server, tool, hash }, ctx) => {
       requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'servers.approveToolChange');
       return services.servers.approveToolChange(server, tool, hash);
+    },
+    'clients.list': () => ({ clients: services.clients.list() }),
+    // A proxy holds the control token too; it must never read a preview meant for the person, nor rewrite a client's configuration.
+    'clients.planWrap': (args, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'clients.planWrap');
+      return services.clients.planWrap(args);
+    },
+    'clients.wrap': (args, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'clients.wrap');
+      return services.clients.wrap(args);
+    },
+    'clients.unwrap': ({ client }, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'clients.unwrap');
+      return services.clients.unwrap({ client });
     },
   };
 }

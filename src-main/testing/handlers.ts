@@ -5,6 +5,9 @@ import type Database from 'better-sqlite3';
 import { ServersService } from '../mcp/servers/servers-service.js';
 import { testApprovalService, testSigner } from './approvals.js';
 import { StandingApprovalService } from '../approvals/standing-service.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClientsService } from '../mcp/clients/clients-service.js';
 
 /** Every contract call answering "not part of this test", for tests that only exercise a few calls. */
 export function unusedHandlers(): CallHandlers {
@@ -20,5 +23,21 @@ export function unusedHandlers(): CallHandlers {
 
 /** The real services behind the handlers, over a test database. */
 export function testServices(db: Database.Database, audit: AuditLog): HandlerServicesLike {
-  return { approvals: testApprovalService(audit), servers: new ServersService(db, audit), standing: new StandingApprovalService(db, audit, testSigner()) };
+  return {
+    approvals: testApprovalService(audit),
+    servers: new ServersService(db, audit),
+    standing: new StandingApprovalService(db, audit, testSigner()),
+    clients: unusedClients(audit),
+  };
+}
+
+/** Clients over a home and user directory that do not exist: every client lists as not found, nothing is ever written. */
+export function unusedClients(audit: AuditLog): ClientsService {
+  const nowhere = join(tmpdir(), 'silas-test-no-such-dir', 'nowhere');
+  return new ClientsService({
+    silasHome: join(nowhere, 'home'),
+    audit,
+    runtime: { node: '/usr/bin/node', bin: '/opt/silas/bin/silas.js' },
+    locations: { platform: 'linux', env: {}, home: nowhere },
+  });
 }

@@ -3,6 +3,7 @@ import type { PendingApproval } from '../../src-shared/schemas/approval.js';
 import { newArrivals } from '../store/approval-queue.js';
 import type { ApprovalQueue } from '../store/approvals-slice.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
+import { affectsClients } from '../store/clients-slice.js';
 import { affectsServers, type ToolKey } from '../store/servers-slice.js';
 import { affectsStanding } from '../store/standing-slice.js';
 import { createClient, isClientError } from './client.js';
@@ -18,6 +19,9 @@ export const SERVERS_REFRESH_DELAY_MS = 300;
 
 /** Standing approvals are reloaded once per burst of their audit events. */
 export const STANDING_REFRESH_DELAY_MS = 300;
+
+/** Agent clients are reloaded once per burst of wrap/unwrap events. */
+export const CLIENTS_REFRESH_DELAY_MS = 300;
 
 /** What the person can answer on an approval card. */
 export type DecisionChoice = CallArgs<'approvals.decide'>['decision'];
@@ -35,6 +39,16 @@ export interface CockpitActions {
   approveToolChange(key: ToolKey, hash: string): void;
   /** Revokes one standing "always allow"; one revocation at a time, then the list is reloaded. */
   revokeStanding(id: string): void;
+  /** Opens the "Wrap servers…" flow of one agent client (closing any other). */
+  openWrap(client: string): void;
+  /** Closes the wrap flow; nothing is written. */
+  cancelWrap(): void;
+  /** Asks the runtime what wrapping the client's stdio servers under `policy` would change. */
+  previewWrap(client: string, policy: string): void;
+  /** Applies the preview on screen, only while the runtime still computes the same plan. */
+  applyWrap(): void;
+  /** Restores the client's configuration from the backup of its wrap; one unwrap at a time. */
+  unwrapClient(client: string): void;
 }
 
 export interface Cockpit {
@@ -69,6 +83,10 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   let serversTimer: ReturnType<typeof setTimeout> | null = null;
   let standingRequest = 0;
   let standingTimer: ReturnType<typeof setTimeout> | null = null;
+  let clientsRequest = 0;
+  let clientsTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Answers to a preview or apply of a flow that was since cancelled or replaced are dropped. */
+  let wrapRequest = 0;
   /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
   let seenApprovals: Set<string> | null = null;
 
@@ -180,6 +198,86 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     );
   }
 
+  function loadClients(): void {
+    if (clientsTimer !== null) clearTimeout(clientsTimer);
+    clientsTimer = null;
+    const request = ++clientsRequest;
+    store.getState().clientsLoading();
+    call('clients.list', {}).then(
+      ({ clients }) => request === clientsRequest && store.getState().clientsLoaded(clients),
+      (error: unknown) => request === clientsRequest && store.getState().clientsFailed(describeError(error)),
+    );
+  }
+
+  function scheduleClientsRefresh(): void {
+    if (clientsTimer !== null) clearTimeout(clientsTimer);
+    clientsTimer = setTimeout(loadClients, CLIENTS_REFRESH_DELAY_MS);
+  }
+
+  function openWrap(client: string): void {
+    wrapRequest += 1;
+    store.getState().wrapOpened(client);
+  }
+
+  function cancelWrap(): void {
+    wrapRequest += 1;
+    store.getState().wrapClosed();
+  }
+
+  function previewWrap(client: string, policy: string): void {
+    const flow = store.getState().clients.wrap;
+    if (!flow || flow.client !== client || flow.phase === 'previewing' || flow.phase === 'applying') return;
+    if (policy.trim() === '') {
+      store.getState().wrapFailed(client, 'Give the policy file every wrapped server will run under.');
+      return;
+    }
+    const request = ++wrapRequest;
+    store.getState().wrapPreviewing(client, policy);
+    call('clients.planWrap', { client, policy }).then(
+      (plan) => request === wrapRequest && store.getState().wrapPreviewed(client, plan),
+      (error: unknown) => request === wrapRequest && store.getState().wrapFailed(client, describeError(error)),
+    );
+  }
+
+  function applyWrap(): void {
+    const flow = store.getState().clients.wrap;
+    if (!flow || flow.phase !== 'previewed' || !flow.plan || flow.plan.wrap.length === 0) return;
+    const { client, plan } = flow;
+    const label = store.getState().clients.clients.find((c) => c.client === client)?.label ?? client;
+    const current = generation;
+    const request = ++wrapRequest;
+    store.getState().wrapApplying(client);
+    call('clients.wrap', { client, policy: plan.policy, expectedDiffHash: plan.diffHash }).then(
+      (result) => {
+        // Written: the outcome is shown even if the flow was closed meanwhile.
+        const count = result.servers.length;
+        store.getState().wrapApplied(client, `Wrapped ${count} ${count === 1 ? 'server' : 'servers'} in ${result.file}. Backup: ${result.backup}. Restart ${label} to use them.`);
+        if (current === generation) loadClients();
+      },
+      (error: unknown) => {
+        if (request === wrapRequest) store.getState().wrapFailed(client, describeError(error));
+        if (current === generation) loadClients();
+      },
+    );
+  }
+
+  function unwrapClient(client: string): void {
+    if (store.getState().clients.unwrapping !== null) return;
+    const label = store.getState().clients.clients.find((c) => c.client === client)?.label ?? client;
+    const current = generation;
+    store.getState().unwrapStarted(client);
+    call('clients.unwrap', { client }).then(
+      (result) => {
+        store.getState().unwrapDone(client, `Restored ${result.file} byte for byte from ${result.backup}. Restart ${label} to use its servers directly.`);
+        if (current === generation) loadClients();
+      },
+      (error: unknown) => {
+        store.getState().unwrapFailed(client, describeError(error));
+        if (current === generation) loadClients();
+      },
+    );
+  }
+
   function reload(): void {
     const current = ++generation;
     const state = store.getState();
@@ -198,6 +296,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       (error: unknown) => current === generation && store.getState().auditFailed(describeError(error)),
     );
     loadServers();
+    loadClients();
     loadStanding();
     verifyChain();
   }
@@ -214,14 +313,21 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     );
   }
 
-  function navigate(route: Route): void {
+  /** Client configurations change outside Silas (the person edits them), so the Servers page reads them again when opened. */
+  function routeChanged(route: Route): void {
+    const previous = store.getState().navigation.route;
     store.getState().setRoute(route);
+    if (route === 'servers' && previous !== 'servers' && transport.state === 'connected') loadClients();
+  }
+
+  function navigate(route: Route): void {
+    routeChanged(route);
     const hash = routeHash(route);
     if (win && win.location.hash !== hash) win.history.pushState(null, '', hash);
   }
 
   const onHashChange = () => {
-    if (win) store.getState().setRoute(parseRoute(win.location.hash));
+    if (win) routeChanged(parseRoute(win.location.hash));
   };
   win?.addEventListener('hashchange', onHashChange);
 
@@ -232,6 +338,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
         store.getState().auditAppended(entry.data);
         if (affectsServers(entry.data.event)) scheduleServersRefresh();
         if (affectsStanding(entry.data.event)) scheduleStandingRefresh();
+        if (affectsClients(entry.data.event)) scheduleClientsRefresh();
       }
     } else if (name === 'approvals.changed') {
       const queue = events['approvals.changed'].payload.safeParse(payload);
@@ -249,12 +356,15 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange, revokeStanding },
+    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
     dispose: () => {
       if (serversTimer !== null) clearTimeout(serversTimer);
       serversRequest += 1;
       if (standingTimer !== null) clearTimeout(standingTimer);
       standingRequest += 1;
+      if (clientsTimer !== null) clearTimeout(clientsTimer);
+      clientsRequest += 1;
+      wrapRequest += 1;
       offEvent();
       offState();
       win?.removeEventListener('hashchange', onHashChange);

@@ -4,13 +4,14 @@ import type { ConnectionState } from '../lib/transport.js';
 import { createApprovalsSlice, type ApprovalsSlice } from './approvals-slice.js';
 import { createAuditSlice, type AuditSlice } from './audit-slice.js';
 import { createChainSlice, type ChainSlice } from './chain-slice.js';
+import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & ServersSlice & StandingSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & ServersSlice & ClientsSlice & StandingSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -31,6 +32,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createChainSlice(...a),
     ...createApprovalsSlice(...a),
     ...createServersSlice(...a),
+    ...createClientsSlice(...a),
     ...createStandingSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));

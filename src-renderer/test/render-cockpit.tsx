@@ -18,6 +18,7 @@ export function fakeRuntime(total = 20, verification = { valid: true, checkpoint
     .handle('approvals.list', () => ({ ok: true, value: { pending: [], paused: false } }))
     .handle('runtime.info', () => ({ ok: true, value: runtimeInfo }))
     .handle('approvals.listStanding', () => ({ ok: true, value: { standing: [] } }))
+    .handle('clients.list', () => ({ ok: true, value: { clients: [] } }))
     .handle('audit.list', (args) => {
       const { before, limit } = args as { before?: number; limit: number };
       const newest = Math.min(total, before ?? total) - 1;

@@ -3,6 +3,7 @@ import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
 import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, StandingApprovalView, ToolCallApprovalRequest } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer } from '../schemas/servers.js';
+import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -70,6 +71,26 @@ export const calls = {
     summary: "Accept a tool's changed definition (tool-poisoning defence); from the cockpit only.",
     args: z.object({ server: z.string().min(1).max(200), tool: z.string().min(1).max(200), hash: z.string().regex(/^sha(256|384|512):[0-9a-f]+$/) }).strict(),
     result: z.object({ server: z.string(), tool: z.string(), hash: z.string() }),
+  }),
+  'clients.list': defineCall({
+    summary: "Every known agent client's MCP configuration file (found or not) and its servers: transport, wrapped or not, policy, why not wrappable.",
+    args: z.object({}).strict(),
+    result: z.object({ clients: z.array(AgentClientView) }),
+  }),
+  'clients.planWrap': defineCall({
+    summary: "Preview wrapping a client's stdio servers behind silas proxy: the diff and the entries that would change. Writes nothing.",
+    args: ClientWrapArgs,
+    result: ClientWrapPlanView,
+  }),
+  'clients.wrap': defineCall({
+    summary: 'Wrap the previewed servers: applies only while the plan still has `expectedDiffHash`; keeps a backup (from the cockpit only).',
+    args: ClientWrapApplyArgs,
+    result: ClientWrapResult,
+  }),
+  'clients.unwrap': defineCall({
+    summary: "Restore a client's configuration byte for byte from the backup of its wrap (from the cockpit only).",
+    args: z.object({ client: z.string().min(1).max(100) }).strict(),
+    result: ClientUnwrapResult,
   }),
 } as const;
 

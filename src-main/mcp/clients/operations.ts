@@ -212,12 +212,21 @@ export interface WrapResult {
   record: WrapRecord;
 }
 
+export interface ApplyWrapHooks {
+  /**
+   * Runs once the backup is on disk and before the file is rewritten (the cockpit audits the
+   * wrap here, so the entry precedes its effect); throwing leaves the file unchanged.
+   */
+  beforeRewrite?: (backup: string) => void;
+}
+
 /** Backup, atomic rewrite, manifest record. Call only when the plan wraps something. */
-export function applyWrap(plan: WrapPlan, silasHome: string, now: Date): WrapResult {
+export function applyWrap(plan: WrapPlan, silasHome: string, now: Date, hooks: ApplyWrapHooks = {}): WrapResult {
   const { config } = plan;
   assertUnchanged(config);
   const afterBytes = Buffer.from(plan.after, 'utf8');
   const backup = writeBackup(config.file, config.bytes, config.mode, now);
+  hooks.beforeRewrite?.(backup);
   try {
     writeFileAtomic(config.file, afterBytes, config.mode);
   } catch (error) {

@@ -254,8 +254,12 @@ describe('silas proxy with real MCP servers', () => {
     while (!/invalid; the last valid policy stays in force/.test(proxied.stderr()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(proxied.stderr()).toMatch(/policy\.yaml:\d+:\d+ /);
     expect(await rpcError(echo())).toMatchObject({ code: -32001 });
-    const events = entries(home).map((e) => e.event);
+    const recorded = entries(home);
+    const events = recorded.map((e) => e.event);
     expect(events).toContain('aip.policy_reloaded');
     expect(events).toContain('aip.policy_reload_failed');
+    // The cockpit shows the same FILE:LINE:COL lines as stderr.
+    const failed = recorded.find((e) => e.event === 'aip.policy_reload_failed')!;
+    expect(failed.data.errors).toEqual(expect.arrayContaining([expect.stringMatching(/policy\.yaml:\d+:\d+ /)]));
   });
 });

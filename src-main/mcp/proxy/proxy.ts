@@ -70,9 +70,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
       options.log(`silas proxy: policy reloaded (${state.policy.hash.slice(0, 12)}…)`);
     },
     onReloadFailed: (errors) => {
-      audit.event('aip.policy_reload_failed', { errors: errors.slice(0, 10).map((e) => `${e.line}:${e.column} ${e.path}: ${e.message}`) });
+      // FILE:LINE:COL lines, the same the proxy prints, so the cockpit shows what an editor can jump to.
+      const lines = options.formatPolicyErrors(errors);
+      audit.event('aip.policy_reload_failed', { errors: lines.slice(0, 10) });
       options.log('silas proxy: the edited policy is invalid; the last valid policy stays in force:');
-      for (const line of options.formatPolicyErrors(errors)) options.log(line);
+      for (const line of lines) options.log(line);
     },
   });
   const initial = policy.load();

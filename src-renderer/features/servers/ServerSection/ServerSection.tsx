@@ -3,6 +3,7 @@ import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
 import type { ServersState } from '../../../store/servers-slice.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { PinnedTools } from '../PinnedTools/PinnedTools.js';
+import { PolicyErrorAlert } from '../PolicyErrorAlert/PolicyErrorAlert.js';
 import { RecentDecisions } from '../RecentDecisions/RecentDecisions.js';
 import { shortHash } from '../servers-format.js';
 
@@ -13,12 +14,12 @@ export interface ServerSectionProps {
   onApprove(tool: string, hash: string): void;
 }
 
-/** One governed server, a region named by the server: its start, policy, pinned tools and recent decisions. */
+/** One governed server, a region named by the server: a rejected policy edit first, then its start, policy, pinned tools and recent decisions. */
 export function ServerSection({ server, approving, approveError, onApprove }: ServerSectionProps) {
   const headingId = useId();
   const pending = server.pins.filter((pin) => pin.pendingHash).length;
   return (
-    <section className={pending > 0 ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
+    <section className={pending > 0 || server.policyError ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
       <header className="server__header">
         <h2 id={headingId}>{server.name}</h2>
         {pending > 0 ? (
@@ -27,6 +28,7 @@ export function ServerSection({ server, approving, approveError, onApprove }: Se
           </span>
         ) : null}
       </header>
+      {server.policyError ? <PolicyErrorAlert error={server.policyError} /> : null}
       <dl className="server__facts">
         <div>
           <dt>Last started</dt>

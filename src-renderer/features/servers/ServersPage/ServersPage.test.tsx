@@ -5,6 +5,7 @@ import { SERVERS_REFRESH_DELAY_MS } from '../../../lib/cockpit.js';
 import { auditEntry } from '../../../test/audit-fixtures.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';
+import { agentClient } from '../../../test/client-fixtures.js';
 import { decision, governedServer, hash, pin } from '../../../test/server-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { ServersPage } from './ServersPage.js';
@@ -15,7 +16,9 @@ afterEach(() => {
 });
 
 function runtime(servers: () => GovernedServer[]): FakeTransport {
-  return new FakeTransport('connected').handle('servers.list', () => ({ ok: true, value: { servers: servers() } }));
+  return new FakeTransport('connected')
+    .handle('servers.list', () => ({ ok: true, value: { servers: servers() } }))
+    .handle('clients.list', () => ({ ok: true, value: { clients: [] } }));
 }
 
 async function renderServers(transport: FakeTransport) {
@@ -49,7 +52,7 @@ describe('ServersPage', () => {
       ],
     });
     await renderServers(runtime(() => [files, governedServer('web', { pins: [], policyName: null, policyHash: null, lastStartedAt: null })]));
-    expect(screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual(['files', 'web']);
+    expect(screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual(['files', 'web', 'Agent clients']);
 
     const region = screen.getByRole('region', { name: 'files' });
     expect(region.textContent).toContain(`Last started${formatLocalTime('2026-01-01T12:00:00.000Z')}`);
@@ -171,8 +174,32 @@ describe('ServersPage', () => {
     expect(transport.callsTo('servers.list')).toHaveLength(3);
   });
 
+  it('puts a rejected policy edit first in its server, prominently, with each error line', async () => {
+    const errors = ['/home/ada/files.yaml:7:5 spec.tool_rules[0]: unknown key "alow_args" [E_SCHEMA]', '/home/ada/files.yaml:9:1 spec: bad indentation'];
+    await renderServers(runtime(() => [governedServer('files', { policyError: { at: '2026-03-01T09:00:00.000Z', errors } }), governedServer('web')]));
+    const files = screen.getByRole('region', { name: 'files' });
+    expect(files.className).toContain('server--attention');
+    const alert = within(files).getByRole('alert');
+    expect(alert.textContent).toContain('Policy edit rejected — the last valid policy stays in force');
+    expect(within(alert).getAllByRole('listitem').map((li) => li.textContent)).toEqual(errors);
+    // The policy still shown is the one in force.
+    expect(files.textContent).toContain('Policyworkstation');
+    expect(within(screen.getByRole('region', { name: 'web' })).queryByRole('alert')).toBeNull();
+  });
+
+  it('lists the agent clients below the governed servers', async () => {
+    const transport = runtime(() => [governedServer('files')]).handle('clients.list', () => ({ ok: true, value: { clients: [agentClient()] } }));
+    await renderServers(transport);
+    const clients = screen.getByRole('region', { name: 'Agent clients' });
+    expect(within(clients).getByRole('region', { name: 'Claude Desktop' })).toBeTruthy();
+    const regions = screen.getAllByRole('region').map((r) => r.getAttribute('aria-labelledby') && document.getElementById(r.getAttribute('aria-labelledby')!)?.textContent);
+    expect(regions).toEqual(['Servers', 'files', 'Agent clients', 'Claude Desktop']);
+  });
+
   it('says why the servers could not be loaded', async () => {
-    const transport = new FakeTransport('connected').handle('servers.list', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }));
+    const transport = new FakeTransport('connected')
+      .handle('servers.list', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }))
+      .handle('clients.list', () => ({ ok: true, value: { clients: [] } }));
     await renderServers(transport);
     expect(screen.getByRole('alert').textContent).toBe('Could not load the servers: database is locked (E_DB_FAILURE)');
   });

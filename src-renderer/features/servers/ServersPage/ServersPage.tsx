@@ -1,4 +1,5 @@
 import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
+import { AgentClients } from '../AgentClients/AgentClients.js';
 import { ServerSection } from '../ServerSection/ServerSection.js';
 
 function EmptyState({ loading }: { loading: boolean }) {
@@ -6,7 +7,7 @@ function EmptyState({ loading }: { loading: boolean }) {
   return (
     <div className="servers-empty">
       <p className="servers-empty__title">No MCP server has run through Silas yet</p>
-      <p>Route an agent client&apos;s servers through the proxy in one step:</p>
+      <p>Route an agent client&apos;s servers through the proxy in one step, with &ldquo;Wrap servers…&rdquo; under Agent clients below, or:</p>
       <pre>
         <code>silas clients wrap CLIENT --policy FILE</code>
       </pre>
@@ -19,7 +20,7 @@ function EmptyState({ loading }: { loading: boolean }) {
   );
 }
 
-/** The MCP servers governed by `silas proxy`: policy, pinned tools (and changes waiting for you), recent decisions. */
+/** The MCP servers governed by `silas proxy` (policy, rejected policy edits, pinned tools and changes waiting for you, recent decisions), then the agent clients to wrap and unwrap. */
 export function ServersPage() {
   const servers = useCockpit((s) => s.servers.servers);
   const status = useCockpit((s) => s.servers.status);
@@ -53,6 +54,7 @@ export function ServersPage() {
           />
         ))
       )}
+      <AgentClients />
     </section>
   );
 }

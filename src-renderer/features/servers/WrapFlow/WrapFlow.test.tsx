@@ -1,0 +1,97 @@
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { WrapFlow as WrapFlowState } from '../../../store/clients-slice.js';
+import { CLAUDE_FILE, POLICY, wrapPlan } from '../../../test/client-fixtures.js';
+import { WrapFlow } from './WrapFlow.js';
+
+afterEach(cleanup);
+
+const flow = (overrides: Partial<WrapFlowState> = {}): WrapFlowState => ({ client: 'claude-desktop', phase: 'editing', requestedPolicy: null, plan: null, error: null, ...overrides });
+
+function renderFlow(state: WrapFlowState) {
+  const handlers = { onPreview: vi.fn(), onApply: vi.fn(), onCancel: vi.fn() };
+  const result = render(<WrapFlow label="Claude Desktop" file={CLAUDE_FILE} flow={state} {...handlers} />);
+  const group = screen.getByRole('group', { name: 'Wrap servers of Claude Desktop' });
+  const input = within(group).getByRole('textbox', { name: 'Policy file' }) as HTMLInputElement;
+  return { ...handlers, ...result, group, input };
+}
+
+const describedBy = (element: HTMLElement) =>
+  (element.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent)
+    .join(' | ');
+
+describe('WrapFlow', () => {
+  it('asks for a required policy file and previews it; Cancel says nothing is written', () => {
+    const { input, group, onPreview, onCancel } = renderFlow(flow());
+    expect(input.required).toBe(true);
+    expect(input.getAttribute('aria-invalid')).toBeNull();
+    fireEvent.change(input, { target: { value: POLICY } });
+    fireEvent.click(within(group).getByRole('button', { name: 'Preview changes' }));
+    expect(onPreview).toHaveBeenCalledWith(POLICY);
+    const cancel = within(group).getByRole('button', { name: 'Cancel' });
+    expect(describedBy(cancel)).toBe('Nothing is written');
+    fireEvent.click(cancel);
+    expect(onCancel).toHaveBeenCalledOnce();
+    expect(within(group).queryByRole('button', { name: 'Apply' })).toBeNull();
+  });
+
+  it("shows the runtime's validation error inline on the input, one error line per item", () => {
+    const error = `the policy ${POLICY} is not valid, so a wrapped server would not start; nothing was changed:\n  ${POLICY}:7:3 spec: unknown key "alowed_tools"\n  ${POLICY}:9:1 x (E_CFG_INVALID)`;
+    const { input, group } = renderFlow(flow({ phase: 'editing', requestedPolicy: POLICY, error }));
+    expect(input.value).toBe(POLICY);
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    const alert = within(group).getByRole('alert');
+    expect(describedBy(input)).toContain(alert.textContent!);
+    expect(alert.querySelector('p')!.textContent).toBe(`the policy ${POLICY} is not valid, so a wrapped server would not start; nothing was changed`);
+    expect(within(alert).getAllByRole('listitem').map((li) => li.textContent)).toEqual([`${POLICY}:7:3 spec: unknown key "alowed_tools"`, `${POLICY}:9:1 x (E_CFG_INVALID)`]);
+  });
+
+  it('waits while the preview is prepared', () => {
+    const { input, group } = renderFlow(flow({ phase: 'previewing', requestedPolicy: POLICY }));
+    expect(input.disabled).toBe(true);
+    expect((within(group).getByRole('button', { name: 'Preview changes' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(group.textContent).toContain('Preparing the preview…');
+  });
+
+  it('shows the preview: what is wrapped, what stays, the diff, and Apply with its consequence', () => {
+    const plan = wrapPlan();
+    const { group, onApply } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan }));
+    expect(within(group).getByRole('list', { name: 'Servers to wrap' }).textContent).toContain(`files will run through silas proxy with policy ${POLICY}`);
+    expect(within(group).getByRole('list', { name: 'Servers left as they are' }).textContent).toBe('linear stays as it is: remote servers (url) are not stdio; the proxy relays stdio only');
+    const diff = group.querySelector('pre')!;
+    expect(diff.textContent).toBe(plan.diff);
+    expect(diff.getAttribute('aria-labelledby') && document.getElementById(diff.getAttribute('aria-labelledby')!)?.textContent).toBe(`Diff of ${CLAUDE_FILE}`);
+    const apply = within(group).getByRole('button', { name: 'Apply' });
+    expect(describedBy(apply)).toBe(`Rewrites ${CLAUDE_FILE}; a backup is kept; Unwrap restores it byte for byte`);
+    fireEvent.click(apply);
+    expect(onApply).toHaveBeenCalledOnce();
+  });
+
+  it('hides a preview once the policy is edited: another policy needs another preview', () => {
+    const { input, group } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan() }));
+    fireEvent.change(input, { target: { value: '/home/ada/policies/other.yaml' } });
+    expect(within(group).queryByRole('button', { name: 'Apply' })).toBeNull();
+    expect(group.querySelector('pre')).toBeNull();
+  });
+
+  it('offers no Apply when nothing would change', () => {
+    const { group } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan({ diff: '', wrap: [] }) }));
+    expect(within(group).queryByRole('button', { name: 'Apply' })).toBeNull();
+    expect(group.textContent).toContain(`Nothing to wrap in ${CLAUDE_FILE}; nothing would change.`);
+  });
+
+  it('keeps the preview with a failed apply and its message, and waits while writing', () => {
+    const writing = renderFlow(flow({ phase: 'applying', requestedPolicy: POLICY, plan: wrapPlan() }));
+    expect((within(writing.group).getByRole('button', { name: 'Apply' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(writing.group).getByRole('button', { name: 'Cancel' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(writing.group.textContent).toContain('Writing…');
+    cleanup();
+    const message = `${CLAUDE_FILE} or the policy changed since the preview, so the changes you saw are not the ones that would be written; nothing was changed. Preview the changes again, then apply. (E_BAD_REQUEST)`;
+    const { group, input } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan(), error: message }));
+    expect(within(group).getByRole('alert').textContent).toBe(message);
+    expect(input.getAttribute('aria-invalid')).toBeNull();
+    expect(within(group).getByRole('button', { name: 'Apply' })).toBeTruthy();
+  });
+});
