@@ -21,9 +21,12 @@ export interface AipAuditContext {
 function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefined {
   if (args === undefined) return undefined;
   const redacted = dlp ? dlp.redactForAudit(args).value : args;
-  const text = JSON.stringify(redacted) ?? 'null';
-  if (Buffer.byteLength(text) <= MAX_AUDITED_ARGS_BYTES) return JSON.parse(text) as JsonValue;
-  return { truncated: true, bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') };
+  const json = JSON.stringify(redacted) as string | undefined;
+  const text = json ?? 'null';
+  const bytes = Buffer.byteLength(text);
+  // No parse back: the audit append normalises (and copies) the data it is given.
+  if (bytes <= MAX_AUDITED_ARGS_BYTES) return json === undefined ? null : (redacted as JsonValue);
+  return { truncated: true, bytes, sha256: createHash('sha256').update(text).digest('hex') };
 }
 
 /**

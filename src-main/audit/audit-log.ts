@@ -4,7 +4,7 @@ import type { AuditCheckpoint, AuditEntry, ChainHead, ChainVerification } from '
 import { AuditEventName } from '../../src-shared/schemas/audit.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
-import { canonicalData, checkpointSigningBytes } from './chain.js';
+import { checkpointSigningBytes, normaliseData } from './chain.js';
 import { AuditRepository, rowToEntry } from './repository.js';
 import { verifyFromCheckpoint, verifyWholeChain, type TrustedKeys } from './verify.js';
 
@@ -100,7 +100,8 @@ export class SqliteAuditLog implements AuditLog {
   appendBatch(items: readonly { event: string; data?: JsonObject }[]): AuditEntry[] {
     const prepared = items.map((item) => {
       checkEventName(item.event);
-      return { id: this.newId(), ts: this.now().toISOString(), event: item.event, dataJson: canonicalData(item.data ?? {}) };
+      const data = normaliseData(item.data ?? {});
+      return { id: this.newId(), ts: this.now().toISOString(), event: item.event, dataJson: data.json, data: data.value };
     });
     return this.repo.append(prepared);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src-shared/canonical.js';
-import { canonicalData, canonicalEntryText, checkpointSigningBytes, entryHash, GENESIS_HASH } from './chain.js';
+import { canonicalData, canonicalEntryText, checkpointSigningBytes, entryHash, GENESIS_HASH, normaliseData } from './chain.js';
 import { createHash } from 'node:crypto';
 
 describe('canonical entry form', () => {
@@ -34,5 +34,42 @@ describe('canonical entry form', () => {
     const withSignature = { ...body, signature: 'sig' };
     expect(checkpointSigningBytes(withSignature).equals(checkpointSigningBytes(body))).toBe(true);
     expect(checkpointSigningBytes(body).toString()).toContain('"type":"silas.audit.checkpoint/v1"');
+  });
+});
+
+describe('the fast canonical path agrees with stringify → parse → RFC 8785', () => {
+  const slow = (data: unknown) => canonicalJson(JSON.parse(JSON.stringify(data)));
+  function randomValue(depth: number, next: () => number): unknown {
+    const pick = Math.floor(next() * (depth > 3 ? 5 : 7));
+    const strings = ['', 'a', 'é', '\u2028', '"q"', '\\', '日本', '\ud83d\ude00', '\ud800', '10', '9', '__x', 'A', 'a b'];
+    switch (pick) {
+      case 0: return strings[Math.floor(next() * strings.length)];
+      case 1: return [0, -0, 1, -1.5, 1e21, 1e-7, 123456789012, 0.1 + 0.2][Math.floor(next() * 8)];
+      case 2: return next() < 0.5;
+      case 3: return null;
+      case 4: return undefined;
+      case 5: return Array.from({ length: Math.floor(next() * 4) }, () => randomValue(depth + 1, next) ?? null);
+      default: {
+        const o: Record<string, unknown> = {};
+        for (let i = 0; i < Math.floor(next() * 5); i += 1) o[strings[Math.floor(next() * strings.length)]!] = randomValue(depth + 1, next);
+        return o;
+      }
+    }
+  }
+
+  it('on 2,000 random JSON objects, including odd strings, numbers, undefined members and integer-like keys', () => {
+    let seed = 42;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let i = 0; i < 2000; i += 1) {
+      const data = { root: randomValue(0, next), ['10']: i, ['9']: -0 };
+      expect(normaliseData(data).json).toBe(slow(data));
+      expect(normaliseData(data).value).toEqual(JSON.parse(slow(data)));
+    }
+  });
+
+  it('falls back for what plain JSON cannot express directly, with the same result', () => {
+    for (const data of [{ d: new Date(0) }, { a: [1, undefined, 3] }, { n: Number.NaN }, { f: () => 1, k: 'v' }, JSON.parse('{"__proto__":{"x":1},"y":2}')]) {
+      expect(normaliseData(data).json).toBe(slow(data));
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src-shared/canonical.js';
+import type { JsonObject } from '../../src-shared/schemas/json.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -28,10 +29,77 @@ export function entryHash(prevHash: string, body: EntryBody): string {
 
 /** Normalises caller data to canonical JSON text; rejects what JSON cannot carry. */
 export function canonicalData(data: unknown): string {
+  return normaliseData(data).json;
+}
+
+/**
+ * `canonicalData` plus the normalised value itself (what `JSON.parse` of the text would give,
+ * up to key order), so an append need not parse its own output back. Plain JSON data — the
+ * hot path — is serialised in one walk; anything else (toJSON, undefined in arrays, non-finite
+ * numbers, exotic prototypes, deep nesting) takes the stringify → parse → canonicalize route.
+ */
+export function normaliseData(data: unknown): { json: string; value: JsonObject } {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new TypeError('audit data must be a JSON object');
   }
-  return canonicalJson(JSON.parse(JSON.stringify(data)));
+  const fast = plainCanonical(data, 0);
+  if (fast) return { json: fast.json, value: fast.value as JsonObject };
+  const value = JSON.parse(JSON.stringify(data)) as JsonObject;
+  return { json: canonicalJson(value), value };
+}
+
+const MAX_FAST_DEPTH = 64;
+
+/** RFC 8785 text and a fresh copy of plain JSON data, or null when the value needs JSON.stringify's full semantics. */
+function plainCanonical(value: unknown, depth: number): { json: string; value: unknown } | null {
+  switch (typeof value) {
+    case 'string':
+      return { json: JSON.stringify(value), value };
+    case 'boolean':
+      return { json: value ? 'true' : 'false', value };
+    case 'number':
+      if (!Number.isFinite(value)) return null;
+      return { json: JSON.stringify(value), value: value === 0 ? 0 : value };
+    case 'object': {
+      if (value === null) return { json: 'null', value: null };
+      if (depth >= MAX_FAST_DEPTH) return null;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return null;
+        const copy: unknown[] = new Array(value.length);
+        let json = '[';
+        for (let i = 0; i < value.length; i += 1) {
+          const item = plainCanonical(value[i], depth + 1);
+          if (!item) return null;
+          if (i > 0) json += ',';
+          json += item.json;
+          copy[i] = item.value;
+        }
+        return { json: json + ']', value: copy };
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return null;
+      const record = value as Record<string, unknown>;
+      if (typeof record.toJSON === 'function') return null;
+      const keys = Object.keys(record).sort();
+      const copy: Record<string, unknown> = {};
+      let json = '{';
+      let first = true;
+      for (const key of keys) {
+        if (key === '__proto__') return null;
+        const raw = record[key];
+        if (raw === undefined) continue;
+        const item = plainCanonical(raw, depth + 1);
+        if (!item) return null;
+        json += `${first ? '' : ','}${JSON.stringify(key)}:${item.json}`;
+        first = false;
+        copy[key] = item.value;
+      }
+      return { json: json + '}', value: copy };
+    }
+    default:
+      // undefined at the top of an array slot, functions, symbols, bigints.
+      return null;
+  }
 }
 
 export interface CheckpointBody {

@@ -26,6 +26,8 @@ export interface NewEntry {
   ts: string;
   event: string;
   dataJson: string;
+  /** The data `dataJson` encodes, already normalised (a fresh copy); parsed from the text when absent. */
+  data?: AuditEntry['data'];
 }
 
 /** The audit chain aggregate: entries and their signed checkpoints. */
@@ -65,7 +67,7 @@ export class AuditRepository {
     for (const item of batch) {
       const hash = entryHash(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
       this.insertStmt.run(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
-      out.push({ index, id: item.id, ts: item.ts, event: item.event, data: JSON.parse(item.dataJson), prevHash, hash });
+      out.push({ index, id: item.id, ts: item.ts, event: item.event, data: item.data ?? (JSON.parse(item.dataJson) as AuditEntry['data']), prevHash, hash });
       prevHash = hash;
       index += 1;
     }

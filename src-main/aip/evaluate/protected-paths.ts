@@ -277,6 +277,8 @@ const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
 const SIMPLE = /^[A-Za-z0-9._\-/+,@]*$/;
 const NON_ASCII = /[\u0080-\uffff]/;
 const GLOB = /[*?[]/;
+/** What keeps a relative form from being one plain name under its base: separators, globs, non-ASCII (folded differently). */
+const BARE_NAME_EXCLUDED = /[/\\*?[\u0080-\uffff]/;
 const PERCENT = /%[0-9A-Fa-f]{2}/;
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:\/\//;
 const FILE_URL = /^file:/i;
@@ -571,7 +573,8 @@ export class ProtectedPathMatcher {
           if (isWhole && dirLike && !/[\r\n]/.test(form) && !GLOB.test(form)) this.addBase(abs, scan);
         } else {
           site ??= { parts: [...scan.parts], location: scan.location, value: s };
-          scan.relative.push({ form, physical, site });
+          // A bare ASCII name without glob characters is compared through the `plainNames` table, as on the fast path.
+          scan.relative.push({ form, physical, site, word: form !== '.' && form !== '..' && !BARE_NAME_EXCLUDED.test(form) });
         }
       }
     }
