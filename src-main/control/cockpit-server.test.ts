@@ -1,3 +1,4 @@
+import { wsTestClients, type Frame } from '../testing/ws-test-client.js';
 import { testServices } from '../testing/handlers.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,10 +57,9 @@ afterAll(() => {
 });
 
 type SecurityEvent = [string, Record<string, string | number>];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Frame = any;
 
 const cleanups: Array<() => Promise<void> | void> = [];
+const Client = wsTestClients((cleanup) => cleanups.push(cleanup), { token: TOKEN, ready: { type: 'ready', serverVersion: '0.1.0-e2e' } });
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
@@ -141,59 +141,6 @@ function rawUpgrade(port: number, path: string, headers: Record<string, string>)
   });
 }
 
-class Client {
-  readonly all: Frame[] = [];
-  private readonly queue: Frame[] = [];
-  private readonly waiters: Array<(frame: Frame) => void> = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as Frame;
-      this.all.push(frame);
-      const waiter = this.waiters.shift();
-      if (waiter) waiter(frame);
-      else this.queue.push(frame);
-    });
-    ws.on('error', () => undefined);
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  }
-
-  static async open(url: string, options: WebSocket.ClientOptions = {}): Promise<Client> {
-    const ws = new WebSocket(url, options);
-    const client = new Client(ws);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    cleanups.push(() => ws.terminate());
-    return client;
-  }
-
-  static async authed(url: string): Promise<Client> {
-    const client = await Client.open(url);
-    client.sendJson({ type: 'auth', token: TOKEN });
-    expect(await client.next()).toEqual({ type: 'ready', serverVersion: '0.1.0-e2e' });
-    return client;
-  }
-
-  next(): Promise<Frame> {
-    const queued = this.queue.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  sendJson(value: unknown): void {
-    this.ws.send(JSON.stringify(value));
-  }
-
-  async call(id: string | number, name: string, args?: unknown): Promise<Frame> {
-    this.sendJson({ type: 'call', id, name, ...(args === undefined ? {} : { args }) });
-    const frame = await this.next();
-    expect(frame.type).toBe('result');
-    return frame;
-  }
-}
 
 function tcpRefused(port: number): Promise<boolean> {
   return new Promise((resolve) => {

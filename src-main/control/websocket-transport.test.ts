@@ -1,3 +1,4 @@
+import { wsTestClients, type Frame } from '../testing/ws-test-client.js';
 import { unusedHandlers } from '../testing/handlers.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
@@ -35,8 +36,6 @@ const entry: AuditEntry = {
 };
 
 type SecurityEvent = [string, Record<string, string | number>];
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Frame = any;
 
 interface Harness {
   port: number;
@@ -50,6 +49,7 @@ interface Harness {
 }
 
 const cleanups: Array<() => Promise<void> | void> = [];
+const Client = wsTestClients((cleanup) => cleanups.push(cleanup), { token: TOKEN });
 
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
@@ -99,60 +99,6 @@ async function harness(options: Partial<WebSocketTransportOptions> & { handlers?
   return { port, url: `ws://127.0.0.1:${port}${WS_PATH}`, server, transport, bus, security, dispatched, clock };
 }
 
-class Client {
-  readonly all: Frame[] = [];
-  private readonly queue: Frame[] = [];
-  private readonly waiters: Array<(frame: Frame) => void> = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const frame = JSON.parse(String(data)) as Frame;
-      this.all.push(frame);
-      const waiter = this.waiters.shift();
-      if (waiter) waiter(frame);
-      else this.queue.push(frame);
-    });
-    ws.on('error', () => undefined);
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  }
-
-  static async open(url: string, options: WebSocket.ClientOptions = {}): Promise<Client> {
-    const ws = new WebSocket(url, options);
-    const client = new Client(ws);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    cleanups.push(() => ws.terminate());
-    return client;
-  }
-
-  static async authed(url: string, token = TOKEN): Promise<Client> {
-    const client = await Client.open(url);
-    client.sendJson({ type: 'auth', token });
-    const ready = await client.next();
-    expect(ready.type).toBe('ready');
-    return client;
-  }
-
-  next(): Promise<Frame> {
-    const queued = this.queue.shift();
-    if (queued !== undefined) return Promise.resolve(queued);
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  sendJson(value: unknown): void {
-    this.ws.send(JSON.stringify(value));
-  }
-
-  async call(id: string | number, name: string, args?: unknown): Promise<Frame> {
-    this.sendJson({ type: 'call', id, name, ...(args === undefined ? {} : { args }) });
-    const frame = await this.next();
-    expect(frame.type).toBe('result');
-    return frame;
-  }
-}
 
 interface UpgradeOutcome {
   status: number;
