@@ -1,8 +1,7 @@
 import RE2 from 're2';
 import { opsPerSecond, report } from '../../testing/bench.js';
-import type { DlpConfig, DlpPattern } from '../policy/types.js';
 import { DlpEngine } from './engine.js';
-import { COMMON_PATTERNS } from './test-support.js';
+import { COMMON_PATTERNS, dlpConfig } from './test-support.js';
 
 /*
  * DLP throughput on a ~1 MB MCP tools/call result (text content items plus a structuredContent
@@ -13,21 +12,6 @@ import { COMMON_PATTERNS } from './test-support.js';
 
 const PATTERNS = COMMON_PATTERNS;
 
-function config(): DlpConfig {
-  const patterns: DlpPattern[] = PATTERNS.map(([name, pattern]) => ({ name, pattern, regex: new RE2(pattern, 'u'), scope: 'all' }));
-  return {
-    enabled: true,
-    scanRequests: false,
-    scanResponses: true,
-    detectEncoding: false,
-    filterStderr: false,
-    maxScanSize: 16 * 1024 * 1024,
-    onRequestMatch: 'block',
-    onRedactionFailure: 'block',
-    logOriginalOnFailure: false,
-    patterns,
-  };
-}
 
 /** Deterministic pseudo-random words (no secrets by construction). */
 function makeRandom(seed: number): () => number {
@@ -115,7 +99,8 @@ function naive(value: unknown, patterns: { name: string; test: RE2; global: RE2 
 
 const response = buildResponse(1024 * 1024);
 const megabytes = Buffer.byteLength(JSON.stringify(response)) / (1024 * 1024);
-const cfg = config();
+// A scan limit above the payload, so the whole megabyte is measured.
+const cfg = dlpConfig(PATTERNS, { maxScanSize: 16 * 1024 * 1024 });
 const engine = new DlpEngine(cfg);
 const check = engine.redactResponse(response);
 const naivePatterns = cfg.patterns.map((p) => ({ name: p.name, test: new RE2(p.regex.source, 'u'), global: new RE2(p.regex.source, 'gu') }));
