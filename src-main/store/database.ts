@@ -7,7 +7,11 @@ import { MIGRATIONS, type Migration } from './migrations/index.js';
 /** `PRAGMA application_id` of a Silas database: ASCII "SILS". Tells our files from foreign ones. */
 export const SILAS_APPLICATION_ID = 0x53494c53;
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
-const OUR_TABLES = new Set(['applied_migrations', 'audit_entries', 'audit_checkpoints', 'owner_keys', 'mcp_tool_pins', 'mcp_approval_nonces', 'mcp_standing_approvals']);
+/** Tables a Silas database may hold: the migration record and whatever the migrations create. */
+function ourTables(migrations: readonly Migration[]): Set<string> {
+  const names = migrations.flatMap((m) => [...m.sql.matchAll(/CREATE TABLE IF NOT EXISTS\s+([A-Za-z_][A-Za-z0-9_]*)/gi)].map((match) => match[1]!));
+  return new Set(['applied_migrations', ...names]);
+}
 
 export interface OpenOptions {
   /** Create the file when it does not exist (only `silas init` does). */
@@ -47,7 +51,7 @@ export function openDatabase(file: string, options: OpenOptions): OpenedDatabase
   }
   try {
     db.pragma('busy_timeout = 5000');
-    assertOurs(db, file);
+    assertOurs(db, file, options.migrations ?? MIGRATIONS);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
@@ -81,14 +85,15 @@ function assertSqliteFile(file: string): void {
   }
 }
 
-function assertOurs(db: Database.Database, file: string): void {
+function assertOurs(db: Database.Database, file: string, migrations: readonly Migration[]): void {
   const appId = db.pragma('application_id', { simple: true }) as number;
   if (appId === SILAS_APPLICATION_ID) return;
   if (appId !== 0) {
     throw new SilasError(ErrorCode.DatabaseForeign, `${file} belongs to another application (application_id ${appId}); point --home at a Silas data directory`);
   }
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
-  const foreign = tables.map((t) => t.name).filter((name) => !OUR_TABLES.has(name));
+  const ours = ourTables(migrations);
+  const foreign = tables.map((t) => t.name).filter((name) => !ours.has(name));
   if (foreign.length > 0) {
     throw new SilasError(
       ErrorCode.DatabaseForeign,
