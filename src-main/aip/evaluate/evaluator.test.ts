@@ -64,6 +64,11 @@ describe('method gate (§4.2)', () => {
     expect(e.evaluate({ method: 'anything/else' })).toMatchObject({ decision: 'ALLOW' });
   });
 
+  it('a case-variant tools/call without a tool (how a relay that branches on the raw method would ask) is refused', () => {
+    const e = engine('allowed_tools: [t]');
+    expect(e.evaluate({ method: 'Tools/Call' })).toMatchObject({ decision: 'BLOCK', errorCode: -32001, reason: 'tools/call without a tool name' });
+  });
+
   it('no policy loaded: every tool call is denied (fail closed)', () => {
     expect(new PolicyEvaluator(null).evaluate(call('x'))).toMatchObject({ decision: 'BLOCK', errorCode: -32001 });
   });
