@@ -1,3 +1,4 @@
+import { refreshingLoader } from './refreshing-loader.js';
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
 import type { PendingApproval } from '../../src-shared/schemas/approval.js';
 import { newArrivals } from '../store/approval-queue.js';
@@ -79,12 +80,33 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   const client = createClient(transport);
   let generation = 0;
   let verifyRequest = 0;
-  let serversRequest = 0;
-  let serversTimer: ReturnType<typeof setTimeout> | null = null;
-  let standingRequest = 0;
-  let standingTimer: ReturnType<typeof setTimeout> | null = null;
-  let clientsRequest = 0;
-  let clientsTimer: ReturnType<typeof setTimeout> | null = null;
+  const servers = refreshingLoader(
+    {
+      fetch: () => call('servers.list', {}).then((r) => r.servers),
+      loading: () => store.getState().serversLoading(),
+      loaded: (list) => store.getState().serversLoaded(list),
+      failed: (error) => store.getState().serversFailed(describeError(error)),
+    },
+    SERVERS_REFRESH_DELAY_MS,
+  );
+  const standing = refreshingLoader(
+    {
+      fetch: () => call('approvals.listStanding', {}).then((r) => r.standing),
+      loading: () => store.getState().standingLoading(),
+      loaded: (list) => store.getState().standingLoaded(list),
+      failed: (error) => store.getState().standingFailed(describeError(error)),
+    },
+    STANDING_REFRESH_DELAY_MS,
+  );
+  const clients = refreshingLoader(
+    {
+      fetch: () => call('clients.list', {}).then((r) => r.clients),
+      loading: () => store.getState().clientsLoading(),
+      loaded: (list) => store.getState().clientsLoaded(list),
+      failed: (error) => store.getState().clientsFailed(describeError(error)),
+    },
+    CLIENTS_REFRESH_DELAY_MS,
+  );
   /** Answers to a preview or apply of a flow that was since cancelled or replaced are dropped. */
   let wrapRequest = 0;
   /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
@@ -135,22 +157,6 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     notifications.request().then((permission) => store.getState().setNotificationState(permission));
   }
 
-  function loadServers(): void {
-    if (serversTimer !== null) clearTimeout(serversTimer);
-    serversTimer = null;
-    const request = ++serversRequest;
-    store.getState().serversLoading();
-    call('servers.list', {}).then(
-      ({ servers }) => request === serversRequest && store.getState().serversLoaded(servers),
-      (error: unknown) => request === serversRequest && store.getState().serversFailed(describeError(error)),
-    );
-  }
-
-  function scheduleServersRefresh(): void {
-    if (serversTimer !== null) clearTimeout(serversTimer);
-    serversTimer = setTimeout(loadServers, SERVERS_REFRESH_DELAY_MS);
-  }
-
   function approveToolChange(key: ToolKey, hash: string): void {
     if (store.getState().servers.approving !== null) return;
     const current = generation;
@@ -159,26 +165,10 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       (result) => {
         store.getState().toolChangeApproved(key, result.hash, new Date().toISOString());
         // The runtime has the approval; reload what it now shows, unless this connection is gone.
-        if (current === generation) loadServers();
+        if (current === generation) servers.load();
       },
       (error: unknown) => store.getState().toolChangeApproveFailed(key, describeError(error)),
     );
-  }
-
-  function loadStanding(): void {
-    if (standingTimer !== null) clearTimeout(standingTimer);
-    standingTimer = null;
-    const request = ++standingRequest;
-    store.getState().standingLoading();
-    call('approvals.listStanding', {}).then(
-      ({ standing }) => request === standingRequest && store.getState().standingLoaded(standing),
-      (error: unknown) => request === standingRequest && store.getState().standingFailed(describeError(error)),
-    );
-  }
-
-  function scheduleStandingRefresh(): void {
-    if (standingTimer !== null) clearTimeout(standingTimer);
-    standingTimer = setTimeout(loadStanding, STANDING_REFRESH_DELAY_MS);
   }
 
   function revokeStanding(id: string): void {
@@ -188,30 +178,14 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     call('approvals.revokeStanding', { id }).then(
       () => {
         store.getState().standingRevoked(id);
-        if (current === generation) loadStanding();
+        if (current === generation) standing.load();
       },
       (error: unknown) => {
         store.getState().standingRevokeFailed(id, describeError(error));
         // It may have been revoked elsewhere meanwhile: show what the runtime holds now.
-        if (current === generation) loadStanding();
+        if (current === generation) standing.load();
       },
     );
-  }
-
-  function loadClients(): void {
-    if (clientsTimer !== null) clearTimeout(clientsTimer);
-    clientsTimer = null;
-    const request = ++clientsRequest;
-    store.getState().clientsLoading();
-    call('clients.list', {}).then(
-      ({ clients }) => request === clientsRequest && store.getState().clientsLoaded(clients),
-      (error: unknown) => request === clientsRequest && store.getState().clientsFailed(describeError(error)),
-    );
-  }
-
-  function scheduleClientsRefresh(): void {
-    if (clientsTimer !== null) clearTimeout(clientsTimer);
-    clientsTimer = setTimeout(loadClients, CLIENTS_REFRESH_DELAY_MS);
   }
 
   function openWrap(client: string): void {
@@ -252,11 +226,11 @@ export function connectCockpit({ transport, store, window: win, notifications }:
         // Written: the outcome is shown even if the flow was closed meanwhile.
         const count = result.servers.length;
         store.getState().wrapApplied(client, `Wrapped ${count} ${count === 1 ? 'server' : 'servers'} in ${result.file}. Backup: ${result.backup}. Restart ${label} to use them.`);
-        if (current === generation) loadClients();
+        if (current === generation) clients.load();
       },
       (error: unknown) => {
         if (request === wrapRequest) store.getState().wrapFailed(client, describeError(error));
-        if (current === generation) loadClients();
+        if (current === generation) clients.load();
       },
     );
   }
@@ -269,11 +243,11 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     call('clients.unwrap', { client }).then(
       (result) => {
         store.getState().unwrapDone(client, `Restored ${result.file} byte for byte from ${result.backup}. Restart ${label} to use its servers directly.`);
-        if (current === generation) loadClients();
+        if (current === generation) clients.load();
       },
       (error: unknown) => {
         store.getState().unwrapFailed(client, describeError(error));
-        if (current === generation) loadClients();
+        if (current === generation) clients.load();
       },
     );
   }
@@ -295,9 +269,9 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       (page) => current === generation && store.getState().auditFirstPageLoaded(page),
       (error: unknown) => current === generation && store.getState().auditFailed(describeError(error)),
     );
-    loadServers();
-    loadClients();
-    loadStanding();
+    servers.load();
+    clients.load();
+    standing.load();
     verifyChain();
   }
 
@@ -317,7 +291,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   function routeChanged(route: Route): void {
     const previous = store.getState().navigation.route;
     store.getState().setRoute(route);
-    if (route === 'servers' && previous !== 'servers' && transport.state === 'connected') loadClients();
+    if (route === 'servers' && previous !== 'servers' && transport.state === 'connected') clients.load();
   }
 
   function navigate(route: Route): void {
@@ -336,9 +310,9 @@ export function connectCockpit({ transport, store, window: win, notifications }:
       const entry = events['audit.appended'].payload.safeParse(payload);
       if (entry.success) {
         store.getState().auditAppended(entry.data);
-        if (affectsServers(entry.data.event)) scheduleServersRefresh();
-        if (affectsStanding(entry.data.event)) scheduleStandingRefresh();
-        if (affectsClients(entry.data.event)) scheduleClientsRefresh();
+        if (affectsServers(entry.data.event)) servers.schedule();
+        if (affectsStanding(entry.data.event)) standing.schedule();
+        if (affectsClients(entry.data.event)) clients.schedule();
       }
     } else if (name === 'approvals.changed') {
       const queue = events['approvals.changed'].payload.safeParse(payload);
@@ -358,12 +332,9 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   return {
     actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
     dispose: () => {
-      if (serversTimer !== null) clearTimeout(serversTimer);
-      serversRequest += 1;
-      if (standingTimer !== null) clearTimeout(standingTimer);
-      standingRequest += 1;
-      if (clientsTimer !== null) clearTimeout(clientsTimer);
-      clientsRequest += 1;
+      servers.cancel();
+      standing.cancel();
+      clients.cancel();
       wrapRequest += 1;
       offEvent();
       offState();
