@@ -43,6 +43,13 @@ describe('silas CLI usage', () => {
     expect(await runSilas(['audit', 'export', '--format', 'xml'])).toMatchObject({ code: 2, err: expect.stringContaining('--format: expected jsonl, aip-jsonl or csv') });
     expect(await runSilas(['audit', 'export', '--format', 'csv', '--since', 'yesterday'])).toMatchObject({ code: 2, err: expect.stringContaining('--since: expected an ISO 8601 time') });
     expect(await runSilas(['audit', 'rewrite'])).toMatchObject({ code: 2, err: expect.stringContaining('unknown audit command') });
+    // Names every object inherits are not subcommands.
+    for (const command of ['audit', 'clients', 'policy', 'aip']) {
+      for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+        expect(await runSilas([command, inherited]), `${command} ${inherited}`).toMatchObject({ code: 2, err: expect.stringContaining(`unknown ${command} command`) });
+      }
+    }
+    expect(await runSilas(['clients'])).toMatchObject({ code: 2, err: expect.stringContaining('clients: name a subcommand (list, wrap, unwrap)') });
     expect(await runSilas(['start', '--tls-cert', 'a.pem'])).toMatchObject({ code: 2, err: expect.stringContaining('--tls-cert and --tls-key go together') });
   });
 });

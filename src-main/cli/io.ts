@@ -29,3 +29,22 @@ export interface Command {
   usage: string;
   run(argv: string[], io: CliIo): Promise<number>;
 }
+
+export type Subcommand = (argv: string[], io: CliIo) => Promise<number>;
+
+/**
+ * `silas <command> <subcommand> …`: help, a missing or unknown subcommand (exit 2 with the
+ * known names), and only the command's own subcommands — never a name inherited from Object.
+ */
+export function runSubcommand(command: string, usage: string, subcommands: Readonly<Record<string, Subcommand>>, argv: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = argv;
+  const known = Object.keys(subcommands).join(', ');
+  if (sub === undefined) throw new UsageError(`${command}: name a subcommand (${known})`, usage);
+  if (sub === '--help' || sub === '-h' || sub === 'help') {
+    io.out(usage);
+    return Promise.resolve(0);
+  }
+  const run = Object.hasOwn(subcommands, sub) ? subcommands[sub] : undefined;
+  if (!run) throw new UsageError(`unknown ${command} command "${sub}"; known: ${known}`, usage);
+  return run(rest, io);
+}

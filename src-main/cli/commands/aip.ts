@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { runConformance } from '../../aip/conformance/runner.js';
 import { parseFlags } from '../args.js';
-import { UsageError, type CliIo, type Command } from '../io.js';
+import { UsageError, type CliIo, type Command, runSubcommand } from '../io.js';
 
 const usage = `Usage: silas aip conformance PATH… [--json] [--verbose]
 
@@ -40,13 +40,5 @@ export const aipCommand: Command = {
   name: 'aip',
   summary: 'AIP tools: run conformance vectors',
   usage,
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    if (sub === '--help' || sub === '-h' || sub === 'help') {
-      io.out(usage);
-      return 0;
-    }
-    if (sub !== 'conformance') throw new UsageError(sub === undefined ? 'aip: name a subcommand' : `unknown aip command "${sub}"`, usage);
-    return conformance(rest, io);
-  },
+  run: (argv, io) => runSubcommand('aip', usage, { conformance }, argv, io),
 };

@@ -3,7 +3,7 @@ import { resolveHome } from '../../app/paths.js';
 import { CSV_HEADER, toAipJsonLine, toCsvRow, toJsonLine } from '../../audit/export.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
-import { UsageError, type CliIo, type Command } from '../io.js';
+import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas audit <verify|tail|export|note> [options]
 
@@ -105,21 +105,11 @@ function help(io: CliIo): number {
   return 0;
 }
 
-const subcommands: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { verify, tail, export: exportEntries, note };
+const subcommands: Record<string, Subcommand> = { verify, tail, export: exportEntries, note };
 
 export const auditCommand: Command = {
   name: 'audit',
   summary: 'verify, read and export the audit chain',
   usage,
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    if (sub === undefined) throw new UsageError('audit: name a subcommand', usage);
-    if (sub === '--help' || sub === '-h' || sub === 'help') {
-      io.out(usage);
-      return 0;
-    }
-    const run = subcommands[sub];
-    if (!run) throw new UsageError(`unknown audit command "${sub}"`, usage);
-    return run(rest, io);
-  },
+  run: (argv, io) => runSubcommand('audit', usage, subcommands, argv, io),
 };

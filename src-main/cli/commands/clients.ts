@@ -18,7 +18,7 @@ import {
   type LoadedConfig,
 } from '../../mcp/clients/operations.js';
 import { parseFlags } from '../args.js';
-import { UsageError, type CliIo, type Command } from '../io.js';
+import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas clients <list|wrap|unwrap> [options]
 
@@ -234,18 +234,11 @@ async function unwrap(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-const subcommands: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { list, wrap, unwrap };
+const subcommands: Record<string, Subcommand> = { list, wrap, unwrap };
 
 export const clientsCommand: Command = {
   name: 'clients',
   summary: 'list MCP client configurations; wrap and unwrap their servers with silas proxy',
   usage,
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    if (sub === undefined) throw new UsageError('clients: name a subcommand (list, wrap or unwrap)', usage);
-    if (sub === '--help' || sub === '-h' || sub === 'help') return help(io);
-    const run = subcommands[sub];
-    if (!run) throw new UsageError(`unknown clients command "${sub}"`, usage);
-    return run(rest, io);
-  },
+  run: (argv, io) => runSubcommand('clients', usage, subcommands, argv, io),
 };

@@ -10,7 +10,7 @@ import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags } from '../args.js';
 import { policyEval } from './policy-eval.js';
 import { formatPolicyError, formatWarningLine, keyFlags, loadForCli } from './policy-loading.js';
-import { UsageError, type CliIo, type Command } from '../io.js';
+import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas policy <validate|hash|schema-hash|sign|eval> [options]
 
@@ -193,18 +193,11 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-const subcommands: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { validate, hash, 'schema-hash': schemaHash, sign, eval: policyEval };
+const subcommands: Record<string, Subcommand> = { validate, hash, 'schema-hash': schemaHash, sign, eval: policyEval };
 
 export const policyCommand: Command = {
   name: 'policy',
   summary: 'validate, hash and sign AIP policies; compute tool schema hashes',
   usage,
-  async run(argv, io) {
-    const [sub, ...rest] = argv;
-    if (sub === undefined) throw new UsageError('policy: name a subcommand', usage);
-    if (sub === '--help' || sub === '-h' || sub === 'help') return help(io);
-    const run = Object.hasOwn(subcommands, sub) ? subcommands[sub] : undefined;
-    if (!run) throw new UsageError(`unknown policy command "${sub}"`, usage);
-    return run(rest, io);
-  },
+  run: (argv, io) => runSubcommand('policy', usage, subcommands, argv, io),
 };
