@@ -18,7 +18,7 @@ export interface PendingAsk {
 }
 
 /** Waits for the approver or the ask timeout, whichever comes first; never throws. */
-async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: AbortController): Promise<ApprovalAnswer> {
+async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, argsHash: string, controller: AbortController): Promise<ApprovalAnswer> {
   const st = ctx.state();
   const displayArgs = st.dlp ? st.dlp.redactForAudit(ask.args ?? {}).value : (ask.args ?? {});
   let timer: NodeJS.Timeout | undefined;
@@ -31,7 +31,7 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
         server: ctx.server,
         tool: ask.tool,
         args: displayArgs,
-        argsHash: argumentsHash(ask.args),
+        argsHash,
         requestId: ask.id,
         sessionId: ctx.sessionId,
         rule: ask.decision.tool ?? ask.tool,
@@ -56,7 +56,8 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
 export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   const key = idKey(ask.id);
   const st = ctx.state();
-  const standing = ctx.approvals.standing(ctx.server, ask.decision.tool ?? normalizeName(ask.tool), argumentsHash(ask.args));
+  const argsHash = argumentsHash(ask.args);
+  const standing = ctx.approvals.standing(ctx.server, ask.decision.tool ?? normalizeName(ask.tool), argsHash);
   if (standing) {
     // The person already said "always allow this tool with these arguments on this server",
     // with a signature over exactly that: no card, the call goes through, and the ledger says why.
@@ -74,7 +75,7 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   });
   // The person is asked only once the ASK is in the ledger.
   ctx.audit.afterCommit(() => {
-    void waitForAnswer(ctx, ask, controller).then((answer) => {
+    void waitForAnswer(ctx, ask, argsHash, controller).then((answer) => {
       controller.abort();
       // Stopping answered (or dropped) this call already; a late answer changes nothing.
       if (ctx.stopped() || ctx.asking.get(key) !== controller) return;
