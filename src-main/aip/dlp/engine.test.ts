@@ -255,3 +255,34 @@ describe('differential check against a per-string reference', () => {
     }
   });
 });
+
+describe('redactForAudit after scanRequest of the same arguments', () => {
+  const fresh = (patterns: PatternSpec[], value: unknown) => new DlpEngine(dlpConfig(patterns, { scanRequests: true, onRequestMatch: 'redact' })).redactForAudit(value);
+
+  it('gives exactly what a fresh audit redaction gives, clean or not', () => {
+    for (const args of [{ q: 'plain words' }, { q: 'key AKIAIOSFODNN7EXAMPLE', to: ['a@b.io'] }, 'AKIAIOSFODNN7EXAMPLE']) {
+      const engine = new DlpEngine(dlpConfig([EMAIL, AWS], { scanRequests: true, onRequestMatch: 'redact' }));
+      engine.scanRequest(args);
+      expect(engine.redactForAudit(args)).toEqual(fresh([EMAIL, AWS], args));
+    }
+  });
+
+  it('still redacts with a response-only pattern the request scan did not run', () => {
+    const engine = new DlpEngine(dlpConfig([EMAIL, [...AWS, 'response'] as PatternSpec], { scanRequests: true, onRequestMatch: 'redact' }));
+    const args = { q: 'AKIAIOSFODNN7EXAMPLE and a@b.io' };
+    expect(engine.scanRequest(args).events).toEqual([{ rule: 'Email', count: 1 }]);
+    expect(engine.redactForAudit(args).value).toEqual({ q: '[REDACTED:AWS Key] and [REDACTED:Email]' });
+  });
+
+  it('redacts other arguments on their own, and scans again when the same ones are recorded twice', () => {
+    const engine = new DlpEngine(dlpConfig([AWS], { scanRequests: true }));
+    const scanned = { q: 'nothing' };
+    engine.scanRequest(scanned);
+    const other = { q: 'AKIAIOSFODNN7EXAMPLE' };
+    expect(engine.redactForAudit(other).value).toEqual({ q: '[REDACTED:AWS Key]' });
+    const secret = { q: 'AKIAIOSFODNN7EXAMPLE' };
+    engine.scanRequest(secret);
+    expect(engine.redactForAudit(secret).value).toEqual({ q: '[REDACTED:AWS Key]' });
+    expect(engine.redactForAudit(secret).value).toEqual({ q: '[REDACTED:AWS Key]' });
+  });
+});
