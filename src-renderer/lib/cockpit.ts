@@ -44,10 +44,10 @@ export interface CockpitActions {
   openWrap(client: string): void;
   /** Closes the wrap flow; nothing is written. */
   cancelWrap(): void;
-  /** Asks the runtime what wrapping the client's stdio servers under `policy` would change. */
-  previewWrap(client: string, policy: string): void;
-  /** Applies the preview on screen, only while the runtime still computes the same plan. */
-  applyWrap(): void;
+  /** Asks the runtime what wrapping the client's `servers` (every wrappable stdio entry when absent) under `policy` would change. */
+  previewWrap(client: string, policy: string, servers?: readonly string[]): void;
+  /** Applies the preview on screen, only while the runtime still computes the same plan; `servers` are the ones it was planned for. */
+  applyWrap(servers?: readonly string[]): void;
   /** Restores the client's configuration from the backup of its wrap; one unwrap at a time. */
   unwrapClient(client: string): void;
 }
@@ -198,7 +198,10 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     store.getState().wrapClosed();
   }
 
-  function previewWrap(client: string, policy: string): void {
+  /** The `servers` argument of clients.planWrap / clients.wrap: absent (every wrappable entry) unless some are named. */
+  const serverArgs = (servers?: readonly string[]) => (servers && servers.length > 0 ? { servers: [...servers] } : {});
+
+  function previewWrap(client: string, policy: string, servers?: readonly string[]): void {
     const flow = store.getState().clients.wrap;
     if (!flow || flow.client !== client || flow.phase === 'previewing' || flow.phase === 'applying') return;
     if (policy.trim() === '') {
@@ -207,13 +210,13 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     }
     const request = ++wrapRequest;
     store.getState().wrapPreviewing(client, policy);
-    call('clients.planWrap', { client, policy }).then(
+    call('clients.planWrap', { client, policy, ...serverArgs(servers) }).then(
       (plan) => request === wrapRequest && store.getState().wrapPreviewed(client, plan),
       (error: unknown) => request === wrapRequest && store.getState().wrapFailed(client, describeError(error)),
     );
   }
 
-  function applyWrap(): void {
+  function applyWrap(servers?: readonly string[]): void {
     const flow = store.getState().clients.wrap;
     if (!flow || flow.phase !== 'previewed' || !flow.plan || flow.plan.wrap.length === 0) return;
     const { client, plan } = flow;
@@ -221,7 +224,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     const current = generation;
     const request = ++wrapRequest;
     store.getState().wrapApplying(client);
-    call('clients.wrap', { client, policy: plan.policy, expectedDiffHash: plan.diffHash }).then(
+    call('clients.wrap', { client, policy: plan.policy, ...serverArgs(servers), expectedDiffHash: plan.diffHash }).then(
       (result) => {
         // Written: the outcome is shown even if the flow was closed meanwhile.
         const count = result.servers.length;

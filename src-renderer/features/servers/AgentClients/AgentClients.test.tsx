@@ -58,18 +58,38 @@ describe('AgentClients', () => {
       });
     await renderClients(transport);
     await preview(` ${POLICY}`);
-    expect(transport.callsTo('clients.planWrap')).toEqual([{ client: 'claude-desktop', policy: ` ${POLICY}` }]);
+    expect(transport.callsTo('clients.planWrap')).toEqual([{ client: 'claude-desktop', policy: ` ${POLICY}`, servers: ['files', 'github'] }]);
     expect(flowGroup().querySelector('pre')!.textContent).toBe(plan.diff);
     expect(transport.callsTo('clients.wrap')).toEqual([]);
 
     fireEvent.click(within(flowGroup()).getByRole('button', { name: 'Apply' }));
     await flush();
-    expect(transport.callsTo('clients.wrap')).toEqual([{ client: 'claude-desktop', policy: POLICY, expectedDiffHash: plan.diffHash }]);
+    expect(transport.callsTo('clients.wrap')).toEqual([{ client: 'claude-desktop', policy: POLICY, servers: ['files', 'github'], expectedDiffHash: plan.diffHash }]);
     expect(within(claude()).queryByRole('group')).toBeNull();
     expect(within(claude()).getByRole('status').textContent).toBe(`Wrapped 2 servers in ${CLAUDE_FILE}. Backup: ${BACKUP}. Restart Claude Desktop to use them.`);
     expect(claude().textContent).toContain(`Wrapped — policy ${POLICY}`);
     expect(within(claude()).getByRole('button', { name: 'Unwrap' })).toBeTruthy();
     expect(transport.callsTo('clients.list')).toHaveLength(2);
+  });
+
+  it("wraps only the checked servers: unchecking one re-plans, and the wrap sends the same names with that plan's hash", async () => {
+    const full = wrapPlan();
+    const github = wrapPlan({ diffHash: `sha256:${'e'.repeat(64)}`, wrap: [{ name: 'github', policy: POLICY }], skipped: [] });
+    const transport = runtime(() => [agentClient()])
+      .handle('clients.planWrap', (args) => ({ ok: true, value: (args as { servers: string[] }).servers.length === 1 ? github : full }))
+      .handle('clients.wrap', () => ({ ok: true, value: { client: 'claude-desktop', file: CLAUDE_FILE, backup: BACKUP, servers: ['github'] } }));
+    await renderClients(transport);
+    await preview(POLICY);
+    fireEvent.click(within(flowGroup()).getByRole('checkbox', { name: 'files' }));
+    await flush();
+    expect(transport.callsTo('clients.planWrap')).toEqual([
+      { client: 'claude-desktop', policy: POLICY, servers: ['files', 'github'] },
+      { client: 'claude-desktop', policy: POLICY, servers: ['github'] },
+    ]);
+    expect(within(flowGroup()).getByRole('list', { name: 'Servers to wrap' }).textContent).toBe(`github will run through silas proxy with policy ${POLICY}`);
+    fireEvent.click(within(flowGroup()).getByRole('button', { name: 'Apply' }));
+    await flush();
+    expect(transport.callsTo('clients.wrap')).toEqual([{ client: 'claude-desktop', policy: POLICY, servers: ['github'], expectedDiffHash: github.diffHash }]);
   });
 
   it("shows the runtime's policy validation error inline and lets the person fix the path", async () => {

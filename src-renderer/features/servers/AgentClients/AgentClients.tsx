@@ -39,7 +39,7 @@ export function AgentClients() {
           unwrapError={unwrapError?.client === client.client ? unwrapError.message : null}
           outcome={outcome?.client === client.client ? outcome : null}
           onOpenWrap={() => openWrap(client.client)}
-          onPreview={(policy) => previewWrap(client.client, policy)}
+          onPreview={(policy, servers) => previewWrap(client.client, policy, servers)}
           onApply={applyWrap}
           onCancel={cancelWrap}
           onUnwrap={() => unwrapClient(client.client)}

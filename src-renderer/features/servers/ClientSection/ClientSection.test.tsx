@@ -94,4 +94,21 @@ describe('ClientSection', () => {
     expect(within(region).queryByRole('button', { name: 'Wrap servers…' })).toBeNull();
     expect(within(region).getByRole('group', { name: 'Wrap servers of Claude Desktop' })).toBeTruthy();
   });
+
+  it("its wrap flow offers the client's unwrapped stdio servers and passes the chosen names on", () => {
+    const client = agentClient({ servers: [clientServer('files', { wrapped: true, policy: POLICY }), clientServer('github'), clientServer('search'), agentClient().servers[2]!] });
+    const { region, props } = renderSection(client, { flow: { client: 'claude-desktop', phase: 'editing', requestedPolicy: null, plan: null, error: null } });
+    const group = within(region).getByRole('group', { name: 'Wrap servers of Claude Desktop' });
+    const choices = within(group).getByRole('group', { name: 'Choose the servers to wrap' });
+    expect(within(choices).getAllByRole('checkbox').map((c) => [c.getAttribute('value'), (c as HTMLInputElement).checked, (c as HTMLInputElement).disabled])).toEqual([
+      ['files', false, true],
+      ['github', true, false],
+      ['search', true, false],
+      ['linear', false, true],
+    ]);
+    fireEvent.click(within(choices).getByRole('checkbox', { name: 'search' }));
+    fireEvent.change(within(group).getByRole('textbox', { name: 'Policy file' }), { target: { value: POLICY } });
+    fireEvent.click(within(group).getByRole('button', { name: 'Preview changes' }));
+    expect(props.onPreview).toHaveBeenCalledExactlyOnceWith(POLICY, ['github']);
+  });
 });

@@ -15,8 +15,10 @@ export interface ClientSectionProps {
   unwrapError: string | null;
   outcome: ClientsState['outcome'];
   onOpenWrap(): void;
-  onPreview(policy: string): void;
-  onApply(): void;
+  /** Plan the wrap of the chosen servers (never empty) under `policy`. */
+  onPreview(policy: string, servers: string[]): void;
+  /** Apply the plan shown, made for `servers`; `clients.wrap` sends the same names. */
+  onApply(servers: string[]): void;
   onCancel(): void;
   onUnwrap(): void;
 }
@@ -102,7 +104,7 @@ export function ClientSection({ client, flow, busy, unwrapping, unwrapError, out
           Could not unwrap: {unwrapError}
         </p>
       ) : null}
-      {flow !== null ? <WrapFlow label={client.label} file={client.file} flow={flow} onPreview={onPreview} onApply={onApply} onCancel={onCancel} /> : null}
+      {flow !== null ? <WrapFlow label={client.label} file={client.file} servers={client.servers} flow={flow} onPreview={onPreview} onApply={onApply} onCancel={onCancel} /> : null}
       {outcome !== null ? (
         <p role="status" className="notice client__outcome">
           {outcome.message}

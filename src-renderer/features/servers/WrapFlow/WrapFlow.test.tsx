@@ -1,20 +1,29 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ClientServerView } from '../../../../src-shared/schemas/clients.js';
 import type { WrapFlow as WrapFlowState } from '../../../store/clients-slice.js';
-import { CLAUDE_FILE, POLICY, wrapPlan } from '../../../test/client-fixtures.js';
+import { agentClient, CLAUDE_FILE, clientServer, POLICY, wrapPlan } from '../../../test/client-fixtures.js';
 import { WrapFlow } from './WrapFlow.js';
 
 afterEach(cleanup);
 
 const flow = (overrides: Partial<WrapFlowState> = {}): WrapFlowState => ({ client: 'claude-desktop', phase: 'editing', requestedPolicy: null, plan: null, error: null, ...overrides });
 
-function renderFlow(state: WrapFlowState) {
+/** files and github (stdio), linear (remote): the fixture's Claude Desktop. */
+function renderFlow(state: WrapFlowState, servers: readonly ClientServerView[] = agentClient().servers) {
   const handlers = { onPreview: vi.fn(), onApply: vi.fn(), onCancel: vi.fn() };
-  const result = render(<WrapFlow label="Claude Desktop" file={CLAUDE_FILE} flow={state} {...handlers} />);
+  const element = (next: WrapFlowState) => <WrapFlow label="Claude Desktop" file={CLAUDE_FILE} servers={servers} flow={next} {...handlers} />;
+  const result = render(element(state));
   const group = screen.getByRole('group', { name: 'Wrap servers of Claude Desktop' });
   const input = within(group).getByRole('textbox', { name: 'Policy file' }) as HTMLInputElement;
-  return { ...handlers, ...result, group, input };
+  const choices = within(group).getByRole('group', { name: 'Choose the servers to wrap' });
+  const checkbox = (name: string) => within(choices).getByRole('checkbox', { name }) as HTMLInputElement;
+  /** The runtime's answer: the flow as the store would have it next. */
+  const update = (next: WrapFlowState) => result.rerender(element(next));
+  return { ...handlers, ...result, group, input, choices, checkbox, update };
 }
+
+const previewButton = (group: HTMLElement) => within(group).getByRole('button', { name: 'Preview changes' }) as HTMLButtonElement;
 
 const describedBy = (element: HTMLElement) =>
   (element.getAttribute('aria-describedby') ?? '')
@@ -29,7 +38,7 @@ describe('WrapFlow', () => {
     expect(input.getAttribute('aria-invalid')).toBeNull();
     fireEvent.change(input, { target: { value: POLICY } });
     fireEvent.click(within(group).getByRole('button', { name: 'Preview changes' }));
-    expect(onPreview).toHaveBeenCalledWith(POLICY);
+    expect(onPreview).toHaveBeenCalledWith(POLICY, ['files', 'github']);
     const cancel = within(group).getByRole('button', { name: 'Cancel' });
     expect(describedBy(cancel)).toBe('Nothing is written');
     fireEvent.click(cancel);
@@ -49,8 +58,9 @@ describe('WrapFlow', () => {
   });
 
   it('waits while the preview is prepared', () => {
-    const { input, group } = renderFlow(flow({ phase: 'previewing', requestedPolicy: POLICY }));
+    const { input, group, checkbox } = renderFlow(flow({ phase: 'previewing', requestedPolicy: POLICY }));
     expect(input.disabled).toBe(true);
+    expect(checkbox('files').disabled).toBe(true);
     expect((within(group).getByRole('button', { name: 'Preview changes' }) as HTMLButtonElement).disabled).toBe(true);
     expect(group.textContent).toContain('Preparing the preview…');
   });
@@ -93,5 +103,81 @@ describe('WrapFlow', () => {
     expect(within(group).getByRole('alert').textContent).toBe(message);
     expect(input.getAttribute('aria-invalid')).toBeNull();
     expect(within(group).getByRole('button', { name: 'Apply' })).toBeTruthy();
+  });
+
+  it('lists the stdio servers to choose, all checked; wrapped, remote and unknown entries are shown but cannot be chosen', () => {
+    const servers = [
+      clientServer('files'),
+      clientServer('github'),
+      clientServer('notes', { wrapped: true, policy: POLICY }),
+      clientServer('linear', { transport: 'remote', reason: 'remote servers (url) are not stdio; the proxy relays stdio only' }),
+      clientServer('odd', { transport: 'unknown', reason: 'neither a command nor a url' }),
+    ];
+    const { choices, checkbox } = renderFlow(flow(), servers);
+    expect(within(choices).getAllByRole('checkbox').map((c) => [c.getAttribute('value'), (c as HTMLInputElement).checked, (c as HTMLInputElement).disabled])).toEqual([
+      ['files', true, false],
+      ['github', true, false],
+      ['notes', false, true],
+      ['linear', false, true],
+      ['odd', false, true],
+    ]);
+    expect(checkbox('files').getAttribute('aria-describedby')).toBeNull();
+    expect(describedBy(checkbox('notes'))).toBe('already wrapped');
+    expect(describedBy(checkbox('linear'))).toBe('not wrappable: remote servers (url) are not stdio; the proxy relays stdio only');
+    expect(describedBy(checkbox('odd'))).toBe('not wrappable: neither a command nor a url');
+  });
+
+  it('previews only the checked servers', () => {
+    const { input, group, checkbox, onPreview } = renderFlow(flow());
+    fireEvent.click(checkbox('github'));
+    expect(checkbox('github').checked).toBe(false);
+    expect(onPreview).not.toHaveBeenCalled();
+    fireEvent.change(input, { target: { value: POLICY } });
+    fireEvent.click(previewButton(group));
+    expect(onPreview).toHaveBeenCalledExactlyOnceWith(POLICY, ['files']);
+  });
+
+  it('re-plans a shown preview when a server is unchecked, and applies the servers the preview was made for', () => {
+    const { group, checkbox, onPreview, onApply, update } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan() }));
+    fireEvent.click(checkbox('files'));
+    expect(onPreview).toHaveBeenCalledExactlyOnceWith(POLICY, ['github']);
+    update(flow({ phase: 'previewing', requestedPolicy: POLICY }));
+    expect(within(group).queryByRole('button', { name: 'Apply' })).toBeNull();
+    const plan = wrapPlan({ wrap: [{ name: 'github', policy: POLICY }], skipped: [] });
+    update(flow({ phase: 'previewed', requestedPolicy: POLICY, plan }));
+    expect(within(group).getByRole('list', { name: 'Servers to wrap' }).textContent).toBe(`github will run through silas proxy with policy ${POLICY}`);
+    fireEvent.click(within(group).getByRole('button', { name: 'Apply' }));
+    expect(onApply).toHaveBeenCalledExactlyOnceWith(['github']);
+  });
+
+  it('with no server checked, there is nothing to preview or apply, and it says to pick one', () => {
+    const { group, choices, checkbox, onPreview } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan() }));
+    fireEvent.click(checkbox('files'));
+    fireEvent.click(checkbox('github'));
+    // Only the first uncheck asked for a plan: an empty selection is never sent.
+    expect(onPreview.mock.calls).toEqual([[POLICY, ['github']]]);
+    expect(within(group).queryByRole('button', { name: 'Apply' })).toBeNull();
+    expect(group.querySelector('pre')).toBeNull();
+    const preview = previewButton(group);
+    expect(preview.disabled).toBe(true);
+    expect(describedBy(preview)).toBe('Pick at least one server to wrap.');
+    expect(describedBy(choices)).toBe('Pick at least one server to wrap.');
+    fireEvent.submit(preview.closest('form')!);
+    expect(onPreview).toHaveBeenCalledOnce();
+    fireEvent.click(checkbox('github'));
+    expect(onPreview).toHaveBeenLastCalledWith(POLICY, ['github']);
+    expect(previewButton(group).disabled).toBe(false);
+    expect(group.textContent).not.toContain('Pick at least one server');
+  });
+
+  it('cannot select a remote server', () => {
+    const { input, group, checkbox, onPreview } = renderFlow(flow());
+    const linear = checkbox('linear');
+    expect(linear.disabled).toBe(true);
+    fireEvent.click(linear);
+    expect(linear.checked).toBe(false);
+    fireEvent.change(input, { target: { value: POLICY } });
+    fireEvent.click(previewButton(group));
+    expect(onPreview).toHaveBeenCalledExactlyOnceWith(POLICY, ['files', 'github']);
   });
 });
