@@ -2,6 +2,7 @@ import { sql as m001 } from './001_audit_and_keys.js';
 import { sql as m002 } from './002_mcp_proxy.js';
 import { sql as m003 } from './003_standing_approvals.js';
 import { sql as m004 } from './004_drop_audit_ts_index.js';
+import { sql as m005 } from './005_silas_approvals.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -15,4 +16,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '002_mcp_proxy', sql: m002 },
   { id: '003_standing_approvals', sql: m003 },
   { id: '004_drop_audit_ts_index', sql: m004 },
+  { id: '005_silas_approvals', sql: m005 },
 ];

@@ -1,0 +1,29 @@
+import type { JsonObject } from '../../../src-shared/schemas/json.js';
+import type { ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
+
+/** Where approval decisions are recorded; `AuditLog` satisfies it. */
+export interface ApprovalAuditSink {
+  append(event: string, data: JsonObject): unknown;
+}
+
+/**
+ * A refused token may be anything an attacker sent, so only short string fields are copied, and
+ * never the signature: the entry says which token and why, not how to retry.
+ */
+export function refusalAuditData(
+  op: 'verify' | 'check',
+  tokenInput: unknown,
+  subject: { id: unknown; planHash: unknown },
+  code: ApprovalReasonCode,
+  reason: string,
+): JsonObject {
+  const token = typeof tokenInput === 'object' && tokenInput !== null ? (tokenInput as Record<string, unknown>) : {};
+  const data: JsonObject = { op, code, reason: reason.slice(0, 500) };
+  for (const field of ['token_id', 'work_item_id', 'plan_hash', 'scope', 'key_fingerprint'] as const) {
+    const value = token[field];
+    if (typeof value === 'string') data[field] = value.slice(0, 200);
+  }
+  if (typeof subject.id === 'string') data.subject_id = subject.id.slice(0, 200);
+  if (typeof subject.planHash === 'string') data.subject_plan_hash = subject.planHash.slice(0, 64);
+  return data;
+}

@@ -1,0 +1,119 @@
+import { isAbsolute } from 'node:path';
+import { isSilasError, SilasError } from '../../../src-shared/errors.js';
+import {
+  SandboxErrorCode,
+  VERIFICATION_OUTPUT_MAX_CHARS,
+  VerificationReport,
+  VerificationResult,
+} from '../../../src-shared/silas/execution.js';
+import { VerificationCheck } from '../../../src-shared/silas/work.js';
+import type { Sandbox, SandboxManager } from '../sandbox/types.js';
+import { evaluateExpectation } from './expectations.js';
+import { canonicalRoots, lookupConfined } from './file-confinement.js';
+
+/** §5.3: the only environment a check sees (plus PWD, which bubblewrap sets to the work dir). */
+export const VERIFY_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** How much of each stream is read; predicates see this much, the report keeps 1000 characters. */
+const CAPTURE_BYTES = 1024 * 1024;
+
+export interface VerificationRunnerOptions {
+  sandboxManager: SandboxManager;
+  /** The task's work directory (host path): the check's cwd and HOME, mounted read-only. */
+  workDir: string;
+  /** Configured project directories: mounted read-only and permitted for `file_exists`. */
+  projectDirs?: readonly string[];
+  maxMemoryMb?: number;
+  maxCpuSeconds?: number;
+  now?: () => Date;
+}
+
+/**
+ * Keeps the first 1000 characters (UTF-16 units, as JavaScript and the schema count them),
+ * dropping a lone high surrogate at the cut so the result is still well-formed text.
+ */
+export function truncateOutput(text: string): string {
+  if (text.length <= VERIFICATION_OUTPUT_MAX_CHARS) return text;
+  const cut = text.slice(0, VERIFICATION_OUTPUT_MAX_CHARS);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
+ * §4.10 / §5.3 VerificationRunner. Each check runs in a fresh sandbox of its own, never the
+ * agent's: the work dir is mounted read-only, the environment is PATH and HOME only, the network
+ * is unshared unless the check says `network: true`. Nothing the agent controls (its env, its
+ * sandbox config, its output) is an input here; only the approved checks and the work dir are.
+ */
+export class VerificationRunner {
+  constructor(private readonly options: VerificationRunnerOptions) {
+    for (const dir of [options.workDir, ...(options.projectDirs ?? [])]) {
+      if (!isAbsolute(dir)) throw new SilasError(SandboxErrorCode.PathInvalid, `VerificationRunner: "${dir}" must be an absolute path`);
+    }
+  }
+
+  async runChecks(checks: readonly unknown[]): Promise<VerificationReport> {
+    const results: VerificationResult[] = [];
+    // One at a time: checks may depend on each other's order (build, then test), as in the spec's plans.
+    for (const [index, check] of checks.entries()) results.push(await this.runCheck(check, index));
+    const failed = results.filter((result) => !result.passed);
+    return VerificationReport.parse({
+      all_passed: failed.length === 0,
+      results,
+      failed,
+      timestamp: (this.options.now?.() ?? new Date()).toISOString(),
+    });
+  }
+
+  private async runCheck(input: unknown, index: number): Promise<VerificationResult> {
+    const parsed = VerificationCheck.safeParse(input);
+    const fallbackName = (input as { name?: unknown } | null)?.name;
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${['verify', index, ...issue.path].join('.')}: ${issue.message}`).join('; ');
+      return result(typeof fallbackName === 'string' ? fallbackName : `check ${index + 1}`, false, `Invalid check: ${detail}`, '', null);
+    }
+    const check = parsed.data;
+    const workDir = this.options.workDir;
+    const roots = canonicalRoots([workDir, ...(this.options.projectDirs ?? [])]);
+    const fileExists = (path: string) => lookupConfined(path, roots[0] ?? workDir, roots);
+    // A path that could never be answered is refused before anything runs.
+    if (check.expect.file_exists !== null) {
+      const lookup = fileExists(check.expect.file_exists);
+      if (!lookup.ok) return result(check.name, false, lookup.reason, '', null);
+    }
+
+    let sandbox: Sandbox | undefined;
+    try {
+      sandbox = await this.options.sandboxManager.create(
+        {
+          work_dir: workDir,
+          network_access: check.network,
+          filesystem_read: [...(this.options.projectDirs ?? [])],
+          max_memory_mb: this.options.maxMemoryMb ?? 512,
+          max_cpu_seconds: this.options.maxCpuSeconds ?? 60,
+          env: {},
+        },
+        { workDirAccess: 'read-only', createWorkDir: false },
+      );
+      // `run` is a shell command (§3.3; the spec's own plans use pipes): it is the argument of
+      // sh -c inside the sandbox, from the approved plan, never built from agent output.
+      const run = await sandbox.run({
+        argv: ['/bin/sh', '-c', check.run],
+        env: { PATH: VERIFY_PATH, HOME: sandbox.workDir },
+        timeoutMs: check.timeout * 1000,
+        maxOutputBytes: CAPTURE_BYTES,
+      });
+      const output = truncateOutput(run.stdout);
+      if (run.timedOut) return result(check.name, false, `Timeout after ${check.timeout}s`, output, null);
+      const verdict = evaluateExpectation(check.expect, { stdout: run.stdout, exitCode: run.exitCode }, fileExists);
+      return result(check.name, verdict.passed, verdict.reason, output, run.exitCode);
+    } catch (error) {
+      const code = isSilasError(error) ? `${error.code}: ` : '';
+      return result(check.name, false, `${code}${(error as Error).message}`, '', null);
+    } finally {
+      if (sandbox) await this.options.sandboxManager.destroy(sandbox.id);
+    }
+  }
+}
+
+function result(name: string, passed: boolean, reason: string, output: string, exitCode: number | null): VerificationResult {
+  return VerificationResult.parse({ name, passed, reason, output, exit_code: exitCode });
+}
