@@ -5,12 +5,14 @@ import { auditCommand } from './commands/audit.js';
 import { clientsCommand } from './commands/clients.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
+import { planCommand } from './commands/plan.js';
 import { policyCommand } from './commands/policy.js';
 import { proxyCommand } from './commands/proxy.js';
 import { startCommand } from './commands/start.js';
+import { verifyCommand } from './commands/verify.js';
 import { UsageError, type CliIo, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, proxyCommand, aipCommand, auditCommand, clientsCommand, doctorCommand];
+export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, proxyCommand, aipCommand, auditCommand, clientsCommand, doctorCommand, planCommand, verifyCommand];
 
 function topUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,476 @@
+import type Database from 'better-sqlite3';
+import type { z } from 'zod';
+import { SilasError } from '../../../src-shared/errors.js';
+import type { JsonObject } from '../../../src-shared/schemas/json.js';
+import { ApprovalToken } from '../../../src-shared/silas/approval.js';
+import {
+  BudgetUsed,
+  WorkItem,
+  WorkItemId,
+  WorkItemResult,
+  WorkItemStatus,
+  type WorkItemInput,
+  type WorkItemType,
+} from '../../../src-shared/silas/work.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { planHash } from '../work/hashes.js';
+
+/**
+ * WorkItemStore of spec 002 §4.13 on SQLite (migration 006). Every write and its audit entries
+ * commit in one `BEGIN IMMEDIATE` transaction, so the ledger never misses a state change and a
+ * change that cannot be audited is not made. Decisions: docs/silas/store-and-cli.md.
+ */
+
+export const WorkItemStoreErrorCode = {
+  /** The item or an argument does not validate; the message names the field. */
+  Invalid: 'E_WORK_ITEM_INVALID',
+  NotFound: 'E_WORK_ITEM_NOT_FOUND',
+  /** A status change, or a change of runtime state, that the lifecycle does not allow. */
+  Transition: 'E_WORK_ITEM_TRANSITION',
+  /** A stored row fails validation or its columns disagree with its document: edited outside Silas. */
+  Corrupt: 'E_WORK_ITEM_CORRUPT',
+} as const;
+
+/** Older verification results are dropped from the item (the audit chain keeps every one). */
+export const MAX_VERIFICATION_HISTORY = 500;
+
+/**
+ * Allowed status changes. `healthy` belongs to goals (a cycle's outcome) and `done` to tasks and
+ * projects; `done` is final. Staying in a status is allowed (progress: attempts, budget), except
+ * in `done`. See docs/silas/store-and-cli.md for the reasoning per edge.
+ */
+const TRANSITIONS: Readonly<Record<WorkItemStatus, readonly WorkItemStatus[]>> = {
+  pending: ['running', 'blocked', 'paused', 'failed', 'healthy'],
+  running: ['done', 'healthy', 'failed', 'stuck', 'blocked', 'paused'],
+  blocked: ['pending', 'running', 'failed', 'paused'],
+  paused: ['pending', 'running', 'failed'],
+  stuck: ['pending', 'failed'],
+  failed: ['pending', 'running', 'healthy', 'paused'],
+  healthy: ['running', 'failed', 'paused'],
+  done: [],
+};
+/** Transitions only a recurring goal makes: a new cycle starts from, or reports, its last outcome. */
+const GOAL_ONLY: ReadonlyArray<readonly [WorkItemStatus, WorkItemStatus]> = [
+  ['failed', 'running'],
+  ['failed', 'healthy'],
+  ['failed', 'paused'],
+  ['pending', 'healthy'],
+];
+
+/** Why `from → to` is refused for an item of `type`, or null when it is allowed. */
+export function transitionRefusal(type: WorkItemType, from: WorkItemStatus, to: WorkItemStatus): string | null {
+  if (to === 'healthy' && type !== 'goal') return `only goals become healthy; a ${type} finishes as done`;
+  if (to === 'done' && type === 'goal') return 'a goal never becomes done; its cycles end healthy or failed (pause it to stop)';
+  if (from === to) return from === 'done' ? `${type} is already done; done is final` : null;
+  if (!TRANSITIONS[from].includes(to)) return `a ${type} cannot go from ${from} to ${to}`;
+  if (type !== 'goal' && GOAL_ONLY.some(([a, b]) => a === from && b === to)) {
+    return `a ${type} cannot go from ${from} to ${to}; re-queue it as pending (with a new approval) to try again`;
+  }
+  return null;
+}
+
+export interface StatusUpdate {
+  /** The new attempt count; never lower than the stored one. */
+  attempts?: number;
+  /** One verification run to append to the item's history. */
+  verificationResults?: readonly JsonObject[];
+  /** Why the status changed (e.g. the approval refusal); recorded in the audit entry. */
+  reason?: string;
+  /** The executor's result, stored as the item's last result. */
+  result?: WorkItemResult;
+}
+
+export interface WorkItemStore {
+  /** Inserts a new item (status `pending`) or saves a loaded one; runtime state obeys the same rules as `updateStatus`. */
+  save(item: WorkItemInput): WorkItem;
+  get(workItemId: string): WorkItem | null;
+  listByStatus(status: WorkItemStatus): WorkItem[];
+  /** Items whose `parent` is this project or goal (project tasks, spawned fix tasks), oldest first. */
+  listByParent(parentId: string): WorkItem[];
+  listFollowUps(workItemId: string): WorkItem[];
+  /** Status and budget atomically (§4.13 `update_status`), plus attempts, a verification run, a result. */
+  updateStatus(workItemId: string, status: WorkItemStatus, budgetUsed: BudgetUsed, update?: StatusUpdate): WorkItem;
+  /** `updateStatus` from a WorkItemResult; the result is kept as the item's last result. */
+  recordResult(result: WorkItemResult, verificationRun?: readonly JsonObject[]): WorkItem;
+  getResult(workItemId: string): WorkItemResult | null;
+  /** Attaches (or refreshes) the approval token; it must be addressed to this item. */
+  attachApprovalToken(workItemId: string, token: ApprovalToken): WorkItem;
+}
+
+export interface SqliteWorkItemStoreDeps {
+  db: Database.Database;
+  /** Must write to the same connection as `db` so its entries join the row's transaction. */
+  audit: Pick<AuditLog, 'appendBatch'>;
+  now?: () => Date;
+}
+
+interface Row {
+  id: string;
+  type: string;
+  status: string;
+  parent_id: string | null;
+  follow_up_of: string | null;
+  plan_hash: string;
+  item_json: string;
+  result_json: string | null;
+  created_at: string;
+}
+
+type AuditItem = { event: string; data: JsonObject };
+
+function fail(code: string, message: string): never {
+  throw new SilasError(code, message);
+}
+
+function firstIssue(error: z.ZodError, prefix: string): { field: string; message: string } {
+  const issue = error.issues[0]!;
+  const field = [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || '(item)';
+  return { field, message: issue.message };
+}
+
+/** Short, secret-free summary of verification results for the ledger: names and verdicts only. */
+function verificationSummary(results: readonly JsonObject[]): JsonObject[] {
+  return results.slice(0, 100).map((r) => ({ name: typeof r.name === 'string' ? r.name.slice(0, 200) : null, passed: r.passed === true }));
+}
+
+/** A stored row that does not validate; the message names the field. */
+export class CorruptWorkItemError extends SilasError {
+  constructor(
+    readonly workItemId: string,
+    readonly field: string,
+    detail: string,
+  ) {
+    super(WorkItemStoreErrorCode.Corrupt, `work item ${workItemId} in the store is invalid (edited outside Silas or corrupt): ${field}: ${detail}`);
+    this.name = 'CorruptWorkItemError';
+  }
+}
+
+export class SqliteWorkItemStore implements WorkItemStore {
+  private readonly now: () => Date;
+  private readonly selectOne;
+  private readonly upsert;
+
+  constructor(private readonly deps: SqliteWorkItemStoreDeps) {
+    this.now = deps.now ?? (() => new Date());
+    this.selectOne = deps.db.prepare('SELECT * FROM silas_work_items WHERE id = ?');
+    this.upsert = deps.db.prepare(`INSERT INTO silas_work_items
+      (id, type, status, parent_id, follow_up_of, plan_hash, item_json, result_json, created_at, updated_at)
+      VALUES (@id, @type, @status, @parent_id, @follow_up_of, @plan_hash, @item_json, @result_json, @created_at, @updated_at)
+      ON CONFLICT(id) DO UPDATE SET status = excluded.status, parent_id = excluded.parent_id, follow_up_of = excluded.follow_up_of,
+        plan_hash = excluded.plan_hash, item_json = excluded.item_json, result_json = excluded.result_json, updated_at = excluded.updated_at`);
+  }
+
+  save(input: WorkItemInput): WorkItem {
+    const parsed = WorkItem.safeParse(input);
+    if (!parsed.success) {
+      const { field, message } = firstIssue(parsed.error, '');
+      fail(WorkItemStoreErrorCode.Invalid, `cannot save work item: ${field}: ${message}`);
+    }
+    return this.write(parsed.data.id, (stored, result) => {
+      const next = parsed.data;
+      const hash = planHash(next);
+      checkTokenAddress(next, next.approval_token, hash);
+      if (!stored) {
+        if (next.status !== 'pending') fail(WorkItemStoreErrorCode.Transition, `a new work item starts as pending, not ${next.status}; save it, then update its status`);
+        return { item: next, result, audit: [savedEvent(next, hash, true)] };
+      }
+      if (next.type !== stored.type) fail(WorkItemStoreErrorCode.Transition, `type of ${next.id} cannot change from ${stored.type} to ${next.type}; create a new work item`);
+      const item = { ...next, created_at: stored.created_at };
+      const audit = [savedEvent(item, hash, false)];
+      const storedHash = planHash(stored);
+      if (storedHash !== hash) audit.push({ event: 'silas.work_item.plan_changed', data: { work_item_id: item.id, previous_plan_hash: storedHash, plan_hash: hash } });
+      return { item: checkRuntimeChange(stored, item, audit), result, audit };
+    });
+  }
+
+  get(workItemId: string): WorkItem | null {
+    if (!WorkItemId.safeParse(workItemId).success) return null;
+    const row = this.selectOne.get(workItemId) as Row | undefined;
+    return row ? this.audited(() => this.decode(row).item) : null;
+  }
+
+  listByStatus(status: WorkItemStatus): WorkItem[] {
+    const valid = WorkItemStatus.safeParse(status);
+    if (!valid.success) fail(WorkItemStoreErrorCode.Invalid, `status: ${valid.error.issues[0]!.message}`);
+    return this.list('SELECT * FROM silas_work_items WHERE status = ? ORDER BY created_at, id', status);
+  }
+
+  listByParent(parentId: string): WorkItem[] {
+    return this.list('SELECT * FROM silas_work_items WHERE parent_id = ? ORDER BY created_at, id', parentId);
+  }
+
+  listFollowUps(workItemId: string): WorkItem[] {
+    return this.list('SELECT * FROM silas_work_items WHERE follow_up_of = ? ORDER BY created_at, id', workItemId);
+  }
+
+  updateStatus(workItemId: string, status: WorkItemStatus, budgetUsed: BudgetUsed, update: StatusUpdate = {}): WorkItem {
+    const nextStatus = WorkItemStatus.safeParse(status);
+    if (!nextStatus.success) fail(WorkItemStoreErrorCode.Invalid, `status: ${nextStatus.error.issues[0]!.message}`);
+    const budget = BudgetUsed.safeParse(budgetUsed);
+    if (!budget.success) fail(WorkItemStoreErrorCode.Invalid, `budget_used.${firstIssue(budget.error, '').field}: ${firstIssue(budget.error, '').message}`);
+    const result = update.result === undefined ? undefined : parseResult(update.result, workItemId, nextStatus.data, budget.data);
+    return this.write(workItemId, (stored, storedResult) => {
+      if (!stored) fail(WorkItemStoreErrorCode.NotFound, `no work item ${workItemId} in the store; save it first`);
+      const runs = update.verificationResults ?? [];
+      const candidate = WorkItem.safeParse({
+        ...stored,
+        status: nextStatus.data,
+        budget_used: budget.data,
+        attempts: update.attempts ?? stored.attempts,
+        verification_results: [...stored.verification_results, ...runs],
+      });
+      if (!candidate.success) {
+        const { field, message } = firstIssue(candidate.error, '');
+        fail(WorkItemStoreErrorCode.Invalid, `cannot update ${workItemId}: ${field}: ${message}`);
+      }
+      const audit: AuditItem[] = [];
+      const item = checkRuntimeChange(stored, candidate.data, audit, update.reason, runs);
+      if (result) {
+        audit.push({
+          event: 'silas.work_item.result_recorded',
+          data: {
+            work_item_id: workItemId,
+            status: result.status,
+            summary: result.summary.slice(0, 500),
+            last_error: result.last_error === null ? null : result.last_error.slice(0, 500),
+            verification: verificationSummary(result.verification_results),
+            artifacts: Object.keys(result.artifacts).slice(0, 100),
+          },
+        });
+      }
+      return { item, result: result ?? storedResult, audit };
+    });
+  }
+
+  recordResult(result: WorkItemResult, verificationRun?: readonly JsonObject[]): WorkItem {
+    const parsed = WorkItemResult.safeParse(result);
+    if (!parsed.success) {
+      const { field, message } = firstIssue(parsed.error, 'result');
+      fail(WorkItemStoreErrorCode.Invalid, `${field}: ${message}`);
+    }
+    const r = parsed.data;
+    return this.updateStatus(r.work_item_id, r.status, r.budget_used, { result: r, verificationResults: verificationRun, reason: r.last_error ?? undefined });
+  }
+
+  getResult(workItemId: string): WorkItemResult | null {
+    if (!WorkItemId.safeParse(workItemId).success) return null;
+    const row = this.selectOne.get(workItemId) as Row | undefined;
+    return row ? this.audited(() => this.decode(row).result) : null;
+  }
+
+  attachApprovalToken(workItemId: string, tokenInput: ApprovalToken): WorkItem {
+    const token = ApprovalToken.safeParse(tokenInput);
+    if (!token.success) {
+      const { field, message } = firstIssue(token.error, 'approval_token');
+      fail(WorkItemStoreErrorCode.Invalid, `${field}: ${message}`);
+    }
+    return this.write(workItemId, (stored, result) => {
+      if (!stored) fail(WorkItemStoreErrorCode.NotFound, `no work item ${workItemId} in the store; save it first`);
+      const hash = planHash(stored);
+      checkTokenAddress(stored, token.data, hash);
+      const t = token.data;
+      const data: JsonObject = {
+        work_item_id: workItemId,
+        token_id: t.token_id,
+        token_work_item_id: t.work_item_id,
+        scope: t.scope,
+        plan_hash: t.plan_hash,
+        executions_used: t.executions_used,
+        max_executions: t.max_executions,
+        key_fingerprint: t.key_fingerprint,
+      };
+      return { item: { ...stored, approval_token: t }, result, audit: [{ event: 'silas.work_item.approval_attached', data }] };
+    });
+  }
+
+  /** Reads, changes and writes one row, with its audit entries, in one `BEGIN IMMEDIATE` transaction. */
+  private write(
+    workItemId: string,
+    change: (stored: WorkItem | null, result: WorkItemResult | null) => { item: WorkItem; result: WorkItemResult | null; audit: AuditItem[] },
+  ): WorkItem {
+    const tx = this.deps.db.transaction(() => {
+      const row = this.selectOne.get(workItemId) as Row | undefined;
+      const current = row ? this.decode(row) : { item: null, result: null };
+      const { item, result, audit } = change(current.item, current.result);
+      const history = item.verification_results;
+      const stored = history.length > MAX_VERIFICATION_HISTORY ? { ...item, verification_results: history.slice(-MAX_VERIFICATION_HISTORY) } : item;
+      const at = this.now().toISOString();
+      this.upsert.run({
+        id: stored.id,
+        type: stored.type,
+        status: stored.status,
+        parent_id: stored.parent,
+        follow_up_of: stored.follow_up_of,
+        plan_hash: planHash(stored),
+        item_json: JSON.stringify(stored),
+        result_json: result === null ? null : JSON.stringify(result),
+        created_at: stored.created_at,
+        updated_at: at,
+      });
+      // Same connection: the audit's own BEGIN IMMEDIATE becomes a savepoint of this transaction.
+      this.deps.audit.appendBatch(audit);
+      return stored;
+    });
+    return this.audited(() => tx.immediate());
+  }
+
+  private list(sql: string, key: string): WorkItem[] {
+    return this.audited(() => (this.deps.db.prepare(sql).all(key) as Row[]).map((row) => this.decode(row).item));
+  }
+
+  /**
+   * Runs `fn`; a corrupt row it met is recorded in the ledger before the refusal propagates.
+   * Outside any transaction, so the entry survives the rollback of a refused write.
+   */
+  private audited<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof CorruptWorkItemError) {
+        try {
+          this.deps.audit.appendBatch([
+            { event: 'silas.work_item.corrupt', data: { work_item_id: error.workItemId.slice(0, 200), field: error.field, reason: error.message.slice(0, 500) } },
+          ]);
+        } catch {
+          // The refusal stands even if the ledger cannot record it.
+        }
+      }
+      throw error;
+    }
+  }
+
+  /** Parses a row, refusing one edited outside Silas: every read is validated, nothing is trusted. */
+  private decode(row: Row): { item: WorkItem; result: WorkItemResult | null } {
+    const corrupt = (field: string, message: string): never => {
+      throw new CorruptWorkItemError(row.id, field, message);
+    };
+    let json: unknown;
+    try {
+      json = JSON.parse(row.item_json);
+    } catch (error) {
+      return corrupt('item_json', `not JSON (${(error as Error).message})`);
+    }
+    const parsed = WorkItem.safeParse(json);
+    if (!parsed.success) {
+      const { field, message } = firstIssue(parsed.error, '');
+      return corrupt(field, message);
+    }
+    const item = parsed.data;
+    const columns: Array<[string, unknown, unknown]> = [
+      ['id', row.id, item.id],
+      ['type', row.type, item.type],
+      ['status', row.status, item.status],
+      ['parent', row.parent_id, item.parent],
+      ['follow_up_of', row.follow_up_of, item.follow_up_of],
+      ['created_at', row.created_at, item.created_at],
+    ];
+    for (const [field, column, value] of columns) {
+      if (column !== value) corrupt(field, `the row says ${JSON.stringify(column)} but the stored item says ${JSON.stringify(value)}`);
+    }
+    const hash = planHash(item);
+    if (hash !== row.plan_hash) corrupt('plan_hash', `the plan was changed in the database: recorded ${row.plan_hash.slice(0, 12)}…, its content hashes to ${hash.slice(0, 12)}…`);
+    let result: WorkItemResult | null = null;
+    if (row.result_json !== null) {
+      let resultJson: unknown;
+      try {
+        resultJson = JSON.parse(row.result_json);
+      } catch (error) {
+        return corrupt('result_json', `not JSON (${(error as Error).message})`);
+      }
+      const decoded = WorkItemResult.safeParse(resultJson);
+      if (!decoded.success) {
+        const { field, message } = firstIssue(decoded.error, 'result');
+        corrupt(field, message);
+      }
+      result = decoded.data!;
+      if (result.work_item_id !== item.id) corrupt('result.work_item_id', `the stored result belongs to ${result.work_item_id}`);
+    }
+    return { item, result };
+  }
+}
+
+function savedEvent(item: WorkItem, hash: string, created: boolean): AuditItem {
+  return {
+    event: 'silas.work_item.saved',
+    data: {
+      work_item_id: item.id,
+      type: item.type,
+      status: item.status,
+      plan_hash: hash,
+      parent: item.parent,
+      created,
+      approval_token_id: item.approval_token?.token_id ?? null,
+    },
+  };
+}
+
+function parseResult(input: WorkItemResult, workItemId: string, status: WorkItemStatus, budget: BudgetUsed): WorkItemResult {
+  const parsed = WorkItemResult.safeParse(input);
+  if (!parsed.success) {
+    const { field, message } = firstIssue(parsed.error, 'result');
+    fail(WorkItemStoreErrorCode.Invalid, `${field}: ${message}`);
+  }
+  const result = parsed.data;
+  if (result.work_item_id !== workItemId) fail(WorkItemStoreErrorCode.Invalid, `result.work_item_id is ${result.work_item_id}, not ${workItemId}`);
+  if (result.status !== status) fail(WorkItemStoreErrorCode.Invalid, `result.status is ${result.status} but the status given is ${status}`);
+  if (JSON.stringify(result.budget_used) !== JSON.stringify(budget)) fail(WorkItemStoreErrorCode.Invalid, 'result.budget_used differs from the budget_used given');
+  return result;
+}
+
+/**
+ * A token is addressed to an item when it names the item and its current plan hash, or when it
+ * is the standing approval of the goal that spawned the item (§5.2.3). Only the address is
+ * checked here; the signature, expiry and consumption are the approval engine's.
+ */
+function checkTokenAddress(item: WorkItem, token: ApprovalToken | null, hash: string): void {
+  if (token === null) return;
+  if (token.scope === 'standing' && item.parent !== null && token.work_item_id === item.parent) return;
+  if (token.work_item_id !== item.id) {
+    fail(WorkItemStoreErrorCode.Invalid, `approval_token.work_item_id: the token approves ${token.work_item_id}, not ${item.id}`);
+  }
+  if (token.plan_hash !== hash) {
+    fail(
+      WorkItemStoreErrorCode.Invalid,
+      `approval_token.plan_hash: the token approves plan ${token.plan_hash.slice(0, 8)}… but ${item.id} now hashes to ${hash.slice(0, 8)}…; an edited plan needs a new approval (save it with approval_token: null first)`,
+    );
+  }
+}
+
+/**
+ * Runtime state only moves forward: the status along an allowed transition, attempts and every
+ * budget counter never lower, the verification history only appended to. Pushes a
+ * `status_changed` entry when the status, attempts, budget or history changed.
+ */
+function checkRuntimeChange(stored: WorkItem, next: WorkItem, audit: AuditItem[], reason?: string, appended?: readonly JsonObject[]): WorkItem {
+  const refusal = transitionRefusal(stored.type, stored.status, next.status);
+  if (refusal) fail(WorkItemStoreErrorCode.Transition, `${stored.id}: ${refusal}`);
+  if (next.attempts < stored.attempts) fail(WorkItemStoreErrorCode.Transition, `${stored.id}: attempts cannot go down (${stored.attempts} → ${next.attempts})`);
+  for (const key of Object.keys(stored.budget_used) as Array<keyof BudgetUsed>) {
+    if (next.budget_used[key] < stored.budget_used[key]) {
+      fail(WorkItemStoreErrorCode.Transition, `${stored.id}: budget_used.${key} cannot go down (${stored.budget_used[key]} → ${next.budget_used[key]}); consumption is cumulative`);
+    }
+  }
+  const before = stored.verification_results;
+  const after = next.verification_results;
+  if (after.length < before.length || before.some((entry, i) => JSON.stringify(entry) !== JSON.stringify(after[i]))) {
+    fail(WorkItemStoreErrorCode.Transition, `${stored.id}: verification_results is a history; append to it, never rewrite or remove entries`);
+  }
+  const added = appended ?? after.slice(before.length);
+  const changed =
+    stored.status !== next.status || stored.attempts !== next.attempts || JSON.stringify(stored.budget_used) !== JSON.stringify(next.budget_used) || added.length > 0;
+  if (changed) {
+    audit.push({
+      event: 'silas.work_item.status_changed',
+      data: {
+        work_item_id: stored.id,
+        from: stored.status,
+        to: next.status,
+        attempts: next.attempts,
+        budget_used: { ...next.budget_used },
+        ...(reason ? { reason: reason.slice(0, 500) } : {}),
+        ...(added.length > 0 ? { verification: verificationSummary(added) } : {}),
+      },
+    });
+  }
+  return next;
+}
