@@ -12,6 +12,8 @@ import { currentLocationContext, type LocationContext } from '../mcp/clients/loc
 import { currentRuntime } from '../mcp/clients/operations.js';
 import type { ProxyRuntime } from '../mcp/clients/edit.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
+import { ApprovalEngine } from '../silas/approval/engine.js';
+import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
@@ -20,7 +22,7 @@ import { acquireHomeLock } from './home.js';
 import { openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
-import type { CockpitEndpoint, Notifier, Runtime } from './types.js';
+import type { CockpitEndpoint, DecisionQueue, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
 
 export { resolveHome } from './paths.js';
@@ -34,6 +36,19 @@ export interface RuntimeOverrides {
   clientLocations?: LocationContext;
   /** The node and bin/silas.js that wrapped client entries start. */
   proxyRuntime?: ProxyRuntime;
+}
+
+/** The tray counts every decision waiting for the person: tool calls and plans alike; pausing pauses both. */
+function combinedDecisions(approvals: DecisionQueue, plans: Pick<DecisionQueue, 'pendingCount' | 'subscribe'>): DecisionQueue {
+  return {
+    pendingCount: () => approvals.pendingCount() + plans.pendingCount(),
+    isPaused: () => approvals.isPaused(),
+    setPaused: (paused) => approvals.setPaused(paused),
+    subscribe(listener) {
+      const off = [approvals.subscribe(listener), plans.subscribe(listener)];
+      return () => off.forEach((unsubscribe) => unsubscribe());
+    },
+  };
 }
 
 /** Rate cap on security events written to the ledger, so a flood of bad sockets cannot flood it. */
@@ -67,6 +82,17 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const signer = ledger.signer!;
   const standing = new StandingApprovalService(ledger.db, audit, signer);
   const approvals = new ApprovalService({ audit, signer, notifier, standing, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
+  // Plan approvals: the cockpit's Approve signs, with the owner key, a token bound to the plan hash.
+  const approvalEngine = new ApprovalEngine({ db: ledger.db, audit, signer, ...(overrides.now ? { now: overrides.now } : {}) });
+  const plans = new PlanApprovalService({
+    audit,
+    issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }),
+    notifier,
+    onChange: (pending) => events.publish('plans.changed', { pending }),
+    isPaused: () => approvals.isPaused(),
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
+  const decisions = combinedDecisions(approvals, plans);
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db, audit);
@@ -78,7 +104,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     locations: overrides.clientLocations ?? currentLocationContext(process.env),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, runtimeInfo: info }), logger);
+  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, plans, runtimeInfo: info }), logger);
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
@@ -106,7 +132,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     router,
     events,
     audit,
-    decisions: approvals,
+    decisions,
     get cockpit() {
       return cockpit;
     },
@@ -164,6 +190,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         logger.info(`runtime stopping: ${reason}`);
         server?.stopAccepting();
         approvals.declineAll('the Silas control center is shutting down');
+        plans.declineAll('the Silas control center is shutting down');
         try {
           events.publish('runtime.stopping', { reason });
         } catch (error) {

@@ -1,13 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { JsonValue } from '../../src-shared/schemas/json.js';
 import { homePaths } from '../app/paths.js';
-import { LocalSocketClient } from '../control/local-socket-client.js';
+import { connectToControlCenter, type LocalSocketClient } from '../control/local-socket-client.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '../mcp/proxy/approver.js';
-
-interface ControlFile {
-  socket?: unknown;
-  token?: unknown;
-}
 
 /**
  * Asks the human through the running control center: the proxy's side of `approvals.request`
@@ -23,11 +17,7 @@ export class ControlSocketApprover implements Approver {
   ) {}
 
   private connect(): Promise<LocalSocketClient> {
-    this.client ??= (async () => {
-      const control = JSON.parse(readFileSync(homePaths(this.home).controlFile, 'utf8')) as ControlFile;
-      if (typeof control.socket !== 'string' || typeof control.token !== 'string') throw new Error('control.json has no socket or token');
-      return LocalSocketClient.connect(control.socket, control.token);
-    })();
+    this.client ??= connectToControlCenter(homePaths(this.home).controlFile);
     return this.client;
   }
 

@@ -5,6 +5,7 @@ import type { StandingApprovalService } from '../approvals/standing-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ClientsService } from '../mcp/clients/clients-service.js';
 import type { ServersService } from '../mcp/servers/servers-service.js';
+import type { PlanApprovalService } from '../silas/review/plan-approval-service.js';
 import type { CallContext, CallHandlers } from './router.js';
 
 export interface HandlerServices {
@@ -13,6 +14,7 @@ export interface HandlerServices {
   servers: Pick<ServersService, 'list' | 'approveToolChange'>;
   standing: Pick<StandingApprovalService, 'list' | 'revoke'>;
   clients: Pick<ClientsService, 'list' | 'planWrap' | 'wrap' | 'unwrap'>;
+  plans: Pick<PlanApprovalService, 'request' | 'decide' | 'list'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -40,6 +42,15 @@ export function createHandlers(services: HandlerServices): CallHandlers {
       return services.approvals.request(args);
     },
     'approvals.list': () => ({ pending: services.approvals.list(), paused: services.approvals.isPaused() }),
+    'plans.requestApproval': (args, ctx) => {
+      requireTransport(ctx, ['local-socket', 'in-process'], 'plans.requestApproval');
+      return services.plans.request(args);
+    },
+    'plans.list': () => ({ pending: services.plans.list() }),
+    'plans.decide': ({ id, decision }, ctx) => {
+      requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'plans.decide');
+      return services.plans.decide(id, decision);
+    },
     'approvals.decide': ({ id, decision }, ctx) => {
       requireTransport(ctx, ['ipc', 'websocket', 'in-process'], 'approvals.decide');
       return services.approvals.decide(id, decision);

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
 import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
 import type { Envelope } from '../../src-shared/contract/envelope.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
@@ -96,4 +97,20 @@ export class LocalSocketClient {
     this.fail('closed by the client');
     this.socket?.end();
   }
+}
+
+/**
+ * Connects to the control center running on `controlFile`'s home: its socket path and token are
+ * in control.json (mode 0600), written at start. Fails with E_UNAVAILABLE when it is not running.
+ */
+export async function connectToControlCenter(controlFile: string): Promise<LocalSocketClient> {
+  let control: { socket?: unknown; token?: unknown };
+  try {
+    control = JSON.parse(readFileSync(controlFile, 'utf8')) as typeof control;
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    throw new SilasError(ErrorCode.Unavailable, missing ? `${controlFile} does not exist` : `${controlFile} is unreadable: ${(error as Error).message}`);
+  }
+  if (typeof control.socket !== 'string' || typeof control.token !== 'string') throw new SilasError(ErrorCode.Unavailable, 'control.json has no socket or token');
+  return LocalSocketClient.connect(control.socket, control.token);
 }

@@ -8,6 +8,8 @@ import { StandingApprovalService } from '../approvals/standing-service.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientsService } from '../mcp/clients/clients-service.js';
+import { ApprovalEngine } from '../silas/approval/engine.js';
+import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
 
 /** Every contract call answering "not part of this test", for tests that only exercise a few calls. */
 export function unusedHandlers(): CallHandlers {
@@ -28,7 +30,14 @@ export function testServices(db: Database.Database, audit: AuditLog): HandlerSer
     servers: new ServersService(db, audit),
     standing: new StandingApprovalService(db, audit, testSigner()),
     clients: unusedClients(audit),
+    plans: testPlanApprovals(db, audit),
   };
+}
+
+/** Plan approvals signed by the test owner key, with notifications and queue events dropped. */
+export function testPlanApprovals(db: Database.Database, audit: AuditLog): PlanApprovalService {
+  const engine = new ApprovalEngine({ db, audit, signer: testSigner() });
+  return new PlanApprovalService({ audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }), notifier: { notify: () => undefined }, onChange: () => undefined });
 }
 
 /** Clients over a home and user directory that do not exist: every client lists as not found, nothing is ever written. */

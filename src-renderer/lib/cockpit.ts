@@ -1,10 +1,12 @@
 import { refreshingLoader } from './refreshing-loader.js';
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
 import type { PendingApproval } from '../../src-shared/schemas/approval.js';
-import { newArrivals } from '../store/approval-queue.js';
+import type { PendingPlanApproval } from '../../src-shared/schemas/plan-approval.js';
+import { newArrivals, riskLabel } from '../store/approval-queue.js';
 import type { ApprovalQueue } from '../store/approvals-slice.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { affectsClients } from '../store/clients-slice.js';
+import { shortPlanHash } from '../store/plans-slice.js';
 import { affectsServers, type ToolKey } from '../store/servers-slice.js';
 import { affectsStanding } from '../store/standing-slice.js';
 import { createClient, isClientError } from './client.js';
@@ -27,6 +29,17 @@ export const CLIENTS_REFRESH_DELAY_MS = 300;
 /** What the person can answer on an approval card. */
 export type DecisionChoice = CallArgs<'approvals.decide'>['decision'];
 
+/** What the person can answer on a plan approval card. */
+export type PlanDecision = CallArgs<'plans.decide'>['decision'];
+
+/** The notification for a newly arrived plan approval card (worded like the desktop shell's native one). */
+export function planNotificationText(card: Pick<PendingPlanApproval, 'title' | 'risk' | 'rationale' | 'planHash'>): { title: string; body: string } {
+  return {
+    title: `Approve plan "${card.title}"?`,
+    body: `${riskLabel(card.risk)}. ${card.rationale ? `${card.rationale} ` : ''}Plan ${shortPlanHash(card.planHash)}.`,
+  };
+}
+
 /** What components may ask for; everything with a side effect goes through here. */
 export interface CockpitActions {
   loadOlderAudit(): void;
@@ -34,6 +47,8 @@ export interface CockpitActions {
   navigate(route: Route): void;
   /** Sends the human's decision on one pending approval; one decision at a time. */
   decideApproval(id: string, decision: DecisionChoice): void;
+  /** Approves (the runtime signs a token bound to the plan hash) or denies one pending plan; one decision at a time. */
+  decidePlan(id: string, decision: PlanDecision): void;
   /** Asks the browser for notification permission (only meaningful while it is 'default'). */
   enableNotifications(): void;
   /** Accepts the changed definition `hash` of a pinned tool; one approval at a time. */
@@ -111,6 +126,8 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   let wrapRequest = 0;
   /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
   let seenApprovals: Set<string> | null = null;
+  /** Plan approval ids seen since the cockpit opened; null until the first plan queue, which never notifies. */
+  let seenPlans: Set<string> | null = null;
 
   const call = <N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> => client.call(name, args);
 
@@ -143,12 +160,43 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     store.getState().approvalsReplaced(queue);
   }
 
+  /** One decision at a time across the Review page: a tool-call or plan decision on its way holds every other. */
+  function decisionInFlight(): boolean {
+    const state = store.getState();
+    return state.approvals.deciding !== null || state.plans.deciding !== null;
+  }
+
   function decideApproval(id: string, decision: DecisionChoice): void {
-    if (store.getState().approvals.deciding !== null) return;
+    if (decisionInFlight()) return;
     store.getState().approvalDeciding(id);
     call('approvals.decide', { id, decision }).then(
       () => store.getState().approvalDecided(id),
       (error: unknown) => store.getState().approvalDecideFailed(id, describeError(error)),
+    );
+  }
+
+  function notifyPlanArrivals(pending: readonly PendingPlanApproval[]): void {
+    const arrived = newArrivals(seenPlans, pending);
+    seenPlans ??= new Set();
+    for (const card of pending) seenPlans.add(card.id);
+    if (!notifications || notifications.permission() !== 'granted') return;
+    for (const card of arrived) {
+      const { title, body } = planNotificationText(card);
+      notifications.show(title, body, `silas-plan-${card.id}`, () => navigate('review'));
+    }
+  }
+
+  function plansReplaced(pending: readonly PendingPlanApproval[]): void {
+    notifyPlanArrivals(pending);
+    store.getState().plansReplaced(pending);
+  }
+
+  function decidePlan(id: string, decision: PlanDecision): void {
+    if (decisionInFlight()) return;
+    store.getState().planDeciding(id);
+    call('plans.decide', { id, decision }).then(
+      () => store.getState().planDecided(id),
+      (error: unknown) => store.getState().planDecideFailed(id, describeError(error)),
     );
   }
 
@@ -260,9 +308,14 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     const state = store.getState();
     state.auditLoading();
     state.approvalsLoading();
+    state.plansLoading();
     call('approvals.list', {}).then(
       (queue) => current === generation && approvalsReplaced(queue),
       (error: unknown) => current === generation && store.getState().approvalsFailed(describeError(error)),
+    );
+    call('plans.list', {}).then(
+      (result) => current === generation && plansReplaced(result.pending),
+      (error: unknown) => current === generation && store.getState().plansFailed(describeError(error)),
     );
     call('runtime.info', {}).then(
       (info) => current === generation && store.getState().runtimeLoaded(info),
@@ -320,6 +373,9 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     } else if (name === 'approvals.changed') {
       const queue = events['approvals.changed'].payload.safeParse(payload);
       if (queue.success) approvalsReplaced(queue.data);
+    } else if (name === 'plans.changed') {
+      const queue = events['plans.changed'].payload.safeParse(payload);
+      if (queue.success) plansReplaced(queue.data.pending);
     }
   });
 
@@ -333,7 +389,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, enableNotifications, approveToolChange, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
+    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, decidePlan, enableNotifications, approveToolChange, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
     dispose: () => {
       servers.cancel();
       standing.cancel();

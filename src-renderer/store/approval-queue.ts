@@ -19,13 +19,25 @@ export function riskLabel(risk: Risk): string {
   return RISK_LABELS[risk];
 }
 
+/** What every waiting request has, tool-call or plan approval: enough to order it and tell it apart. */
+export interface QueuedRequest {
+  id: string;
+  requestedAt: string;
+}
+
+/** Request time order, 0 on a tie or an unreadable time. */
+export function compareRequestedAt(a: QueuedRequest, b: QueuedRequest): number {
+  const byTime = Date.parse(a.requestedAt) - Date.parse(b.requestedAt);
+  return byTime !== 0 && Number.isFinite(byTime) ? byTime : 0;
+}
+
+export function compareIds(a: QueuedRequest, b: QueuedRequest): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 /** Oldest request first; ties keep a stable order by id so the active card never flickers. */
-export function sortOldestFirst(pending: readonly PendingApproval[]): PendingApproval[] {
-  return [...pending].sort((a, b) => {
-    const byTime = Date.parse(a.requestedAt) - Date.parse(b.requestedAt);
-    if (byTime !== 0 && Number.isFinite(byTime)) return byTime;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  });
+export function sortOldestFirst<T extends QueuedRequest>(pending: readonly T[]): T[] {
+  return [...pending].sort((a, b) => compareRequestedAt(a, b) || compareIds(a, b));
 }
 
 /** Medium risk or higher: what §0.5.4 counts towards approval fatigue. */
@@ -41,11 +53,12 @@ export function isElevated(risk: Risk): boolean {
 /** §0.5.4 item 4: more than this many medium+ approvals queued shows the density cue. */
 export const DENSITY_THRESHOLD = 5;
 
-export function countMediumOrHigher(pending: readonly PendingApproval[]): number {
+/** Counts any waiting request with a risk level: tool-call and plan approvals alike. */
+export function countMediumOrHigher(pending: readonly { risk: Risk }[]): number {
   return pending.reduce((n, card) => (isMediumOrHigher(card.risk) ? n + 1 : n), 0);
 }
 
-export function needsDensityCue(pending: readonly PendingApproval[]): boolean {
+export function needsDensityCue(pending: readonly { risk: Risk }[]): boolean {
   return countMediumOrHigher(pending) > DENSITY_THRESHOLD;
 }
 
@@ -53,7 +66,7 @@ export function needsDensityCue(pending: readonly PendingApproval[]): boolean {
  * Cards in `pending` that were not seen before. `seen` is null until the first queue arrives:
  * whatever is waiting when the cockpit opens is not "new" and must not raise notifications.
  */
-export function newArrivals(seen: ReadonlySet<string> | null, pending: readonly PendingApproval[]): PendingApproval[] {
+export function newArrivals<T extends Pick<QueuedRequest, 'id'>>(seen: ReadonlySet<string> | null, pending: readonly T[]): T[] {
   if (seen === null) return [];
   return pending.filter((card) => !seen.has(card.id));
 }

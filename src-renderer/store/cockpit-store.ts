@@ -7,11 +7,12 @@ import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
+import { createPlansSlice, type PlansSlice } from './plans-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & ServersSlice & ClientsSlice & StandingSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & PlansSlice & ServersSlice & ClientsSlice & StandingSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -31,6 +32,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createAuditSlice(...a),
     ...createChainSlice(...a),
     ...createApprovalsSlice(...a),
+    ...createPlansSlice(...a),
     ...createServersSlice(...a),
     ...createClientsSlice(...a),
     ...createStandingSlice(...a),

@@ -4,6 +4,7 @@ import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, StandingApprov
 import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer } from '../schemas/servers.js';
 import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
+import { PendingPlanApproval, PlanApprovalAnswer, PlanApprovalRequest, PlanDecisionChoice } from '../schemas/plan-approval.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -50,6 +51,21 @@ export const calls = {
   'approvals.decide': defineCall({
     summary: 'The human decides one pending approval (from the cockpit only).',
     args: z.object({ id: z.string().min(1).max(100), decision: ApprovalDecisionChoice }).strict(),
+    result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
+  }),
+  'plans.requestApproval': defineCall({
+    summary: '`silas run` asks the person to approve one exact plan; approving returns an owner-signed token bound to its plan hash.',
+    args: PlanApprovalRequest,
+    result: PlanApprovalAnswer,
+  }),
+  'plans.list': defineCall({
+    summary: 'Pending plan approval cards, oldest first.',
+    args: z.object({}).strict(),
+    result: z.object({ pending: z.array(PendingPlanApproval) }),
+  }),
+  'plans.decide': defineCall({
+    summary: 'The person approves (signing a token bound to the plan hash) or denies one pending plan (from the cockpit only).',
+    args: z.object({ id: z.string().min(1).max(100), decision: PlanDecisionChoice }).strict(),
     result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
   }),
   'approvals.listStanding': defineCall({

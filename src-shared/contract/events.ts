@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PendingApproval } from '../schemas/approval.js';
 import { AuditEntry } from '../schemas/audit.js';
+import { PendingPlanApproval } from '../schemas/plan-approval.js';
 import { defineEvent } from './define.js';
 
 /** Server-to-client events, declared once like the calls. */
@@ -12,6 +13,10 @@ export const events = {
   'approvals.changed': defineEvent({
     summary: 'The approval queue changed: the current pending cards (newest request included).',
     payload: z.object({ pending: z.array(PendingApproval), paused: z.boolean() }),
+  }),
+  'plans.changed': defineEvent({
+    summary: 'The plan approval queue changed: the current pending plan cards.',
+    payload: z.object({ pending: z.array(PendingPlanApproval) }),
   }),
   'runtime.stopping': defineEvent({
     summary: 'The runtime is shutting down; clients should stop sending calls.',

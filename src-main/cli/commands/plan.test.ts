@@ -6,7 +6,8 @@ import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { SILAS_BIN, runSilas, runSilasProcess, type CliResult } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { describeExpectation, planApprovalCard, planRationale, planRisk, terminalSafe } from './plan.js';
+import { describeExpectation, planApprovalCard, planRationale, planRisk } from '../../silas/review/plan-card.js';
+import { terminalSafe } from './plan.js';
 
 const tempDir = useTempDirs('silas-plan-cli-');
 const FIXTURES = join(import.meta.dirname, '../../silas/work/fixtures');

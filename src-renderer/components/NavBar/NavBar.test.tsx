@@ -2,6 +2,7 @@ import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pendingApproval } from '../../test/approval-fixtures.js';
 import { FakeTransport } from '../../test/fake-transport.js';
+import { pendingPlan } from '../../test/plan-fixtures.js';
 import { renderCockpit } from '../../test/render-cockpit.js';
 import { NavBar } from './NavBar.js';
 
@@ -58,5 +59,16 @@ describe('NavBar', () => {
     const six = Array.from({ length: 6 }, (_, i) => pendingApproval(i));
     act(() => store.getState().approvalsReplaced({ pending: six, paused: false }));
     expect(screen.getByRole('link', { name: 'Review, 6 pending' }).querySelector('.nav__count--dense')).not.toBeNull();
+  });
+
+  it('counts waiting plan approvals with the tool calls, and towards the dense badge', () => {
+    const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport() });
+    act(() => store.getState().approvalsReplaced({ pending: [pendingApproval(1)], paused: false }));
+    act(() => store.getState().plansReplaced([pendingPlan(1)]));
+    expect(screen.getByRole('link', { name: 'Review, 2 pending' }).querySelector('.nav__count--dense')).toBeNull();
+    act(() => store.getState().plansReplaced(Array.from({ length: 5 }, (_, i) => pendingPlan(i + 1, { risk: 'high' }))));
+    expect(screen.getByRole('link', { name: 'Review, 6 pending' }).querySelector('.nav__count--dense')).not.toBeNull();
+    act(() => store.getState().plansReplaced([]));
+    expect(screen.getByRole('link', { name: 'Review, 1 pending' })).toBeTruthy();
   });
 });

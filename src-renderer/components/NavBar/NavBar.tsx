@@ -23,8 +23,9 @@ function ReviewCount({ count, dense }: { count: number; dense: boolean }) {
 
 export function NavBar() {
   const route = useCockpit((s) => s.navigation.route);
-  const pending = useCockpit((s) => s.approvals.pending.length);
-  const dense = useCockpit((s) => needsDensityCue(s.approvals.pending));
+  // Tool-call and plan approvals wait in the same Review queue, so both count.
+  const pending = useCockpit((s) => s.approvals.pending.length + s.plans.pending.length);
+  const dense = useCockpit((s) => needsDensityCue([...s.approvals.pending, ...s.plans.pending]));
   const { navigate } = useCockpitActions();
   const follow = (target: Route) => (event: MouseEvent<HTMLAnchorElement>) => {
     if (!isPlainClick(event)) return;

@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ErrorCode } from '../../../src-shared/errors.js';
+import type { PendingPlanApproval, PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
+import { createHandlers } from '../../control/handlers.js';
+import type { CallContext } from '../../control/router.js';
+import { createTestLedger } from '../../testing/ledger.js';
+import { useTempDirs } from '../../testing/temp.js';
+import { testServices } from '../../testing/handlers.js';
+import { ApprovalEngine } from '../approval/engine.js';
+import { parsePlan } from '../work/plan-parser.js';
+import { planHash } from '../work/hashes.js';
+import { PlanApprovalService } from './plan-approval-service.js';
+import { ControlSocketPlanApprover } from './socket-plan-approver.js';
+
+const FIX_BUG = fileURLToPath(new URL('../work/fixtures/spec-13-1-fix-bug.md', import.meta.url));
+const tempDir = useTempDirs('silas-plan-approval-');
+
+function setup(options: { paused?: boolean } = {}) {
+  const ledger = createTestLedger(tempDir());
+  const engine = new ApprovalEngine({ db: ledger.db, audit: ledger.audit, signer: ledger.signer });
+  const changes: PendingPlanApproval[][] = [];
+  const notified: string[] = [];
+  const service = new PlanApprovalService({
+    audit: ledger.audit,
+    issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }),
+    notifier: { notify: (n) => notified.push(n.title) },
+    onChange: (pending) => changes.push(pending),
+    isPaused: () => options.paused ?? false,
+  });
+  const item = parsePlan(readFileSync(FIX_BUG, 'utf8'), { file: FIX_BUG });
+  const request: PlanApprovalRequest = { item, planHash: planHash(item), source: FIX_BUG, timeoutMs: 60_000 };
+  const events = () => ledger.audit.tail(50).map((e) => e.event);
+  return { ledger, engine, service, item, request, changes, notified, events };
+}
+
+afterEach(() => vi.useRealTimers());
+
+describe('PlanApprovalService', () => {
+  it('shows a card for the exact plan, and Approve returns an owner-signed token the engine accepts for that plan only', async () => {
+    const { service, request, item, engine, changes, notified, events } = setup();
+    const answer = service.request(request);
+    const [card] = service.list();
+    expect(card).toMatchObject({ workItemId: 'task-fix-tz-bug', type: 'task', title: item.title, planHash: request.planHash, risk: 'medium', source: FIX_BUG });
+    expect(card!.verify.map((c) => c.name)).toEqual(['tests_pass', 'lint_clean']);
+    expect(changes.at(-1)).toHaveLength(1);
+    expect(notified[0]).toContain(item.title);
+
+    expect(service.decide(card!.id, 'approve')).toEqual({ id: card!.id, outcome: 'approved' });
+    const result = await answer;
+    if (result.outcome !== 'approve') throw new Error(`expected approve, got ${result.outcome}`);
+    expect(result.token.plan_hash).toBe(request.planHash);
+    expect(service.list()).toEqual([]);
+    expect(events()).toEqual(expect.arrayContaining(['silas.plan_approval_requested', 'silas.plan_approved']));
+
+    const edited = { ...item, body: `${item.body}\nAlso delete the tests.` };
+    expect(engine.verify(result.token, edited)).toMatchObject({ ok: false });
+    expect(engine.verify(result.token, item)).toMatchObject({ ok: true });
+    expect(engine.verify(result.token, item)).toMatchObject({ ok: false });
+  });
+
+  it('refuses a request whose plan hash is not the hash of the plan it carries, and queues nothing', () => {
+    const { service, request, events } = setup();
+    expect(() => service.request({ ...request, planHash: 'a'.repeat(64) })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgs, message: expect.stringMatching(/^planHash: /) }));
+    expect(service.list()).toEqual([]);
+    expect(events()).not.toContain('silas.plan_approval_requested');
+  });
+
+  it('answers deny on Deny and timeout when no one decides, each audited', async () => {
+    const { service, request, events } = setup();
+    const denied = service.request(request);
+    service.decide(service.list()[0]!.id, 'deny');
+    await expect(denied).resolves.toMatchObject({ outcome: 'deny' });
+
+    vi.useFakeTimers();
+    const timedOut = service.request({ ...request, timeoutMs: 5000 });
+    vi.advanceTimersByTime(5000);
+    await expect(timedOut).resolves.toEqual({ outcome: 'timeout' });
+    expect(events()).toEqual(expect.arrayContaining(['silas.plan_denied', 'silas.plan_approval_timed_out']));
+    expect(() => service.decide('no-such-id', 'approve')).toThrow(/already decided or it expired/);
+  });
+
+  it('denies at once while approvals are paused, and declines everything at shutdown', async () => {
+    const paused = setup({ paused: true });
+    await expect(paused.service.request(paused.request)).resolves.toMatchObject({ outcome: 'deny', reason: expect.stringContaining('paused') });
+    expect(paused.service.list()).toEqual([]);
+
+    const { service, request } = setup();
+    const pending = service.request(request);
+    service.declineAll('shutting down');
+    await expect(pending).resolves.toEqual({ outcome: 'deny', reason: 'shutting down' });
+  });
+});
+
+describe('plans.* handlers: each side bound to its transport', () => {
+  const ctx = (transport: CallContext['transport']) => ({ transport }) as CallContext;
+
+  it('takes plan requests only from the local socket, and decisions only from the cockpit', async () => {
+    const { ledger, request } = setup();
+    const services = testServices(ledger.db, ledger.audit);
+    const handlers = createHandlers({ audit: ledger.audit, ...services, runtimeInfo: () => { throw new Error('unused'); } });
+    expect(() => handlers['plans.requestApproval'](request, ctx('websocket'))).toThrow(/not accepted over websocket/);
+    const answer = handlers['plans.requestApproval'](request, ctx('local-socket')) as Promise<unknown>;
+    const { pending } = (await handlers['plans.list']({}, ctx('websocket'))) as { pending: PendingPlanApproval[] };
+    expect(() => handlers['plans.decide']({ id: pending[0]!.id, decision: 'approve' }, ctx('local-socket'))).toThrow(/not accepted over local-socket/);
+    await handlers['plans.decide']({ id: pending[0]!.id, decision: 'deny' }, ctx('websocket'));
+    await expect(answer).resolves.toMatchObject({ outcome: 'deny' });
+  });
+});
+
+describe('ControlSocketPlanApprover', () => {
+  it('answers unreachable at once, naming the fix, when no control center runs for the home', async () => {
+    const { request } = setup();
+    const answer = await new ControlSocketPlanApprover(tempDir()).request(request);
+    expect(answer).toMatchObject({ outcome: 'unreachable', reason: expect.stringMatching(/not running.*silas start.*--approve-here/) });
+  });
+});

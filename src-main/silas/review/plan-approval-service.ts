@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
+import type { PendingPlanApproval, PlanApprovalAnswer, PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
+import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
+import type { WorkItem } from '../../../src-shared/silas/work.js';
+import type { Notifier } from '../../app/types.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { planHash } from '../work/hashes.js';
+import { planApprovalCard } from './plan-card.js';
+
+interface Waiting {
+  card: PendingPlanApproval;
+  item: WorkItem;
+  resolve(answer: PlanApprovalAnswer): void;
+  timer: NodeJS.Timeout;
+}
+
+export interface PlanApprovalServiceDeps {
+  audit: Pick<AuditLog, 'append'>;
+  /** Mints the owner-signed token (ApprovalEngine.issueToken); the keyring-backed signer lives behind it. */
+  issueToken(item: WorkItem): ApprovalToken;
+  notifier: Notifier;
+  /** Told whenever the queue changes (the cockpit's event, the tray count). */
+  onChange(pending: PendingPlanApproval[]): void;
+  /** The tray's "pause approvals": while paused, a plan is denied at once instead of queued. */
+  isPaused?: () => boolean;
+  now?: () => Date;
+}
+
+/** The card's risk on the cockpit's ladder, from the same assessment the terminal card shows (§0.5.2). */
+export function planRisk(item: WorkItem, hash: string): { risk: PendingPlanApproval['risk']; rationale: string } {
+  const card = planApprovalCard(item, hash);
+  const text = card.risk_reasons.join('; ');
+  return { risk: card.risk_level === 'irreversible' ? 'critical' : card.risk_level, rationale: `${text.charAt(0).toUpperCase()}${text.slice(1)}.` };
+}
+
+/**
+ * The person's side of a plan approval. `silas run` asks over the local socket; the card waits in
+ * the cockpit's Review until the person approves (the runtime signs a token bound to the plan
+ * hash), denies, or the request times out. Each step is in the audit chain before its answer.
+ */
+export class PlanApprovalService {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly listeners = new Set<() => void>();
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: PlanApprovalServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  request(request: PlanApprovalRequest): Promise<PlanApprovalAnswer> {
+    const { item } = request;
+    // The card shows this runtime's hash of the plan it received, so what is signed is what is shown.
+    const hash = planHash(item);
+    if (hash !== request.planHash) {
+      throw new SilasError(ErrorCode.InvalidArgs, `planHash: the plan hashes to ${hash.slice(0, 12)}…, not ${request.planHash.slice(0, 12)}…; re-read the plan file and ask again`);
+    }
+    if (this.deps.isPaused?.()) {
+      this.deps.audit.append('silas.plan_approval_refused_paused', { work_item_id: item.id, plan_hash: hash });
+      return Promise.resolve({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
+    }
+    const requestedAt = this.now();
+    const id = randomUUID();
+    const { risk, rationale } = planRisk(item, hash);
+    const card: PendingPlanApproval = {
+      id,
+      workItemId: item.id,
+      type: item.type,
+      title: item.title,
+      planHash: hash,
+      source: request.source,
+      risk,
+      rationale,
+      body: item.body,
+      budget: item.budget,
+      verify: item.verify.map((check) => ({ name: check.name, run: check.run, network: check.network })),
+      skills: [...item.skills],
+      gates: item.gates.length,
+      requestedAt: requestedAt.toISOString(),
+      expiresAt: new Date(requestedAt.getTime() + request.timeoutMs).toISOString(),
+    };
+    this.deps.audit.append('silas.plan_approval_requested', { approval_id: id, work_item_id: item.id, plan_hash: hash, type: item.type, source: request.source });
+    return new Promise<PlanApprovalAnswer>((resolve) => {
+      const timer = setTimeout(() => this.finish(id, 'silas.plan_approval_timed_out', {}, { outcome: 'timeout' }), request.timeoutMs);
+      timer.unref();
+      this.waiting.set(id, { card, item, resolve, timer });
+      this.changed();
+      this.deps.notifier.notify({ title: `Approve plan "${item.title}"?`, body: `${rationale} Plan ${hash.slice(0, 8)}.`, urgency: risk === 'high' ? 'critical' : 'normal' });
+    });
+  }
+
+  decide(id: string, decision: 'approve' | 'deny'): { id: string; outcome: 'approved' | 'denied' } {
+    const waiting = this.waiting.get(id);
+    if (!waiting) throw new SilasError(ErrorCode.InvalidArgs, `no pending plan approval ${id}; it was already decided or it expired`);
+    if (decision === 'deny') {
+      this.finish(id, 'silas.plan_denied', {}, { outcome: 'deny', reason: 'denied by the user in the control center' });
+      return { id, outcome: 'denied' };
+    }
+    const token = this.deps.issueToken(waiting.item);
+    this.finish(id, 'silas.plan_approved', { token_id: token.token_id, expires_at: token.expires_at, key_fingerprint: token.key_fingerprint }, { outcome: 'approve', token });
+    return { id, outcome: 'approved' };
+  }
+
+  list(): PendingPlanApproval[] {
+    return [...this.waiting.values()].map((w) => w.card);
+  }
+
+  pendingCount(): number {
+    return this.waiting.size;
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Shutdown: every open question is answered "no". */
+  declineAll(reason: string): void {
+    for (const id of [...this.waiting.keys()]) this.finish(id, 'silas.plan_denied', { shutdown: true }, { outcome: 'deny', reason });
+  }
+
+  private finish(id: string, event: string, extra: Record<string, string | boolean>, answer: PlanApprovalAnswer): void {
+    const waiting = this.waiting.get(id);
+    if (!waiting) return;
+    this.deps.audit.append(event, { approval_id: id, work_item_id: waiting.item.id, plan_hash: waiting.card.planHash, ...extra });
+    clearTimeout(waiting.timer);
+    this.waiting.delete(id);
+    waiting.resolve(answer);
+    this.changed();
+  }
+
+  private changed(): void {
+    this.deps.onChange(this.list());
+    for (const listener of [...this.listeners]) listener();
+  }
+}
