@@ -8,11 +8,12 @@ import { initCommand } from './commands/init.js';
 import { planCommand } from './commands/plan.js';
 import { policyCommand } from './commands/policy.js';
 import { proxyCommand } from './commands/proxy.js';
+import { runCommand } from './commands/run.js';
 import { startCommand } from './commands/start.js';
 import { verifyCommand } from './commands/verify.js';
 import { UsageError, type CliIo, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, proxyCommand, aipCommand, auditCommand, clientsCommand, doctorCommand, planCommand, verifyCommand];
+export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, proxyCommand, aipCommand, auditCommand, clientsCommand, doctorCommand, planCommand, verifyCommand, runCommand];
 
 function topUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

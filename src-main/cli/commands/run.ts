@@ -1,0 +1,251 @@
+import { mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
+import { formatBudgetUsage, type WorkItem, type WorkItemResult } from '../../../src-shared/silas/work.js';
+import { openLedger, type Ledger } from '../../app/ledger.js';
+import { resolveHome } from '../../app/paths.js';
+import { OsKeyring } from '../../keys/secret-store.js';
+import { RecordingAuditLog } from '../../silas/executor/audit.js';
+import { createSandboxedExecutor } from '../../silas/executor/compose.js';
+import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
+import type { PlanApprover } from '../../silas/review/plan-approver.js';
+import { planApproverForHome } from '../../silas/review/socket-plan-approver.js';
+import type { SandboxManager } from '../../silas/sandbox/index.js';
+import { planHash } from '../../silas/work/hashes.js';
+import { parseFlags } from '../args.js';
+import { UsageError, type CliIo, type Command } from '../io.js';
+import { planApprovalCard } from '../../silas/review/plan-card.js';
+import { formatPlanCard, onePlanFile, readPlanFile, terminalSafe } from './plan.js';
+
+const usage = `Usage: silas run FILE --agent script:CALLS.json [--approve-here] [--home DIR] [--workdir DIR] [--json]
+
+  Run a Silas task plan (spec 002 §5.2): show the plan, obtain an owner-signed approval bound to
+  its plan hash, execute the agent's tool calls in the sandbox (network denied), then let only the
+  plan's verify checks, run outside that sandbox, decide the outcome.
+  Exit 0 only when the task is done; 1 when it was refused, declined, blocked, stuck or failed.
+
+Options:
+  --agent script:CALLS.json  the agent: a JSON list of {"tool","args"} calls issued in order;
+                             shell_exec takes {"command": [argv…]}, python_exec {"code": "…"}
+  --approve-here             approve on this terminal: type the first 8 characters of the plan
+                             hash (read from standard input, so it can be piped); signs with the
+                             owner key. Without it the cockpit's Review surface is asked.
+  --home DIR                 data home with the ledger and keys (default: $SILAS_HOME, else the
+                             platform's app-data directory)
+  --workdir DIR              the task's work directory (default: a fresh directory, kept)
+  --json                     print {"status","summary","verification_results","audit_ids"}
+  -h, --help                 show this help`;
+
+/** An approval request waits at most this long for the person. */
+const APPROVAL_TIMEOUT_MS = 10 * 60_000;
+const MAX_CALLS_FILE_BYTES = 1024 * 1024;
+const MAX_ANSWER_CHARS = 1024;
+
+export interface RunCommandDeps {
+  /** The cockpit approver for a home; tests inject a fake. Default: the control-socket approver. */
+  planApprover?: (home: string) => PlanApprover;
+  /** The sandbox for tool calls and checks; tests swap in one whose bubblewrap is missing. */
+  sandboxManager?: (workDir: string) => SandboxManager;
+  approvalTimeoutMs?: number;
+}
+
+type RunOutput = Pick<WorkItemResult, 'status' | 'summary' | 'verification_results'> & { audit_ids: string[] };
+
+function loadScript(spec: string): ScriptedStep[] {
+  if (!spec.startsWith('script:') || spec.length === 'script:'.length) throw new UsageError(`--agent: expected script:CALLS.json, got "${spec}"`, usage);
+  const file = spec.slice('script:'.length);
+  let text: string;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new ScriptParseError(file, '(file)', 'not a regular file');
+    if (stat.size > MAX_CALLS_FILE_BYTES) throw new ScriptParseError(file, '(file)', `${stat.size} bytes; at most ${MAX_CALLS_FILE_BYTES}`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof ScriptParseError) throw error;
+    throw new ScriptParseError(file, '(file)', `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new ScriptParseError(file, '(document)', `not valid JSON (${(error as Error).message})`);
+  }
+  return parseScriptedCalls(document, file);
+}
+
+function workDirectory(dir: string | undefined): string {
+  if (dir === undefined) return realpathSync(mkdtempSync(join(tmpdir(), 'silas-run-')));
+  try {
+    const path = realpathSync(resolve(dir));
+    if (!statSync(path).isDirectory()) throw new Error('not a directory');
+    return path;
+  } catch (error) {
+    throw new UsageError(`--workdir ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (error as Error).message}`, usage);
+  }
+}
+
+/** One line from standard input (the confirmation code), or null at end of input. */
+export function readAnswer(stream: NodeJS.ReadableStream, stop?: Promise<unknown>): Promise<string | null> {
+  return new Promise((resolveAnswer) => {
+    let text = '';
+    const finish = (answer: string | null) => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onEnd);
+      stream.pause();
+      resolveAnswer(answer);
+    };
+    const onData = (chunk: Buffer | string) => {
+      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      const newline = text.indexOf('\n');
+      if (newline >= 0) finish(text.slice(0, newline));
+      else if (text.length > MAX_ANSWER_CHARS) finish(text.slice(0, MAX_ANSWER_CHARS));
+    };
+    const onEnd = () => finish(text.length > 0 ? text : null);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onEnd);
+    stream.resume();
+    void stop?.then(() => finish(null));
+  });
+}
+
+export function createRunCommand(deps: RunCommandDeps = {}): Command {
+  async function run(argv: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseFlags(
+      argv,
+      { agent: { type: 'string' }, 'approve-here': { type: 'boolean' }, home: { type: 'string' }, workdir: { type: 'string' }, json: { type: 'boolean' } },
+      usage,
+      true,
+    );
+    if (values.help) {
+      io.out(usage);
+      return 0;
+    }
+    const file = onePlanFile(positionals, 'run', usage);
+    const json = values.json === true;
+    const approveHere = values['approve-here'] === true;
+    const show = json ? io.err : io.out;
+    const refuse = (message: string, auditIds: string[] = []): number => {
+      io.err(`silas run: ${terminalSafe(message, true)}`);
+      if (json) io.out(JSON.stringify({ status: 'blocked', summary: message, verification_results: [], audit_ids: auditIds } satisfies RunOutput));
+      return 1;
+    };
+
+    const plan = readPlanFile(file);
+    if (!plan.ok) return refuse(plan.message);
+    const item = plan.item;
+    if (item.type !== 'task') {
+      return refuse(`${file} is a ${item.type}; silas run executes task plans (projects and goals run in the control center, where their tasks and standing approvals live)`);
+    }
+    if (values.agent === undefined) throw new UsageError('--agent script:CALLS.json is required (LLM agents are not available yet)', usage);
+    let script: ScriptedStep[];
+    try {
+      script = loadScript(values.agent);
+    } catch (error) {
+      if (error instanceof ScriptParseError) return refuse(error.message);
+      throw error;
+    }
+    const workDir = workDirectory(values.workdir);
+    const hash = planHash(item);
+
+    const home = resolveHome(values.home, io.env);
+    const ledger = openLedger(home, { create: false, keys: approveHere ? 'signer' : 'verify', secretStore: io.secretStore ?? new OsKeyring() });
+    const audit = new RecordingAuditLog(ledger.audit);
+    // Only ids that name committed entries: an entry of a rolled-back transaction names nothing.
+    const committedIds = () => audit.ids().filter((id) => ledger.db.prepare('SELECT 1 FROM audit_entries WHERE id = ?').get(id) !== undefined);
+    try {
+      show(`Plan: ${terminalSafe(file)} (${terminalSafe(item.id)}, ${item.type})`);
+      show(`Plan hash: ${hash}`);
+      show('');
+      for (const line of formatPlanCard(planApprovalCard(item, hash))) show(line);
+      show('');
+
+      const trusted = trustedKeys(ledger);
+      const { executor, engine } = createSandboxedExecutor(
+        { db: ledger.db, audit, signer: ledger.signer ?? undefined, trustedKeys: () => trusted, workDir, sandboxManager: deps.sandboxManager?.(workDir) },
+        { agentFor: () => new ScriptedExecutorAgent(script) },
+      );
+      const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
+      if ('refused' in token) return refuse(token.refused, committedIds());
+
+      // §5.1.2 step 6: the consuming verification; a replayed or mismatched token stops here.
+      const authorized = executor.authorize(item, token.token);
+      if (!authorized.ok) return refuse(`the approval was refused: ${authorized.code}: ${authorized.reason}`, committedIds());
+      show(`Approved (token ${token.token.token_id.slice(0, 12)}…); executing in ${workDir}`);
+      const result = await executor.execute(authorized.item);
+      const output: RunOutput = { status: result.status, summary: result.summary, verification_results: result.verification_results, audit_ids: committedIds() };
+      if (json) io.out(JSON.stringify(output));
+      else printResult(io, result, item, output.audit_ids.length);
+      return result.status === 'done' ? 0 : 1;
+    } finally {
+      ledger.close();
+    }
+  }
+
+  return { name: 'run', summary: 'approve and run a Silas task plan in the sandbox, verified externally', usage, run };
+}
+
+function trustedKeys(ledger: Ledger): ReadonlyMap<string, Uint8Array> {
+  const keys = new Map<string, Uint8Array>();
+  for (const key of ledger.publicKeys.all()) keys.set(key.fingerprint, key.publicKey);
+  if (ledger.signer) keys.set(ledger.signer.fingerprint, ledger.signer.publicKey);
+  return keys;
+}
+
+type Approval = { token: ApprovalToken } | { refused: string };
+
+/** `--approve-here`: the person confirms this exact plan by typing the start of its hash. */
+async function approveOnTerminal(io: CliIo, item: WorkItem, hash: string, audit: RecordingAuditLog, engine: { issueToken: (item: WorkItem, decision: unknown) => ApprovalToken }): Promise<Approval> {
+  if (!io.stdin) return { refused: '--approve-here needs standard input to read the confirmation code' };
+  io.err(`Type the first 8 characters of the plan hash to approve (${hash.slice(0, 2)}…), anything else declines:`);
+  const answer = await readAnswer(io.stdin, io.stopSignal);
+  const typed = answer?.trim().toLowerCase() ?? '';
+  if (typed !== hash.slice(0, 8)) {
+    const reason = answer === null ? 'no confirmation code was given' : 'the confirmation code does not match the plan hash';
+    audit.append('silas.run.approval_declined', { work_item_id: item.id, plan_hash: hash, source: 'terminal', reason });
+    return { refused: `not approved: ${reason}; nothing ran` };
+  }
+  audit.append('silas.run.approval_confirmed', { work_item_id: item.id, plan_hash: hash, source: 'terminal' });
+  return { token: engine.issueToken(item, { verdict: 'approved' }) };
+}
+
+/** Without --approve-here: the cockpit's Review surface, through the running control center. */
+async function approveInCockpit(io: CliIo, home: string, item: WorkItem, hash: string, source: string, audit: RecordingAuditLog, deps: RunCommandDeps): Promise<Approval> {
+  const approver = (deps.planApprover ?? planApproverForHome)(home);
+  const timeoutMs = deps.approvalTimeoutMs ?? APPROVAL_TIMEOUT_MS;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  void io.stopSignal?.then(() => controller.abort());
+  io.err(`Waiting for approval in the Silas cockpit (Review), up to ${Math.round(timeoutMs / 1000)}s…`);
+  try {
+    let answer: Awaited<ReturnType<PlanApprover['request']>>;
+    try {
+      answer = await approver.request({ item, planHash: hash, source, timeoutMs }, controller.signal);
+    } catch (error) {
+      answer = { outcome: 'unreachable', reason: (error as Error).message };
+    }
+    if (answer.outcome === 'approve') return { token: answer.token };
+    const reason = answer.outcome === 'timeout' ? 'no answer in time' : answer.reason;
+    audit.append('silas.run.approval_declined', { work_item_id: item.id, plan_hash: hash, source: 'cockpit', outcome: answer.outcome, reason: reason.slice(0, 500) });
+    return { refused: `not approved (${answer.outcome}): ${reason}; nothing ran` };
+  } finally {
+    clearTimeout(timer);
+    approver.close?.();
+  }
+}
+
+function printResult(io: CliIo, result: WorkItemResult, item: WorkItem, auditEntries: number): void {
+  io.out('');
+  io.out(`Status: ${result.status}`);
+  io.out(terminalSafe(result.summary, true));
+  for (const check of result.verification_results) {
+    const exit = typeof check.exit_code === 'number' ? ` [exit ${check.exit_code}]` : '';
+    io.out(`  ${check.passed === true ? 'PASS' : 'FAIL'}  ${terminalSafe(String(check.name))}: ${terminalSafe(String(check.reason))}${exit}`);
+  }
+  io.out(`Budget: ${formatBudgetUsage(result.budget_used, item.budget)}`);
+  io.out(`Audit: ${auditEntries} entries in the ledger for this run`);
+}
+
+export const runCommand: Command = createRunCommand();
