@@ -189,10 +189,11 @@ describe('silas run', () => {
     expect(JSON.parse(approved.out).status).toBe('done');
     expect(asked).toEqual([hashOfPlan(), hashOfPlan()]);
 
-    // The same plan again: a new approval, but done is final.
+    // The same plan again: done is final, so no one is even asked.
     const again = await silasRun(s, ['--json'], undefined, cockpit((item) => item));
     expect(again.code).toBe(1);
-    expect(JSON.parse(again.out).status).toBe('blocked');
+    expect(JSON.parse(again.out)).toMatchObject({ status: 'blocked', summary: expect.stringContaining('already ran to done') });
+    expect(asked).toHaveLength(2);
   });
 
   it('reports a denial or an unreachable control center and runs nothing', async () => {

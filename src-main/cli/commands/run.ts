@@ -163,10 +163,12 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       show('');
 
       const trusted = trustedKeys(ledger);
-      const { executor, engine } = createSandboxedExecutor(
+      const { executor, engine, store } = createSandboxedExecutor(
         { db: ledger.db, audit, signer: ledger.signer ?? undefined, trustedKeys: () => trusted, workDir, sandboxManager: deps.sandboxManager?.(workDir) },
         { agentFor: () => new ScriptedExecutorAgent(script) },
       );
+      // Asked before anyone is asked to approve: an approval for a task that cannot run again would be wasted.
+      if (store.get(item.id)?.status === 'done') return refuse(`work item ${item.id} already ran to done in this home; done is final, so give a new plan a new id`, committedIds());
       const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
       if ('refused' in token) return refuse(token.refused, committedIds());
 
