@@ -196,6 +196,17 @@ describe('silas run', () => {
     expect(asked).toHaveLength(2);
   });
 
+  it('refuses a file_exists check outside the work directory, naming the field, before anyone is asked', async () => {
+    const s = await setup();
+    writeFileSync(s.plan, PLAN.replace('on_stuck: consult_planner', '  - name: escaped\n    run: "true"\n    expect: { file_exists: "/etc/passwd" }\non_stuck: consult_planner'));
+    let asked = 0;
+    const result = await silasRun(s, ['--json'], undefined, { planApprover: () => ({ request: async () => ((asked += 1), { outcome: 'deny', reason: 'unused' }) }) });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.out).summary).toMatch(/verify\[2\]\.expect\.file_exists: "\/etc\/passwd" is outside the permitted directories/);
+    expect(asked).toBe(0);
+    expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
+  });
+
   it('reports a denial or an unreachable control center and runs nothing', async () => {
     const s = await setup();
     const denied = await silasRun(s, [], undefined, { planApprover: () => ({ request: async () => ({ outcome: 'deny', reason: 'looks risky' }) }) });

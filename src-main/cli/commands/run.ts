@@ -16,6 +16,7 @@ import { planHash } from '../../silas/work/hashes.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
+import { fileExistsOutside } from '../../silas/verify/file-confinement.js';
 import { formatPlanCard, onePlanFile, readPlanFile, terminalSafe } from './plan.js';
 
 const usage = `Usage: silas run FILE --agent script:CALLS.json [--approve-here] [--home DIR] [--workdir DIR] [--json]
@@ -81,7 +82,7 @@ function workDirectory(dir: string | undefined): string {
     if (!statSync(path).isDirectory()) throw new Error('not a directory');
     return path;
   } catch (error) {
-    throw new UsageError(`--workdir ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (error as Error).message}`, usage);
+    throw new UsageError(`--workdir ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist; create it, or leave --workdir out for a fresh directory' : (error as Error).message}`, usage);
   }
 }
 
@@ -148,6 +149,8 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       throw error;
     }
     const workDir = workDirectory(values.workdir);
+    const outside = fileExistsOutside(item.verify, workDir, [workDir]);
+    if (outside) return refuse(`${file}: ${outside.field}: ${outside.reason}`);
     const hash = planHash(item);
 
     const home = resolveHome(values.home, io.env);

@@ -1,6 +1,7 @@
 import { WorkItemResult, type WorkItem, type WorkItemResultStatus } from '../../../src-shared/silas/work.js';
 import { NonceReplayError } from '../approval/nonce-store.js';
 import { transitionRefusal } from '../store/work-item-store.js';
+import { fileExistsOutside } from '../verify/file-confinement.js';
 import { planHash } from '../work/hashes.js';
 import { clip } from './audit.js';
 import { RUN_NONCE_DOMAIN, type ExecutorDeps } from './deps.js';
@@ -38,6 +39,11 @@ export class Admission {
     if (token === null) return this.refuseApproval(item, hash, 'E_APPROVAL_MISSING', 'the work item has no approval token; needs_approval: false does not waive it');
     const checked = this.deps.approvals.check(token, item, options.goal ? { goal: options.goal } : {});
     if (!checked.ok) return this.refuseApproval(item, hash, checked.code, checked.reason);
+
+    // A check that could only look outside the work directory is refused before anything runs.
+    const workDir = this.deps.workDirFor(item);
+    const outside = fileExistsOutside(item.verify, workDir, [workDir]);
+    if (outside) return this.refuse(item, hash, 'blocked', `${outside.field}: ${outside.reason}`, { persist: false });
 
     const before = this.persistence.get(item.id);
     const refusal = before ? transitionRefusal(before.type, before.status, 'running') : null;

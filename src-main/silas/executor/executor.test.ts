@@ -47,6 +47,19 @@ describe('WorkItemExecutor: a task from plan to verified result', () => {
     expect(f.ledger.audit.verifyChain()).toMatchObject({ valid: true });
   });
 
+  it('refuses a file_exists check outside the work directory before anything runs, naming the field', async () => {
+    const f = executorFixture(tempDir());
+    f.script([sh('printf hello > hello.txt')]);
+    const item = f.approve(taskPlan('task-outside', 'verify:\n  - name: peek\n    run: "true"\n    expect: { file_exists: "/root/.ssh/id_ed25519" }\n'));
+
+    const result = await f.executor.execute(item);
+
+    expect(result).toMatchObject({ status: 'blocked', summary: expect.stringContaining('verify[0].expect.file_exists: "/root/.ssh/id_ed25519" is outside the permitted directories') });
+    expect(existsSync(join(f.workDir, 'hello.txt'))).toBe(false);
+    expect(f.events('silas.executor.started')).toEqual([]);
+    expect(f.events('silas.executor.refused')).toEqual([expect.objectContaining({ work_item_id: 'task-outside', reason: expect.stringContaining('outside the permitted directories') })]);
+  });
+
   it('refuses a plan edited after approval: nothing runs', async () => {
     const f = executorFixture(tempDir());
     f.script([sh('printf hello > hello.txt')]);

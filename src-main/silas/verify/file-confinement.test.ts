@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
-import { canonicalRoots, lookupConfined } from './file-confinement.js';
+import { canonicalRoots, fileExistsOutside, lookupConfined } from './file-confinement.js';
 
 const tempDir = useTempDirs('silas-confine-');
 
@@ -75,5 +75,21 @@ describe('lookupConfined', () => {
   it('drops roots that do not exist', () => {
     const dir = tempDir();
     expect(canonicalRoots([join(dir, 'missing'), dir])).toHaveLength(1);
+  });
+});
+
+describe('fileExistsOutside (before anything runs)', () => {
+  const check = (file_exists: string | null) => ({ expect: { file_exists } });
+
+  it('accepts relative paths and absolute paths inside the work directory, and checks without file_exists', () => {
+    const work = tempDir();
+    expect(fileExistsOutside([check(null), check('out/report.txt'), check(join(work, 'a.txt')), check('~/x')], work, [work])).toBeNull();
+  });
+
+  it('names the first check whose path is outside, or climbs out with ..', () => {
+    const work = tempDir();
+    expect(fileExistsOutside([check('ok.txt'), check('/etc/passwd')], work, [work])).toEqual({ field: 'verify[1].expect.file_exists', reason: expect.stringContaining('outside the permitted directories') });
+    expect(fileExistsOutside([check('a/../../b')], work, [work])).toMatchObject({ field: 'verify[0].expect.file_exists', reason: expect.stringContaining('..') });
+    expect(fileExistsOutside([check(`${work}-sibling/x`)], work, [work])).toMatchObject({ field: 'verify[0].expect.file_exists' });
   });
 });

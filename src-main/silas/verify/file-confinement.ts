@@ -67,3 +67,24 @@ export function lookupConfined(path: string, baseDir: string, roots: readonly st
     return { ok: true, exists: true, path: current };
   }
 }
+
+/**
+ * Before anything runs (issue 5 "Bad input"): every `file_exists` of the plan's checks must name a
+ * place inside the permitted directories. Lexical only: what the path leads through is checked
+ * again, with lstat, when the check runs.
+ */
+export function fileExistsOutside(checks: readonly { expect: { file_exists?: string | null } }[], baseDir: string, roots: readonly string[]): { field: string; reason: string } | null {
+  const canonical = canonicalRoots(roots);
+  for (const [index, check] of checks.entries()) {
+    const path = check.expect.file_exists;
+    if (typeof path !== 'string') continue;
+    const field = `verify[${index}].expect.file_exists`;
+    if (path.includes('\0') || path.split(/[\\/]/).includes('..')) return { field, reason: `"${path}" must stay inside the work directory (no "..")` };
+    const target = isAbsolute(path) ? resolve(path) : resolve(baseDir, path);
+    const lexicalRoots = [...roots.map((root) => resolve(root)), ...canonical];
+    if (!lexicalRoots.some((root) => within(target, root))) {
+      return { field, reason: `"${path}" is outside the permitted directories (${roots.join(', ')}); name a file inside the work directory` };
+    }
+  }
+  return null;
+}
