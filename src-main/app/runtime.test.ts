@@ -6,6 +6,9 @@ import { useTempDirs } from '../testing/temp.js';
 import { buildRuntime } from './runtime.js';
 import { homeError } from './home.js';
 import { desktopAvailability } from '../cli/desktop-launcher.js';
+import { parsePlan } from '../silas/work/plan-parser.js';
+import { planHash } from '../silas/work/hashes.js';
+import type { NotificationRequest } from './types.js';
 
 const tempDir = useTempDirs();
 
@@ -44,6 +47,37 @@ describe('runtime composition', () => {
     runtime.decisions.setPaused(false);
     const events = runtime.audit.tail(3).map((e) => e.event);
     expect(events).toEqual(['runtime.started', 'approvals.paused', 'approvals.resumed']);
+    await runtime.stop('test');
+  });
+});
+
+describe('plan approvals in the runtime', () => {
+  it('a waiting plan raises the tray count and a notification; Approve answers with a token for that plan; paused denies at once', async () => {
+    const notified: NotificationRequest[] = [];
+    const runtime = await buildRuntime({ home: join(tempDir(), 'home'), mode: 'desktop' }, { secretStore: new MemorySecretStore(), logger: silentLogger, notifier: { notify: (n) => notified.push(n) } });
+    await runtime.start();
+    const changes: number[] = [];
+    runtime.events.subscribe((name, payload) => {
+      if (name === 'plans.changed') changes.push((payload as { pending: unknown[] }).pending.length);
+    });
+    let tray = -1;
+    runtime.decisions.subscribe(() => (tray = runtime.decisions.pendingCount()));
+    const item = parsePlan('---\nid: task-tray\ntype: task\ntitle: Count me\n---\nBody.\n');
+    const args = { item, planHash: planHash(item), source: '/plans/tray.md', timeoutMs: 60_000 };
+    const local = { transport: 'local-socket' as const };
+    const cockpit = { transport: 'websocket' as const };
+
+    const answer = runtime.router.dispatch('plans.requestApproval', args, local);
+    await expect.poll(() => tray).toBe(1);
+    expect(notified.at(-1)?.title).toBe('Approve plan "Count me"?');
+    const listed = (await runtime.router.dispatch('plans.list', {}, cockpit)) as { ok: true; value: { pending: { id: string }[] } };
+    expect(await runtime.router.dispatch('plans.decide', { id: listed.value.pending[0]!.id, decision: 'approve' }, cockpit)).toMatchObject({ ok: true });
+    expect(await answer).toMatchObject({ ok: true, value: { outcome: 'approve', token: { plan_hash: args.planHash, work_item_id: 'task-tray' } } });
+    expect(tray).toBe(0);
+    expect(changes).toEqual([1, 0]);
+
+    runtime.decisions.setPaused(true);
+    expect(await runtime.router.dispatch('plans.requestApproval', args, local)).toMatchObject({ ok: true, value: { outcome: 'deny', reason: expect.stringContaining('paused') } });
     await runtime.stop('test');
   });
 });
