@@ -2,8 +2,9 @@ import { useId, useState } from 'react';
 import type { PendingApproval } from '../../../../src-shared/schemas/approval.js';
 import { isElevated } from '../../../store/approval-queue.js';
 import { Countdown } from '../Countdown/Countdown.js';
+import { DecisionActions } from '../DecisionActions/DecisionActions.js';
 import { RiskBadge } from '../RiskBadge/RiskBadge.js';
-import { actionsFor, cardName, formatArgs, intentLine, type ActionSpec, type ApprovalChoice } from '../review-format.js';
+import { actionsFor, cardName, formatArgs, intentLine, type ApprovalChoice } from '../review-format.js';
 
 export interface ApprovalCardProps {
   card: PendingApproval;
@@ -12,21 +13,6 @@ export interface ApprovalCardProps {
   /** The runtime's message for a failed decision on this card. */
   error: string | null;
   onDecide(decision: ApprovalChoice): void;
-}
-
-function ActionButton({ action, busy, onDecide }: { action: ActionSpec; busy: boolean; onDecide(decision: ApprovalChoice): void }) {
-  const consequenceId = useId();
-  const { tone } = action;
-  return (
-    <div className={`approval-action approval-action--${tone}`}>
-      <button type="button" className={`button approval-action__button approval-action__button--${tone}`} disabled={busy} aria-describedby={consequenceId} onClick={() => onDecide(action.decision)}>
-        {action.label}
-      </button>
-      <span id={consequenceId} className="approval-action__consequence">
-        {action.consequence}
-      </span>
-    </div>
-  );
 }
 
 /**
@@ -56,17 +42,7 @@ export function ApprovalCard({ card, busy, error, onDecide }: ApprovalCardProps)
         </div>
       </dl>
       <Countdown expiresAt={card.expiresAt} />
-      <div className="approval-card__actions" role="group" aria-label="Decision">
-        {actionsFor(card.risk).map((action) => (
-          <ActionButton key={action.decision} action={action} busy={busy} onDecide={onDecide} />
-        ))}
-      </div>
-      {busy ? <p className="approval-card__sending">Sending your decision…</p> : null}
-      {error ? (
-        <p role="alert" className="notice notice--error">
-          Could not send your decision: {error}
-        </p>
-      ) : null}
+      <DecisionActions actions={actionsFor(card.risk)} busy={busy} error={error} onDecide={onDecide} />
       <div className="approval-card__details">
         <button type="button" className="button button--quiet" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
           <span className="approval-card__chevron" aria-hidden="true">

@@ -3,8 +3,9 @@ import type { PendingPlanApproval } from '../../../../src-shared/schemas/plan-ap
 import type { PlanDecision } from '../../../lib/cockpit.js';
 import { isElevated } from '../../../store/approval-queue.js';
 import { shortPlanHash } from '../../../store/plans-slice.js';
-import { useNow } from '../Countdown/use-now.js';
-import { budgetSummary, gatesText, planActionsFor, planCardName, planCountdownText, planIntentLine, type PlanActionSpec } from '../plan-format.js';
+import { Countdown } from '../Countdown/Countdown.js';
+import { DecisionActions } from '../DecisionActions/DecisionActions.js';
+import { budgetSummary, gatesText, planActionsFor, planCardName, planCountdownText, planIntentLine } from '../plan-format.js';
 import { RiskBadge } from '../RiskBadge/RiskBadge.js';
 
 export interface PlanApprovalCardProps {
@@ -14,32 +15,6 @@ export interface PlanApprovalCardProps {
   /** The runtime's message for a failed decision on this card. */
   error: string | null;
   onDecide(decision: PlanDecision): void;
-}
-
-function PlanActionButton({ action, busy, onDecide }: { action: PlanActionSpec; busy: boolean; onDecide(decision: PlanDecision): void }) {
-  const consequenceId = useId();
-  const { tone } = action;
-  return (
-    <div className={`approval-action approval-action--${tone}`}>
-      <button type="button" className={`button approval-action__button approval-action__button--${tone}`} disabled={busy} aria-describedby={consequenceId} onClick={() => onDecide(action.decision)}>
-        {action.label}
-      </button>
-      <span id={consequenceId} className="approval-action__consequence">
-        {action.consequence}
-      </span>
-    </div>
-  );
-}
-
-/** Time left before `silas run` stops waiting; like Countdown, but its expiry says what happens to a plan. */
-function PlanCountdown({ expiresAt }: { expiresAt: string }) {
-  const now = useNow(1000);
-  const expired = Date.parse(expiresAt) <= now;
-  return (
-    <p role="timer" aria-label="Time left" className={`countdown${expired ? ' countdown--expired' : ''}`} title={new Date(expiresAt).toLocaleString()}>
-      {planCountdownText(expiresAt, now)}
-    </p>
-  );
 }
 
 function Checks({ checks }: { checks: PendingPlanApproval['verify'] }) {
@@ -114,18 +89,8 @@ export function PlanApprovalCard({ card, busy, error, onDecide }: PlanApprovalCa
           <dd>{gatesText(card.gates)}</dd>
         </div>
       </dl>
-      <PlanCountdown expiresAt={card.expiresAt} />
-      <div className="approval-card__actions" role="group" aria-label="Decision">
-        {planActionsFor(card.risk).map((action) => (
-          <PlanActionButton key={action.decision} action={action} busy={busy} onDecide={onDecide} />
-        ))}
-      </div>
-      {busy ? <p className="approval-card__sending">Sending your decision…</p> : null}
-      {error ? (
-        <p role="alert" className="notice notice--error">
-          Could not send your decision: {error}
-        </p>
-      ) : null}
+      <Countdown expiresAt={card.expiresAt} text={planCountdownText} />
+      <DecisionActions actions={planActionsFor(card.risk)} busy={busy} error={error} onDecide={onDecide} />
       <div className="approval-card__details">
         <button type="button" className="button button--quiet" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
           <span className="approval-card__chevron" aria-hidden="true">
