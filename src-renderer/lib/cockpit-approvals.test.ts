@@ -1,26 +1,12 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCockpitStore } from '../store/cockpit-store.js';
 import { pendingApproval } from '../test/approval-fixtures.js';
 import { FakeTransport, settle } from '../test/fake-transport.js';
+import { fakeNotifications } from '../test/fake-notifications.js';
 import { connectCockpit } from './cockpit.js';
-import type { NotificationsPort } from './notifications.js';
 
 function runtimeWithQueue(queue = { pending: [pendingApproval(2), pendingApproval(1)], paused: false }): FakeTransport {
   return new FakeTransport().handle('approvals.list', () => ({ ok: true, value: queue }));
-}
-
-function fakeNotifications(permission: NotificationPermission = 'granted') {
-  const port = {
-    current: permission,
-    shown: [] as { title: string; body: string; tag: string; onClick?: () => void }[],
-    permission: () => port.current,
-    request: vi.fn(async () => {
-      port.current = 'granted';
-      return port.current;
-    }),
-    show: (title: string, body: string, tag: string, onClick?: () => void) => port.shown.push({ title, body, tag, onClick }),
-  };
-  return port satisfies NotificationsPort;
 }
 
 const ids = (cards: readonly { id: string }[]) => cards.map((card) => card.id);

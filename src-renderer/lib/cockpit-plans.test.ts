@@ -1,25 +1,14 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PendingPlanApproval } from '../../src-shared/schemas/plan-approval.js';
 import { createCockpitStore } from '../store/cockpit-store.js';
 import { pendingApproval } from '../test/approval-fixtures.js';
 import { FakeTransport, settle } from '../test/fake-transport.js';
+import { fakeNotifications } from '../test/fake-notifications.js';
 import { pendingPlan } from '../test/plan-fixtures.js';
 import { connectCockpit, planNotificationText } from './cockpit.js';
-import type { NotificationsPort } from './notifications.js';
 
 function runtimeWithPlans(pending: PendingPlanApproval[] = [pendingPlan(2), pendingPlan(1)]): FakeTransport {
   return new FakeTransport().handle('plans.list', () => ({ ok: true, value: { pending } }));
-}
-
-function fakeNotifications(permission: NotificationPermission = 'granted') {
-  const port = {
-    current: permission,
-    shown: [] as { title: string; body: string; tag: string; onClick?: () => void }[],
-    permission: () => port.current,
-    request: vi.fn(async () => port.current),
-    show: (title: string, body: string, tag: string, onClick?: () => void) => port.shown.push({ title, body, tag, onClick }),
-  };
-  return port satisfies NotificationsPort;
 }
 
 /** A plans.decide handler that answers only when the test says so. */
