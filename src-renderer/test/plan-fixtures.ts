@@ -17,7 +17,8 @@ export function pendingPlan(n: number, overrides: Partial<PendingPlanApproval> =
     planHash: planHash(n),
     source: `/home/ada/work/plan-${n}.md`,
     risk: 'medium',
-    rationale: 'The task runs commands in a sandbox with the network denied; only its verify checks decide success.',
+    riskReasons: ['an agent runs commands in a sandbox with the network denied'],
+    rationale: 'Shifts across timezones overlap. Parse dates as UTC.',
     body: '# Fix the timezone bug\n\nParse dates as UTC.',
     budget: { max_tokens: 200_000, max_cost_usd: 2, max_wall_time_seconds: 1800, max_attempts: 5, max_planner_calls: 3 },
     verify: [

@@ -39,7 +39,9 @@ export const PendingPlanApproval = z.object({
   planHash: Sha256Hex,
   source: z.string(),
   risk: RiskLevel,
-  /** Why the risk level is what it is, in one sentence. */
+  /** Why the risk level is what it is, one reason each (the terminal card shows the same). */
+  riskReasons: z.array(z.string()),
+  /** What the plan is for, in its own words: the first sentences of its briefing. */
   rationale: z.string(),
   /** The plan's briefing (markdown, shown as text). */
   body: z.string(),

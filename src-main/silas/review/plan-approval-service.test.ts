@@ -44,6 +44,9 @@ describe('PlanApprovalService', () => {
     const [card] = service.list();
     expect(card).toMatchObject({ workItemId: 'task-fix-tz-bug', type: 'task', title: item.title, planHash: request.planHash, risk: 'medium', source: FIX_BUG });
     expect(card!.verify.map((c) => c.name)).toEqual(['tests_pass', 'lint_clean']);
+    // The same words the terminal card shows: the plan's own briefing, and why the risk is what it is.
+    expect(card!.rationale).toMatch(/^The shift roster generator produces overlapping shifts/);
+    expect(card!.riskReasons).toEqual(['an agent runs commands in a sandbox with the network denied']);
     expect(changes.at(-1)).toHaveLength(1);
     expect(notified[0]).toContain(item.title);
 

@@ -27,11 +27,10 @@ export interface PlanApprovalServiceDeps {
   now?: () => Date;
 }
 
-/** The card's risk on the cockpit's ladder, from the same assessment the terminal card shows (§0.5.2). */
-export function planRisk(item: WorkItem, hash: string): { risk: PendingPlanApproval['risk']; rationale: string } {
+/** The card's risk on the cockpit's ladder and its rationale, from the same card the terminal shows (§0.5.2, §0.5.3). */
+export function planCardFacts(item: WorkItem, hash: string): Pick<PendingPlanApproval, 'risk' | 'riskReasons' | 'rationale'> {
   const card = planApprovalCard(item, hash);
-  const text = card.risk_reasons.join('; ');
-  return { risk: card.risk_level === 'irreversible' ? 'critical' : card.risk_level, rationale: `${text.charAt(0).toUpperCase()}${text.slice(1)}.` };
+  return { risk: card.risk_level === 'irreversible' ? 'critical' : card.risk_level, riskReasons: card.risk_reasons, rationale: card.rationale };
 }
 
 /**
@@ -61,7 +60,7 @@ export class PlanApprovalService {
     }
     const requestedAt = this.now();
     const id = randomUUID();
-    const { risk, rationale } = planRisk(item, hash);
+    const { risk, riskReasons, rationale } = planCardFacts(item, hash);
     const card: PendingPlanApproval = {
       id,
       workItemId: item.id,
@@ -70,6 +69,7 @@ export class PlanApprovalService {
       planHash: hash,
       source: request.source,
       risk,
+      riskReasons,
       rationale,
       body: item.body,
       budget: item.budget,
@@ -85,7 +85,7 @@ export class PlanApprovalService {
       timer.unref();
       this.waiting.set(id, { card, item, resolve, timer });
       this.changed();
-      this.deps.notifier.notify({ title: `Approve plan "${item.title}"?`, body: `${rationale} Plan ${hash.slice(0, 8)}.`, urgency: risk === 'high' ? 'critical' : 'normal' });
+      this.deps.notifier.notify({ title: `Approve plan "${item.title}"?`, body: `${riskReasons.join('; ')}. Plan ${hash.slice(0, 8)}.`, urgency: risk === 'high' ? 'critical' : 'normal' });
     });
   }
 

@@ -26,7 +26,8 @@ describe('PlanApprovalCard', () => {
     const card = screen.getByRole('article', { name: 'Plan approval: Fix the timezone bug 1' });
     expect(within(card).getByRole('heading', { level: 2, name: 'Run plan: Fix the timezone bug 1 (task)' })).toBeTruthy();
     expect(within(card).getByText('Medium risk')).toBeTruthy();
-    expect(fact(card, 'Why').textContent).toBe('The task runs commands in a sandbox with the network denied; only its verify checks decide success.');
+    expect(fact(card, 'Why').textContent).toBe('Shifts across timezones overlap. Parse dates as UTC.');
+    expect(fact(card, 'Risk').textContent).toBe('an agent runs commands in a sandbox with the network denied');
 
     const short = within(card).getByLabelText('Plan hash starts 1a2b3c4d');
     expect(short.textContent).toBe('1a2b3c4d');

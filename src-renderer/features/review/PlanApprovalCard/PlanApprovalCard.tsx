@@ -56,6 +56,10 @@ export function PlanApprovalCard({ card, busy, error, onDecide }: PlanApprovalCa
           <dd>{card.rationale}</dd>
         </div>
         <div>
+          <dt>Risk</dt>
+          <dd>{card.riskReasons.join('; ')}</dd>
+        </div>
+        <div>
           <dt>Plan</dt>
           <dd>
             <strong className="plan-card__hash" title={card.planHash}>
