@@ -58,7 +58,6 @@ export function transitionRefusal(type: WorkItemType, from: WorkItemStatus, to: 
   return null;
 }
 
-
 export type AuditItem = { event: string; data: JsonObject };
 
 export function fail(code: string, message: string): never {
