@@ -50,16 +50,21 @@ describe('budget tracking (§14 unit row)', () => {
     expect(tracker.describe(['max_tokens'])).toBe('budget exhausted: max_tokens (1000 tokens of 1000)');
   });
 
-  it('measures wall time from its clock and continues from the stored consumption', () => {
+  it('measures wall time from its clock, reports the stored consumption plus its own, and gates only its own', () => {
     const c = clock(1_000_000);
-    const tracker = new BudgetTracker(budget(), { ...emptyBudgetUsed(), wall_time_seconds: 50, tokens: 5 }, c.now);
-    c.advance(9);
-    expect(tracker.used).toMatchObject({ wall_time_seconds: 59, tokens: 5 });
+    // A re-run under a new approval: the item's history is at every limit already.
+    const history = { tokens: 1000, cost_usd: 1, wall_time_seconds: 60, attempts: 3, planner_calls: 2, executor_runs: 4 };
+    const tracker = new BudgetTracker(budget(), history, c.now);
+    expect(tracker.exhausted('attempt')).toEqual([]);
+    c.advance(59);
+    tracker.charge({ tokens: 5, attempts: 1 });
+    expect(tracker.used).toMatchObject({ wall_time_seconds: 119, tokens: 1005, attempts: 4 });
+    expect(tracker.delta).toMatchObject({ wall_time_seconds: 59, tokens: 5, attempts: 1 });
     expect(tracker.remainingWallSeconds()).toBe(1);
     expect(tracker.exhausted('action')).toEqual([]);
     c.advance(1);
     expect(tracker.exhausted('action')).toEqual(['max_wall_time_seconds']);
-    expect(tracker.delta).toMatchObject({ wall_time_seconds: 10, tokens: 0 });
+    expect(tracker.describe(['max_wall_time_seconds'])).toBe('budget exhausted: max_wall_time_seconds (60.0s of 60s wall time)');
   });
 
   it('refuses negative, non-finite and fractional counts, so an agent cannot buy budget', () => {

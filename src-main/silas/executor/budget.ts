@@ -6,6 +6,10 @@ import { exhaustedBudgetFields, type Budget, type BudgetUsed } from '../../../sr
  * every action; attempts gate starting an attempt; planner calls gate consulting the planner.
  * (Gating everything on every limit would make the last planner call's guidance unusable and
  * refuse the tool calls of the last allowed attempt.)
+ *
+ * The limits gate this execution's own consumption: an approval authorises one execution of the
+ * plan within its budget, so a task re-run under a new approval gets the budget the person
+ * approved again, while `used` keeps the item's whole history for the record.
  */
 
 export type BudgetAction = 'action' | 'attempt' | 'planner';
@@ -23,7 +27,7 @@ export class BudgetTracker {
   private readonly startedMs: number;
   private spent: Counters;
 
-  /** `base` is what the item had consumed before this execution (a resumed item keeps its history). */
+  /** `base` is what the item had consumed before this execution (reported in `used`, never gated). */
   constructor(
     readonly budget: Budget,
     base: BudgetUsed,
@@ -68,17 +72,17 @@ export class BudgetTracker {
 
   /** The limits reached that gate `action`; empty when it may proceed. */
   exhausted(action: BudgetAction = 'action'): Array<keyof Budget> {
-    const reached = exhaustedBudgetFields(this.used, this.budget);
+    const reached = exhaustedBudgetFields(this.delta, this.budget);
     return reached.filter((limit) => GATED_BY[action].includes(limit));
   }
 
   /** Seconds of wall time left (never below 0). */
   remainingWallSeconds(): number {
-    return Math.max(0, this.budget.max_wall_time_seconds - this.used.wall_time_seconds);
+    return Math.max(0, this.budget.max_wall_time_seconds - this.delta.wall_time_seconds);
   }
 
   describe(limits: ReadonlyArray<keyof Budget>): string {
-    const used = this.used;
+    const used = this.delta;
     const value: Record<keyof Budget, string> = {
       max_tokens: `${used.tokens} tokens of ${this.budget.max_tokens}`,
       max_cost_usd: `$${used.cost_usd.toFixed(4)} of $${this.budget.max_cost_usd.toFixed(2)}`,

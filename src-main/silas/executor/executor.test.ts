@@ -139,6 +139,23 @@ describe('WorkItemExecutor: a task from plan to verified result', () => {
     expect(f.events('silas.executor.execution_blocked_no_approval').map((e) => e.code)).toEqual(['E_APPROVAL_MISSING', 'E_APPROVAL_EXPIRED', 'E_APPROVAL_SIGNATURE']);
   });
 
+  it('a new approval re-runs a stuck task with the budget approved again, keeping its history; the old approval stays spent', async () => {
+    const f = executorFixture(tempDir());
+    const plan = taskPlan('task-again', `budget: { max_attempts: 1 }\n${GREETING_CHECK}`);
+    f.script([sh('printf nope > hello.txt')]);
+    const first = f.approve(plan);
+    expect(await f.executor.execute(first)).toMatchObject({ status: 'stuck' });
+    expect(f.store.get('task-again')).toMatchObject({ status: 'stuck', attempts: 1 });
+    // The spent approval cannot start it again.
+    expect(await f.executor.execute(first)).toMatchObject({ status: 'blocked' });
+
+    f.script([sh('printf hello > hello.txt')]);
+    const second = f.approve(plan);
+    expect(f.store.get('task-again')).toMatchObject({ status: 'pending' });
+    expect(await f.executor.execute(second)).toMatchObject({ status: 'done', budget_used: { attempts: 2 } });
+    expect(f.events('silas.work_item.status_changed').map((e) => e.to)).toEqual(['running', 'running', 'stuck', 'pending', 'running', 'done']);
+  });
+
   it('never trusts the agent: "done" with a failing check ends stuck after its attempts', async () => {
     const f = executorFixture(tempDir());
     f.script([sh('printf goodbye > hello.txt')], { summary: 'done' });

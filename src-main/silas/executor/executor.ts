@@ -1,6 +1,6 @@
 import { parseApprovalToken, type ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
 import { planHash } from '../work/hashes.js';
-import { WorkItem, type WorkItemResult } from '../../../src-shared/silas/work.js';
+import { WorkItem, type WorkItemResult, type WorkItemStatus } from '../../../src-shared/silas/work.js';
 import { BatchRunner, type BatchOutcome, type BatchRunRequest } from './batch.js';
 import { clip } from './audit.js';
 import type { ExecutorDeps } from './deps.js';
@@ -17,6 +17,8 @@ export type AuthorizeResult = { ok: true; item: WorkItem } | { ok: false; code: 
  * verification at the point where the person approved (§5.1.2 step 6), `execute` begins with the
  * non-consuming check (§5.2.1 step 0) and never runs anything without it.
  */
+const REQUEUED_BY_APPROVAL: ReadonlySet<WorkItemStatus> = new Set(['stuck', 'failed', 'blocked', 'paused']);
+
 export class WorkItemExecutor {
   private readonly tasks: TaskRunner;
   private readonly projects: ProjectRunner;
@@ -44,6 +46,12 @@ export class WorkItemExecutor {
     if (!verified.ok) return { ok: false, code: verified.code, reason: verified.reason };
     const stored = this.persistence.sync(item, verified.token);
     if (!stored.ok) return { ok: false, code: 'E_WORK_ITEM_STORE', reason: stored.reason };
+    // A new approval re-queues an item that ended stuck, failed, blocked or paused: the person
+    // approved this plan again, so it may run again (its history stays in budget_used).
+    if (REQUEUED_BY_APPROVAL.has(stored.item.status)) {
+      const requeued = this.persistence.status(stored.item, 'pending', stored.item.budget_used, { reason: `a new approval (token ${verified.token.token_id.slice(0, 12)}) re-queues it` });
+      if (!requeued.ok) return { ok: false, code: 'E_WORK_ITEM_STORE', reason: requeued.reason };
+    }
     return { ok: true, item: { ...item, approval_token: verified.token } };
   }
 
