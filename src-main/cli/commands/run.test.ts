@@ -83,7 +83,7 @@ async function setup(calls: unknown = [{ tool: 'python_exec', args: { code: `ope
   return { home, store, repo, plan, calls: callsFile };
 }
 
-async function silasRun(s: Setup, flags: string[], stdin?: string, deps: RunCommandDeps = {}) {
+async function silasRun(s: Setup, flags: string[], stdin?: string, deps: RunCommandDeps = {}, stopSignal?: Promise<string>) {
   const out: string[] = [];
   const err: string[] = [];
   const command = createRunCommand(deps);
@@ -93,6 +93,7 @@ async function silasRun(s: Setup, flags: string[], stdin?: string, deps: RunComm
     env: {},
     secretStore: s.store,
     stdin: stdin === undefined ? undefined : Readable.from([stdin]),
+    stopSignal,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
@@ -204,6 +205,22 @@ describe('silas run', () => {
     expect(result.code).toBe(1);
     expect(JSON.parse(result.out).summary).toMatch(/verify\[2\]\.expect\.file_exists: "\/etc\/passwd" is outside the permitted directories/);
     expect(asked).toBe(0);
+    expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
+  });
+
+  it('Ctrl-C during execution stops the run: the command is killed, the task fails with the reason, exit 1', async () => {
+    const s = await setup([{ tool: 'shell_exec', args: { command: ['/bin/sh', '-c', 'sleep 2; echo changed > scheduler/slot_allocator.py'] } }]);
+    const code = hashOfPlan().slice(0, 8);
+    let pressCtrlC: (signal: string) => void = () => undefined;
+    const stop = new Promise<string>((resolve) => (pressCtrlC = resolve));
+    const running = silasRun(s, ['--approve-here', '--json'], `${code}\n`, {}, stop);
+    await expect.poll(() => ledgerEvents(s).some((e) => e.event === 'silas.executor.tool_call'), { timeout: 10_000 }).toBe(true);
+    pressCtrlC('SIGINT');
+    const result = await running;
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('SIGINT: stopping the run');
+    expect(JSON.parse(result.out)).toMatchObject({ status: 'failed', summary: expect.stringContaining('interrupted by the person') });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
   });
 

@@ -179,7 +179,13 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       const authorized = executor.authorize(item, token.token);
       if (!authorized.ok) return refuse(`the approval was refused: ${authorized.code}: ${authorized.reason}`, committedIds());
       show(`Approved (token ${token.token.token_id.slice(0, 12)}…); executing in ${workDir}`);
-      const result = await executor.execute(authorized.item);
+      // Ctrl-C stops the run: the attempt ends, the task fails with the reason, and the ledger says so.
+      const interrupt = new AbortController();
+      void io.stopSignal?.then((signal) => {
+        io.err(`silas run: ${signal}: stopping the run…`);
+        interrupt.abort();
+      });
+      const result = await executor.execute(authorized.item, { signal: interrupt.signal });
       const output: RunOutput = { status: result.status, summary: result.summary, verification_results: result.verification_results, audit_ids: committedIds() };
       if (json) io.out(JSON.stringify(output));
       else printResult(io, result, item, output.audit_ids.length);

@@ -38,6 +38,8 @@ export interface AttemptInput {
   instructions: string;
   failures: readonly AttemptFailure[];
   plannerGuidance: string | null;
+  /** The person stopped the run (Ctrl-C): the attempt ends at once and nothing more is called. */
+  interrupt?: AbortSignal;
   inputArtifacts: Readonly<Record<string, string>>;
   sandbox: SandboxConfigInput & { work_dir: string };
 }
@@ -59,6 +61,8 @@ export interface AttemptResult {
   /** Tool calls that did not succeed (blocked, invalid, failed), for the success rule without checks. */
   unsuccessfulCalls: number;
 }
+
+export const INTERRUPTED = 'interrupted by the person before it finished; a new approval can run it again';
 
 /** Sandbox failures no retry can fix: the work item fails instead of burning its attempts. */
 const FATAL_SANDBOX_CODES = new Set<string>([SandboxErrorCode.NetworkUnavailable, SandboxErrorCode.BackendUnavailable, SandboxErrorCode.PathInvalid]);
@@ -89,6 +93,9 @@ export async function runAttempt(deps: AttemptDeps, input: AttemptInput): Promis
     controller.abort();
   };
   const refused = (reason: string): ToolCallOutcome => ({ status: 'refused', return_value: '', content: [], error: reason });
+  const onInterrupt = () => close({ status: 'failed', reason: INTERRUPTED });
+  if (input.interrupt?.aborted) onInterrupt();
+  input.interrupt?.addEventListener('abort', onInterrupt, { once: true });
 
   async function callTool(call: ToolCall): Promise<ToolCallOutcome> {
     if (controller.signal.aborted) return refused(`the attempt is over: ${result.stop?.reason ?? 'stopped'}`);
@@ -151,7 +158,7 @@ export async function runAttempt(deps: AttemptDeps, input: AttemptInput): Promis
         timeout_seconds: Math.max(1, Math.min(deps.limits.toolTimeoutSeconds, remaining)),
         max_output_bytes: deps.limits.maxOutputBytes,
         sandbox_config: { ...input.sandbox, network_access: false },
-      });
+      }, { signal: controller.signal });
     } catch (error) {
       // An executor that throws instead of reporting still leaves a failed result in the ledger.
       execution = ExecutionResult.parse({
@@ -278,5 +285,6 @@ export async function runAttempt(deps: AttemptDeps, input: AttemptInput): Promis
     if (missing.length > 0) deps.audit.append('silas.executor.artifact_ref_mismatch', { ...scope, claimed_but_missing: missing.slice(0, 100).map((r) => clip(r, 200)) });
   }
   controller.abort();
+  input.interrupt?.removeEventListener('abort', onInterrupt);
   return result;
 }

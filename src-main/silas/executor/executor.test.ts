@@ -156,6 +156,24 @@ describe('WorkItemExecutor: a task from plan to verified result', () => {
     expect(f.events('silas.work_item.status_changed').map((e) => e.to)).toEqual(['running', 'running', 'stuck', 'pending', 'running', 'done']);
   });
 
+  it('stops when the person interrupts: the running command is killed, nothing more runs, the task fails with the reason', async () => {
+    const f = executorFixture(tempDir());
+    f.script([sh('sleep 2; printf hello > hello.txt'), sh('printf late > late.txt')]);
+    const item = f.approve(taskPlan('task-interrupted', GREETING_CHECK));
+    const interrupt = new AbortController();
+    setTimeout(() => interrupt.abort(), 300);
+
+    const result = await f.executor.execute(item, { signal: interrupt.signal });
+
+    expect(result).toMatchObject({ status: 'failed', last_error: expect.stringContaining('interrupted by the person') });
+    // Had the command survived, it would have written its file by now.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(existsSync(join(f.workDir, 'hello.txt'))).toBe(false);
+    expect(existsSync(join(f.workDir, 'late.txt'))).toBe(false);
+    expect(f.store.get('task-interrupted')).toMatchObject({ status: 'failed' });
+    expect(f.events('silas.executor.verification')).toEqual([]);
+  });
+
   it('never trusts the agent: "done" with a failing check ends stuck after its attempts', async () => {
     const f = executorFixture(tempDir());
     f.script([sh('printf goodbye > hello.txt')], { summary: 'done' });

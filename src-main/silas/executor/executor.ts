@@ -71,12 +71,12 @@ export class WorkItemExecutor {
   }
 
   /** §4.12 execute: a task runs its loop, a project its tasks in order, a goal one cycle. */
-  async execute(itemInput: WorkItem): Promise<WorkItemResult> {
+  async execute(itemInput: WorkItem, options: { signal?: AbortSignal } = {}): Promise<WorkItemResult> {
     const item = WorkItem.parse(itemInput);
     this.deps.audit.append('silas.executor.execute_requested', { work_item_id: item.id, type: item.type, token_id: item.approval_token?.token_id ?? null });
     switch (item.type) {
       case 'task':
-        return this.runTask(item);
+        return this.runTask(item, options.signal);
       case 'project':
         return this.projects.run(item);
       case 'goal':
@@ -90,13 +90,13 @@ export class WorkItemExecutor {
   }
 
   /** A task spawned under a standing approval is checked against its goal's spawn policy. */
-  private async runTask(item: WorkItem): Promise<WorkItemResult> {
+  private async runTask(item: WorkItem, signal?: AbortSignal): Promise<WorkItemResult> {
     const token = item.approval_token;
     if (token?.scope === 'standing' && item.parent !== null) {
       const goal = this.persistence.get(item.parent);
-      if (goal) return this.tasks.run(item, { goal });
+      if (goal) return this.tasks.run(item, { goal, signal });
       this.deps.audit.append('silas.executor.goal_missing', { work_item_id: item.id, parent: clip(item.parent, 200) });
     }
-    return this.tasks.run(item);
+    return this.tasks.run(item, { signal });
   }
 }

@@ -3,7 +3,7 @@ import type { VerificationReport } from '../../../src-shared/silas/execution.js'
 import { CONSULT_PLANNER, WorkItemResult, type WorkItem, type WorkItemResultStatus } from '../../../src-shared/silas/work.js';
 import { GateConfigError } from '../gates/provider.js';
 import type { ActiveGateSet } from '../gates/runner.js';
-import { runAttempt, type AttemptResult } from './attempt.js';
+import { INTERRUPTED, runAttempt, type AttemptResult } from './attempt.js';
 import { auditText, clip, verificationSummary } from './audit.js';
 import { BudgetTracker } from './budget.js';
 import { Admission } from './admission.js';
@@ -22,6 +22,8 @@ import type { AttemptFailure } from './types.js';
 export interface TaskRunOptions {
   /** The goal whose standing approval authorised this spawned task (re-checks its spawn policy). */
   goal?: WorkItem;
+  /** Aborted when the person stops the run: the current attempt ends and the task fails. */
+  signal?: AbortSignal;
 }
 
 /** §5.2.1 b: the briefing, then the previous failure, then the planner's guidance. */
@@ -66,10 +68,10 @@ export class TaskRunner {
       },
     });
     if (!admitted.ok) return admitted.result;
-    return this.loop(admitted.item, admitted.hash, prepared.gateSet!, prepared.artifacts);
+    return this.loop(admitted.item, admitted.hash, prepared.gateSet!, prepared.artifacts, options.signal);
   }
 
-  private async loop(item: WorkItem, hash: string, gateSet: ActiveGateSet, inputArtifacts: Record<string, string>): Promise<WorkItemResult> {
+  private async loop(item: WorkItem, hash: string, gateSet: ActiveGateSet, inputArtifacts: Record<string, string>, interrupt?: AbortSignal): Promise<WorkItemResult> {
     const limits = { ...DEFAULT_LIMITS, ...this.deps.limits };
     const budget = new BudgetTracker(item.budget, item.budget_used, this.now);
     const workDir = this.deps.workDirFor(item);
@@ -80,6 +82,7 @@ export class TaskRunner {
     let last: { attempt: AttemptResult; report: VerificationReport | null } | null = null;
 
     for (;;) {
+      if (interrupt?.aborted) return this.finish(item, 'failed', budget, last, INTERRUPTED, failures);
       const exhausted = budget.exhausted('attempt');
       if (exhausted.length > 0) return this.finish(item, 'stuck', budget, last, budget.describe(exhausted), failures);
       budget.charge({ attempts: 1 });
@@ -99,6 +102,7 @@ export class TaskRunner {
           instructions: buildInstructions(item, failures.at(-1), guidance, Object.keys(inputArtifacts)),
           failures,
           plannerGuidance: guidance,
+          interrupt,
           inputArtifacts,
           sandbox: { ...this.deps.sandbox, work_dir: workDir },
         },

@@ -12,7 +12,8 @@ export const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /** §4.6 EphemeralExecutor. */
 export interface EphemeralExecutor {
-  execute(envelope: ExecutionEnvelopeInput): Promise<ExecutionResult>;
+  /** `signal` stops the command at once (the caller's run ended); the result is then a failure. */
+  execute(envelope: ExecutionEnvelopeInput, options?: { signal?: AbortSignal }): Promise<ExecutionResult>;
 }
 
 export interface SandboxedExecutorOptions {
@@ -52,7 +53,7 @@ export class SandboxedEphemeralExecutor implements EphemeralExecutor {
     this.pythonArgv = options.pythonArgv ?? ['python3'];
   }
 
-  async execute(input: ExecutionEnvelopeInput): Promise<ExecutionResult> {
+  async execute(input: ExecutionEnvelopeInput, options: { signal?: AbortSignal } = {}): Promise<ExecutionResult> {
     const started = performance.now();
     const parsed = ExecutionEnvelope.safeParse(input);
     const executionId = typeof input?.execution_id === 'string' ? input.execution_id : 'unknown';
@@ -84,6 +85,7 @@ export class SandboxedEphemeralExecutor implements EphemeralExecutor {
         env: { PATH: SANDBOX_PATH, HOME: sandbox.workDir, LANG: 'C.UTF-8', ...envelope.sandbox_config.env },
         timeoutMs: envelope.timeout_seconds * 1000,
         maxOutputBytes: envelope.max_output_bytes,
+        signal: options.signal,
       });
       return this.toResult(envelope, sandbox, run, started);
     } catch (error) {

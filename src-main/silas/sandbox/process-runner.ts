@@ -12,6 +12,8 @@ export interface ProcessRunOptions {
   maxOutputBytes: number;
   /** Open fd 3 as a pipe and collect what the process writes to it (bwrap's --json-status-fd). */
   statusFd?: boolean;
+  /** Aborting kills the process group at once. */
+  signal?: AbortSignal;
 }
 
 export interface ProcessRunOutcome {
@@ -86,6 +88,9 @@ export function startProcess(file: string, args: readonly string[], options: Pro
       killTimer = setTimeout(() => signalGroup('SIGKILL'), KILL_GRACE_MS);
     }, options.timeoutMs);
     killNow = () => signalGroup('SIGKILL');
+    const onAbort = () => signalGroup('SIGKILL');
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
 
     if (options.stdin !== undefined && child.stdin) {
       // A process that exits without reading its input must not crash the runtime with EPIPE.
@@ -95,12 +100,14 @@ export function startProcess(file: string, args: readonly string[], options: Pro
 
     child.on('error', (error) => {
       closed = true;
+      options.signal?.removeEventListener('abort', onAbort);
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
       reject(error);
     });
     child.on('close', (code, signal) => {
       closed = true;
+      options.signal?.removeEventListener('abort', onAbort);
       clearTimeout(timeoutTimer);
       clearTimeout(killTimer);
       resolvePromise({

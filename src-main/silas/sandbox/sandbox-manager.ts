@@ -157,6 +157,7 @@ class BwrapSandbox implements Sandbox {
       timeoutMs: request.timeoutMs,
       maxOutputBytes: request.maxOutputBytes,
       statusFd: true,
+      signal: request.signal,
     });
     this.running.add(process);
     let outcome;

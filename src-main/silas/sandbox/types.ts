@@ -13,6 +13,8 @@ export interface SandboxRunRequest {
   timeoutMs: number;
   /** Cap per stream (stdout and stderr each); the rest is read and discarded. */
   maxOutputBytes: number;
+  /** Aborting kills the whole sandbox at once (the run was stopped: interrupted, out of budget). */
+  signal?: AbortSignal;
 }
 
 export interface SandboxRunResult {
