@@ -1,7 +1,7 @@
 import type { PendingPlanApproval } from '../../../src-shared/schemas/plan-approval.js';
 import type { PlanDecision } from '../../lib/cockpit.js';
 import { isElevated, type Risk } from '../../store/approval-queue.js';
-import type { ActionTone } from './review-format.js';
+import type { DecisionAction } from './review-format.js';
 import { formatRemaining } from './review-format.js';
 
 /* Pure text for plan approval cards (spec 002 §0.5.3, §5.11), tested on its own like review-format. */
@@ -50,13 +50,7 @@ export function planCountdownText(expiresAt: string, now: number): string {
   return left === 'expired' ? 'Expired — silas run gets a timeout and nothing runs' : `Expires in ${left}`;
 }
 
-export interface PlanActionSpec {
-  decision: PlanDecision;
-  label: string;
-  /** The card contract's consequence label (§0.5.3), shown with the button. */
-  consequence: string;
-  tone: ActionTone;
-}
+export type PlanActionSpec = DecisionAction<PlanDecision>;
 
 type PlanAction = Pick<PlanActionSpec, 'decision' | 'label' | 'consequence'>;
 

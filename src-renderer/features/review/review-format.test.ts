@@ -57,20 +57,20 @@ describe('actionsFor (CTA order, §0.5.3)', () => {
   it('recommends Allow once for low and medium risk, Always allow in the middle and Deny last', () => {
     for (const risk of ['low', 'medium'] as const) {
       const actions = actionsFor(risk);
-      expect(actions.map((a) => [a.label, a.recommended, a.tone])).toEqual([
-        ['Allow once', true, 'recommended'],
-        ['Always allow', false, 'secondary'],
-        ['Deny', false, 'secondary'],
+      expect(actions.map((a) => [a.label, a.tone])).toEqual([
+        ['Allow once', 'recommended'],
+        ['Always allow', 'secondary'],
+        ['Deny', 'secondary'],
       ]);
     }
   });
 
   it('recommends Deny first for high and critical risk, both allowing actions after it in the danger colour', () => {
     for (const risk of ['high', 'critical'] as const) {
-      expect(actionsFor(risk).map((a) => [a.label, a.recommended, a.tone])).toEqual([
-        ['Deny', true, 'recommended'],
-        ['Always allow', false, 'danger'],
-        ['Allow once', false, 'danger'],
+      expect(actionsFor(risk).map((a) => [a.label, a.tone])).toEqual([
+        ['Deny', 'recommended'],
+        ['Always allow', 'danger'],
+        ['Allow once', 'danger'],
       ]);
     }
   });
@@ -79,7 +79,7 @@ describe('actionsFor (CTA order, §0.5.3)', () => {
     for (const risk of ['low', 'medium', 'high', 'critical'] as const) {
       const actions = actionsFor(risk);
       expect(actions.findIndex((a) => a.decision === 'always_allow')).toBe(1);
-      expect(actions.filter((a) => a.recommended)).toHaveLength(1);
+      expect(actions.filter((a) => a.tone === 'recommended')).toHaveLength(1);
     }
   });
 

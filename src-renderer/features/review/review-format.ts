@@ -52,15 +52,16 @@ export type ApprovalChoice = DecisionChoice;
 /** How a button is drawn: emphasized, plain, or in the danger colour (an action that can do harm, not recommended). */
 export type ActionTone = 'recommended' | 'secondary' | 'danger';
 
-export interface ActionSpec {
-  decision: ApprovalChoice;
+/** One button of a decision card (tool call or plan) and the consequence it is labelled with (§0.5.3). */
+export interface DecisionAction<D extends string> {
+  decision: D;
   label: string;
   /** The card contract's consequence label (§0.5.3), shown with the button. */
   consequence: string;
-  /** Visually emphasized as the recommended action. */
-  recommended: boolean;
   tone: ActionTone;
 }
+
+export type ActionSpec = DecisionAction<ApprovalChoice>;
 
 type Action = Pick<ActionSpec, 'decision' | 'label' | 'consequence'>;
 
@@ -82,7 +83,7 @@ const DENY: Action = {
   consequence: 'The agent receives an error (-32004)',
 };
 
-const as = (action: Action, tone: ActionTone): ActionSpec => ({ ...action, tone, recommended: tone === 'recommended' });
+const as = (action: Action, tone: ActionTone): ActionSpec => ({ ...action, tone });
 
 /**
  * The card's buttons in CTA order (§0.5.3: recommended first, alternatives in the middle,

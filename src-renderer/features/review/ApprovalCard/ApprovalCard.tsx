@@ -1,6 +1,6 @@
-import { useId, useState } from 'react';
 import type { PendingApproval } from '../../../../src-shared/schemas/approval.js';
 import { isElevated } from '../../../store/approval-queue.js';
+import { CardDetails } from '../CardDetails/CardDetails.js';
 import { Countdown } from '../Countdown/Countdown.js';
 import { DecisionActions } from '../DecisionActions/DecisionActions.js';
 import { RiskBadge } from '../RiskBadge/RiskBadge.js';
@@ -21,8 +21,6 @@ export interface ApprovalCardProps {
  * (DLP-redacted) arguments behind Details — open from the start for high and critical risk.
  */
 export function ApprovalCard({ card, busy, error, onDecide }: ApprovalCardProps) {
-  const [detailsOpen, setDetailsOpen] = useState(() => isElevated(card.risk));
-  const detailsId = useId();
   return (
     <article className={`approval-card approval-card--${card.risk}`} aria-label={cardName(card)} aria-busy={busy || undefined}>
       <header className="approval-card__header">
@@ -43,24 +41,12 @@ export function ApprovalCard({ card, busy, error, onDecide }: ApprovalCardProps)
       </dl>
       <Countdown expiresAt={card.expiresAt} />
       <DecisionActions actions={actionsFor(card.risk)} busy={busy} error={error} onDecide={onDecide} />
-      <div className="approval-card__details">
-        <button type="button" className="button button--quiet" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
-          <span className="approval-card__chevron" aria-hidden="true">
-            ▸
-          </span>{' '}
-          Details
-        </button>
-        <div id={detailsId}>
-          {detailsOpen ? (
-            <>
-              <p className="approval-card__details-note">Arguments as the proxy sent them, with secrets redacted:</p>
-              <pre className="approval-card__args" aria-label="Arguments">
-                {formatArgs(card.args)}
-              </pre>
-            </>
-          ) : null}
-        </div>
-      </div>
+      <CardDetails initiallyOpen={isElevated(card.risk)}>
+        <p className="approval-card__details-note">Arguments as the proxy sent them, with secrets redacted:</p>
+        <pre className="approval-card__args" aria-label="Arguments">
+          {formatArgs(card.args)}
+        </pre>
+      </CardDetails>
     </article>
   );
 }

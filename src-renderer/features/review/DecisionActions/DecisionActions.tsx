@@ -1,13 +1,7 @@
 import { useId } from 'react';
-import type { ActionTone } from '../review-format.js';
+import type { DecisionAction } from '../review-format.js';
 
-/** One button of a decision card and the consequence it is labelled with (§0.5.3). */
-export interface DecisionAction<D extends string> {
-  decision: D;
-  label: string;
-  consequence: string;
-  tone: ActionTone;
-}
+export type { DecisionAction };
 
 export interface DecisionActionsProps<D extends string> {
   /** In CTA order: recommended first, the destructive or declining one last. */

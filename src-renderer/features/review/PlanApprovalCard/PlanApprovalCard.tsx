@@ -1,8 +1,8 @@
-import { useId, useState } from 'react';
 import type { PendingPlanApproval } from '../../../../src-shared/schemas/plan-approval.js';
 import type { PlanDecision } from '../../../lib/cockpit.js';
 import { isElevated } from '../../../store/approval-queue.js';
 import { shortPlanHash } from '../../../store/plans-slice.js';
+import { CardDetails } from '../CardDetails/CardDetails.js';
 import { Countdown } from '../Countdown/Countdown.js';
 import { DecisionActions } from '../DecisionActions/DecisionActions.js';
 import { budgetSummary, gatesText, planActionsFor, planCardName, planCountdownText, planIntentLine } from '../plan-format.js';
@@ -41,8 +41,6 @@ function Checks({ checks }: { checks: PendingPlanApproval['verify'] }) {
  * The plan body is only ever rendered as text.
  */
 export function PlanApprovalCard({ card, busy, error, onDecide }: PlanApprovalCardProps) {
-  const [detailsOpen, setDetailsOpen] = useState(() => isElevated(card.risk));
-  const detailsId = useId();
   const short = shortPlanHash(card.planHash);
   return (
     <article className={`approval-card plan-card approval-card--${card.risk}`} aria-label={planCardName(card)} aria-busy={busy || undefined}>
@@ -95,38 +93,26 @@ export function PlanApprovalCard({ card, busy, error, onDecide }: PlanApprovalCa
       </dl>
       <Countdown expiresAt={card.expiresAt} text={planCountdownText} />
       <DecisionActions actions={planActionsFor(card.risk)} busy={busy} error={error} onDecide={onDecide} />
-      <div className="approval-card__details">
-        <button type="button" className="button button--quiet" aria-expanded={detailsOpen} aria-controls={detailsId} onClick={() => setDetailsOpen((open) => !open)}>
-          <span className="approval-card__chevron" aria-hidden="true">
-            ▸
-          </span>{' '}
-          Details
-        </button>
-        <div id={detailsId}>
-          {detailsOpen ? (
-            <>
-              <dl className="approval-card__facts">
-                <div>
-                  <dt>Hash</dt>
-                  <dd>
-                    <code aria-label="Full plan hash">{card.planHash}</code>
-                  </dd>
-                </div>
-                <div>
-                  <dt>Item</dt>
-                  <dd>
-                    <code>{card.workItemId}</code>
-                  </dd>
-                </div>
-              </dl>
-              <p className="approval-card__details-note">The plan&apos;s briefing, shown as plain text:</p>
-              <pre className="approval-card__args" aria-label="Plan briefing">
-                {card.body || '(no briefing)'}
-              </pre>
-            </>
-          ) : null}
-        </div>
-      </div>
+      <CardDetails initiallyOpen={isElevated(card.risk)}>
+        <dl className="approval-card__facts">
+          <div>
+            <dt>Hash</dt>
+            <dd>
+              <code aria-label="Full plan hash">{card.planHash}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>Item</dt>
+            <dd>
+              <code>{card.workItemId}</code>
+            </dd>
+          </div>
+        </dl>
+        <p className="approval-card__details-note">The plan&apos;s briefing, shown as plain text:</p>
+        <pre className="approval-card__args" aria-label="Plan briefing">
+          {card.body || '(no briefing)'}
+        </pre>
+      </CardDetails>
     </article>
   );
 }
