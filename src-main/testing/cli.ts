@@ -34,3 +34,16 @@ export function runSilasProcess(argv: string[], env: NodeJS.ProcessEnv = process
 export function spawnSilas(argv: string[], env: NodeJS.ProcessEnv = process.env) {
   return spawn(process.execPath, [SILAS_BIN, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
+
+/** The real binary without blocking the test, so several can run at once (each start pays for tsx). */
+export function runSilasChild(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnSilas(argv, env);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
-import { SILAS_BIN, runSilas, runSilasProcess, type CliResult } from '../../testing/cli.js';
+import { runSilas, runSilasChild, runSilasProcess } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { describeExpectation, planApprovalCard, planRationale, planRisk } from '../../silas/review/plan-card.js';
 import { terminalSafe } from './plan.js';
@@ -14,18 +13,7 @@ const FIXTURES = join(import.meta.dirname, '../../silas/work/fixtures');
 const fixture = (name: string) => join(FIXTURES, name);
 const parsed = (name: string) => parsePlan(readFileSync(fixture(name), 'utf8'));
 
-/** The real binary, several at once (each start pays for tsx). */
-function silas(argv: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SILAS_BIN, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const silas = (argv: string[]) => runSilasChild(argv);
 
 function write(name: string, text: string | Buffer): string {
   const file = join(tempDir(), name);

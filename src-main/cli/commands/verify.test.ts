@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BubblewrapSandboxManager } from '../../silas/sandbox/index.js';
-import { SILAS_BIN, runSilas, type CliResult } from '../../testing/cli.js';
+import { runSilas, runSilasChild } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import type { CliIo } from '../io.js';
 import { createVerifyCommand } from './verify.js';
@@ -12,17 +11,7 @@ import { createVerifyCommand } from './verify.js';
 const tempDir = useTempDirs('silas-verify-cli-');
 const FIXTURES = join(import.meta.dirname, '../../silas/work/fixtures');
 
-function silas(argv: string[]): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SILAS_BIN, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const silas = (argv: string[]) => runSilasChild(argv);
 
 function plan(id: string, checks: string[]): string {
   const file = join(tempDir(), `${id}.md`);
