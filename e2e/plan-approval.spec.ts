@@ -34,19 +34,23 @@ async function openReview(page: Page): Promise<void> {
 }
 
 test.describe('a Silas plan approved in the cockpit, executed in the sandbox, verified outside it', () => {
+  /** The test's own directory, its plan, the scripted agent's calls and the task's work directory. */
   let dir = '';
+  let plan = '';
+  let calls = '';
+  let workDir = '';
   test.beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'silas-e2e-plan-'));
+    plan = join(dir, 'plan.md');
+    calls = join(dir, 'calls.json');
+    workDir = join(dir, 'work');
+    writeFileSync(plan, PLAN);
+    writeFileSync(calls, CALLS);
+    mkdirSync(workDir);
   });
   test.afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   test('Approve and sign runs the plan once; its verify check decides success; the chain holds every step', async ({ page, silas, browserProblems }) => {
-    const plan = join(dir, 'plan.md');
-    const calls = join(dir, 'calls.json');
-    const workDir = join(dir, 'work');
-    writeFileSync(plan, PLAN);
-    writeFileSync(calls, CALLS);
-    mkdirSync(workDir);
     await openCockpit(page, silas);
     await openReview(page);
 
@@ -84,12 +88,6 @@ test.describe('a Silas plan approved in the cockpit, executed in the sandbox, ve
   });
 
   test('Deny runs nothing and silas run says so', async ({ page, silas, browserProblems }) => {
-    const plan = join(dir, 'plan.md');
-    const calls = join(dir, 'calls.json');
-    const workDir = join(dir, 'work');
-    writeFileSync(plan, PLAN);
-    writeFileSync(calls, CALLS);
-    mkdirSync(workDir);
     await openCockpit(page, silas);
     await openReview(page);
 
