@@ -20,6 +20,7 @@ export const ErrorCode = {
   Locked: 'E_HOME_LOCKED',
   PortInUse: 'E_PORT_IN_USE',
   Permission: 'E_PERMISSION',
+  LedgerTampered: 'E_LEDGER_TAMPERED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

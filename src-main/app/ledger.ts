@@ -2,8 +2,11 @@ import { statSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { SqliteAuditLog } from '../audit/audit-log.js';
+import { CHECKPOINT_MAX_AGE_MS } from '../audit/checkpointer.js';
+import { verifyLegacyChain } from '../audit/legacy.js';
+import { LedgerTamperError, type LedgerKeys } from '../audit/ledger-keys.js';
 import { AuditRepository } from '../audit/repository.js';
-import type { TrustedKeys } from '../audit/verify.js';
+import { LedgerKeyVault, type LedgerSecret } from '../keys/ledger-key.js';
 import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../keys/owner-key.js';
 import { PublicKeyRepository } from '../keys/public-keys.js';
 import { KEYRING_SERVICE, type SecretStore } from '../keys/secret-store.js';
@@ -11,20 +14,22 @@ import { openDatabase } from '../store/database.js';
 import { prepareHome } from './home.js';
 import { homePaths, type HomePaths } from './paths.js';
 
-export type KeySource = 'keyring' | 'database';
-
 export interface Ledger {
   paths: HomePaths;
   db: Database.Database;
   audit: SqliteAuditLog;
-  publicKeys: PublicKeyRepository;
   /** Present when the owner key could be loaded from the OS keyring. */
   signer: OwnerSigner | null;
-  /** Where the keys that verify checkpoints came from. */
-  keySource: KeySource;
+  /**
+   * The only keys whose signatures authorise anything: the owner key from the OS keyring, or
+   * none when the keyring cannot be reached (authorisation then fails closed). Keys listed in
+   * the database are never trusted (DESIGN invariant 9).
+   */
+  trustedKeys(): ReadonlyMap<string, Uint8Array>;
   ownerFingerprint: string;
   /** True when this call created the database or the key. */
   created: { database: boolean; key: boolean };
+  /** Checkpoints what is unprotected, then closes the database (raises a tamper error rather than sign over one). */
   close(): void;
 }
 
@@ -32,17 +37,21 @@ export interface OpenLedgerOptions {
   /** `init`: create the home, database and key when absent. */
   create: boolean;
   /**
-   * `signer`: the owner key must be in the keyring (start, init, anything that signs).
-   * `verify`: use the keyring key when reachable, else the public key recorded at init.
+   * `signer`: the keyring must hold this home's keys (start, init, run, proxies: anything that writes).
+   * `verify`: open even without the keyring, for reading; appending and verifying then fail
+   * closed with a message that says how to unlock it.
    */
   keys: 'signer' | 'verify';
   secretStore: SecretStore;
   now?: () => Date;
+  /** Long-lived writers (runtime, proxies) checkpoint this long after an append even when idle. */
+  idleCheckpointMs?: number;
+  onCheckpointError?: (error: unknown) => void;
 }
 
 /**
- * Opens a data home's ledger: database (with migrations), owner key and audit log. Shared by
- * the runtime and every CLI command so they agree on what "this home" means.
+ * Opens a data home's ledger: database (with migrations), owner key, ledger key and audit
+ * log. Shared by the runtime and every CLI command so they agree on what "this home" means.
  */
 export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
   const paths = homePaths(home);
@@ -54,6 +63,7 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
   // The keyring is probed before the database is created, so a machine without a keyring is
   // told so without being left with a half-initialised home.
   let signer: OwnerSigner | null = null;
+  let keyringProblem = `holds no owner key for this home (${options.secretStore.description}, account ${vault.account})`;
   let keyCreated = false;
   if (options.keys === 'signer') {
     signer = vault.load();
@@ -61,8 +71,8 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
   } else {
     try {
       signer = vault.load();
-    } catch {
-      signer = null;
+    } catch (error) {
+      keyringProblem = `is not reachable (${(error as Error).message})`;
     }
   }
 
@@ -89,31 +99,96 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
     if (signer && registered.length === 0) {
       publicKeys.register({ fingerprint: signer.fingerprint, publicKey: signer.publicKey, keyringService: KEYRING_SERVICE, keyringAccount: vault.account, createdAt: now().toISOString() });
     }
-    const trusted: Map<string, Uint8Array> = new Map();
-    let keySource: KeySource = 'keyring';
+
+    const repository = new AuditRepository(db);
+    let keys: LedgerKeys | null = null;
+    let sealed: { entries: number; hash: string } | null = null;
     if (signer) {
-      trusted.set(signer.fingerprint, signer.publicKey);
-    } else {
-      keySource = 'database';
-      for (const key of publicKeys.all()) trusted.set(key.fingerprint, key.publicKey);
+      const owner = signer;
+      const loaded = repository.underWriteLock(() => loadOrCreateLedgerKey(db, repository, new LedgerKeyVault(options.secretStore, home), owner, now));
+      keys = { chain: loaded.secret.chain, keyedFrom: loaded.secret.keyedFrom, anchors: loaded.secret.anchors, signer: owner };
+      sealed = loaded.sealed;
     }
-    const ownerFingerprint = signer?.fingerprint ?? publicKeys.all()[0]?.fingerprint ?? 'unknown';
-    const audit = new SqliteAuditLog({ repository: new AuditRepository(db), signer: signer ?? undefined, trustedKeys: trusted as TrustedKeys, now });
+    const audit = new SqliteAuditLog({
+      repository,
+      keys,
+      keysUnavailable: keyringProblem,
+      now,
+      idleCheckpointMs: keys ? options.idleCheckpointMs : undefined,
+      onCheckpointError: options.onCheckpointError,
+    });
+    if (sealed) {
+      audit.sealLegacy(sealed.entries, sealed.hash);
+      audit.writeCheckpoint();
+    }
+
+    // One home, one owner key: any other key in the table was put there by someone else.
+    const foreign = registered.filter((k) => k.fingerprint !== signer?.fingerprint).map((k) => k.fingerprint);
+    if ((signer && foreign.length > 0) || (!signer && registered.length > 1)) {
+      const reason = `the owner_keys table lists ${signer ? `key(s) other than the owner key in the OS keyring (${signer.fingerprint}): ${foreign.join(', ')}` : `${registered.length} keys for one home`}; they are never trusted`;
+      if (keys) audit.append('audit.tamper_detected', { table: 'owner_keys', foreign_fingerprints: foreign, reason });
+      throw new SilasError(ErrorCode.LedgerTampered, `the database of ${home} was altered outside Silas: ${reason}. Nothing was run; remove those rows only after finding out who added them (see docs/ledger.md)`);
+    }
+
+    const trusted: ReadonlyMap<string, Uint8Array> = signer ? new Map([[signer.fingerprint, signer.publicKey as Uint8Array]]) : new Map();
     return {
       paths,
       db,
       audit,
-      publicKeys,
       signer,
-      keySource,
-      ownerFingerprint,
+      trustedKeys: () => trusted,
+      ownerFingerprint: signer?.fingerprint ?? registered[0]?.fingerprint ?? 'unknown',
       created: { database: !dbExisted, key: keyCreated },
-      close: () => db.close(),
+      close: () => {
+        try {
+          audit.close();
+        } finally {
+          db.close();
+        }
+      },
     };
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+interface ChainStateRow {
+  key_id: string;
+  keyed_from: number;
+}
+
+/**
+ * Under the write lock, so two processes opening a legacy home at once mint one key, not two.
+ * A home whose database says it is keyed never gets a fresh key: that would let a new key
+ * vouch for entries the old one no longer protects.
+ */
+function loadOrCreateLedgerKey(db: Database.Database, repo: AuditRepository, vault: LedgerKeyVault, signer: OwnerSigner, now: () => Date): { secret: LedgerSecret; sealed: { entries: number; hash: string } | null } {
+  const state = db.prepare('SELECT key_id, keyed_from FROM audit_chain_state WHERE id = 1').get() as ChainStateRow | undefined;
+  const mirror = (secret: LedgerSecret) =>
+    db.prepare('INSERT OR REPLACE INTO audit_chain_state (id, key_id, keyed_from, keyed_at) VALUES (1, ?, ?, ?)').run(secret.chain.keyId, secret.keyedFrom, now().toISOString());
+  const existing = vault.load();
+  if (existing) {
+    if (state && state.key_id !== existing.chain.keyId) {
+      throw new SilasError(ErrorCode.KeyMissing, `the ledger key in the OS keyring (${vault.description}, id ${existing.chain.keyId}) is not the one this home's chain is keyed with (id ${state.key_id}); unlock the keyring that holds it, or use another --home`);
+    }
+    if (!state) mirror(existing);
+    return { secret: existing, sealed: null };
+  }
+  if (state) {
+    throw new SilasError(
+      ErrorCode.KeyMissing,
+      `this home's audit chain is keyed (since entry ${state.keyed_from}) by ledger key ${state.key_id}, which is not in the OS keyring (${vault.description}); unlock or restore the keyring that holds it — a new key would leave every keyed entry unverifiable`,
+    );
+  }
+  const head = repo.head();
+  if (head) {
+    const problem = verifyLegacyChain(repo, signer);
+    if (problem) throw new LedgerTamperError(problem.index, `the existing (unkeyed) chain cannot be sealed under a ledger key: ${problem.reason}`);
+  }
+  const secret = vault.create(head ? head.index + 1 : 0);
+  mirror(secret);
+  return { secret, sealed: head ? { entries: head.index + 1, hash: head.hash } : null };
 }
 
 function databaseExists(file: string): boolean {
@@ -124,9 +199,12 @@ function databaseExists(file: string): boolean {
   }
 }
 
+/** How often long-lived writers checkpoint when idle. */
+export const IDLE_CHECKPOINT_MS = CHECKPOINT_MAX_AGE_MS;
+
 /**
- * First use of a home is itself an audited decision: record which key now owns it and sign a
- * first checkpoint, so even an empty chain has an anchor. Returns whether anything was new.
+ * First use of a home is itself an audited decision: record which key now owns it (the ledger
+ * checkpoints the first keyed entries at once). Returns whether anything was new.
  */
 export function recordInitialisation(ledger: Ledger): boolean {
   if (!ledger.created.database && !ledger.created.key) return false;

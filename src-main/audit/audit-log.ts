@@ -3,10 +3,11 @@ import type { JsonObject } from '../../src-shared/schemas/json.js';
 import type { AuditCheckpoint, AuditEntry, ChainHead, ChainVerification } from '../../src-shared/schemas/audit.js';
 import { AuditEventName } from '../../src-shared/schemas/audit.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
-import type { OwnerSigner } from '../keys/owner-key.js';
-import { checkpointSigningBytes, normaliseData } from './chain.js';
-import { AuditRepository, rowToEntry } from './repository.js';
-import { verifyFromCheckpoint, verifyWholeChain, type TrustedKeys } from './verify.js';
+import { CHAIN_KEYED_EVENT, CHECKPOINT_EVENT, linkHash, normaliseData } from './chain.js';
+import { Checkpointer } from './checkpointer.js';
+import { LedgerTamperError, keysMissing, type LedgerKeys } from './ledger-keys.js';
+import { AuditRepository, rowToEntry, type NewEntry } from './repository.js';
+import { verifyFromCheckpoint, verifyWholeChain } from './verify.js';
 
 export interface AuditPage {
   entries: AuditEntry[];
@@ -30,9 +31,20 @@ export interface AuditLog {
 
 export interface AuditLogDeps {
   repository: AuditRepository;
-  /** Signs checkpoints; absent in read-only tools that only verify. */
-  signer?: OwnerSigner;
-  trustedKeys: TrustedKeys;
+  /**
+   * The keyring-held keys. Without them the log can still be read, but appending and
+   * verifying fail closed (DESIGN invariant 9): nothing found in the database is trusted.
+   */
+  keys: LedgerKeys | null;
+  /** Why `keys` is null, for the error that says how to fix it. */
+  keysUnavailable?: string;
+  /**
+   * Long-lived writers (runtime, proxies): this long after an append that left entries
+   * unprotected, checkpoint them even if nothing else is appended.
+   */
+  idleCheckpointMs?: number;
+  /** Told when a background checkpoint fails (the next append reports it again). */
+  onCheckpointError?: (error: unknown) => void;
   now?: () => Date;
   newId?: () => string;
 }
@@ -41,8 +53,12 @@ export interface AuditLogDeps {
 const validEventNames = new Set<string>();
 const MAX_CACHED_EVENT_NAMES = 1024;
 
+/** Written only by the ledger itself: a caller's entry under these names would pose as a checkpoint or seal. */
+const RESERVED_EVENTS = new Set([CHECKPOINT_EVENT, CHAIN_KEYED_EVENT]);
+
 function checkEventName(event: string): void {
   if (validEventNames.has(event)) return;
+  if (RESERVED_EVENTS.has(event)) throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}" is reserved for the ledger itself; choose another name`);
   const name = AuditEventName.safeParse(event);
   if (!name.success) {
     throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}": ${name.error.issues[0]?.message ?? 'invalid name'}`);
@@ -86,11 +102,20 @@ export class SqliteAuditLog implements AuditLog {
   private readonly repo: AuditRepository;
   private readonly now: () => Date;
   private readonly newId: () => string;
+  private readonly checkpointer: Checkpointer | null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private tamperRecorded = false;
 
   constructor(private readonly deps: AuditLogDeps) {
     this.repo = deps.repository;
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? (() => timeOrderedId());
+    this.checkpointer = deps.keys ? new Checkpointer(this.repo, deps.keys, this.now, this.newId) : null;
+  }
+
+  private requireKeys(what: string): { keys: LedgerKeys; checkpointer: Checkpointer } {
+    if (!this.deps.keys || !this.checkpointer) throw keysMissing(what, this.deps.keysUnavailable ?? 'this process was not given');
+    return { keys: this.deps.keys, checkpointer: this.checkpointer };
   }
 
   append(event: string, data: JsonObject = {}): AuditEntry {
@@ -103,28 +128,104 @@ export class SqliteAuditLog implements AuditLog {
       const data = normaliseData(item.data ?? {});
       return { id: this.newId(), ts: this.now().toISOString(), event: item.event, dataJson: data.json, data: data.value };
     });
-    return this.repo.append(prepared);
+    return this.appendPrepared(prepared);
   }
 
+  /**
+   * The first keyed entry of a home that has unkeyed entries: its keyed hash covers the legacy
+   * head through `prev_hash`, so rewriting any legacy entry now breaks a keyed link.
+   */
+  sealLegacy(legacyEntries: number, legacyHeadHash: string): AuditEntry {
+    const data = normaliseData({ legacy_entries: legacyEntries, legacy_head_hash: legacyHeadHash });
+    return this.appendPrepared([{ id: this.newId(), ts: this.now().toISOString(), event: CHAIN_KEYED_EVENT, dataJson: data.json, data: data.value }])[0]!;
+  }
+
+  private appendPrepared(prepared: readonly NewEntry[]): AuditEntry[] {
+    const { keys, checkpointer } = this.requireKeys('append to the audit ledger');
+    const link = (prev: string, body: Parameters<typeof linkHash>[3]) => linkHash(keys.chain, keys.keyedFrom, prev, body);
+    let appended: AuditEntry[];
+    try {
+      appended = this.repo.underWriteLock(() => {
+        // Entries older than the age limit are checkpointed before ours, so a decision stays the newest entry.
+        if (checkpointer.dueBeforeAppend()) checkpointer.writeLocked();
+        const entries = this.repo.insertLinked(prepared, link);
+        if (checkpointer.dueAfterAppend()) checkpointer.writeLocked();
+        return entries;
+      });
+    } catch (error) {
+      if (error instanceof LedgerTamperError) this.recordTamper(error, prepared, link);
+      throw error;
+    }
+    this.armIdleCheckpoint();
+    return appended;
+  }
+
+  /**
+   * Leaves a keyed trace of a refused checkpoint (once per process): the refusal itself must
+   * not vanish with the rolled-back append. The entries are linked, never signed over.
+   */
+  private recordTamper(error: LedgerTamperError, refused: readonly NewEntry[], link: Parameters<AuditRepository['insertLinked']>[1]): void {
+    if (this.tamperRecorded) return;
+    this.tamperRecorded = true;
+    try {
+      const dataJson = normaliseData({ index: error.index, reason: error.message.slice(0, 2000), refused_events: refused.map((e) => e.event).slice(0, 20) }).json;
+      this.repo.underWriteLock(() => this.repo.insertLinked([{ id: this.newId(), ts: this.now().toISOString(), event: 'audit.tamper_detected', dataJson }], link));
+    } catch {
+      // The refusal is still raised to the caller; a ledger we cannot write to says nothing more.
+    }
+  }
+
+  private armIdleCheckpoint(): void {
+    const delay = this.deps.idleCheckpointMs;
+    if (delay === undefined || this.idleTimer) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      try {
+        this.checkpointIfUnprotected();
+      } catch (error) {
+        this.deps.onCheckpointError?.(error);
+      }
+    }, delay);
+    this.idleTimer.unref();
+  }
+
+  private checkpointIfUnprotected(): AuditCheckpoint | null {
+    const { checkpointer } = this.requireKeys('write an audit checkpoint');
+    return this.repo.underWriteLock(() => (checkpointer.unprotected() ? checkpointer.writeLocked() : null));
+  }
+
+  /** Forces a checkpoint over the current head (a no-op when the head is the latest checkpoint). */
   writeCheckpoint(): AuditCheckpoint | null {
-    const signer = this.deps.signer;
-    if (!signer) throw new SilasError(ErrorCode.KeyMissing, 'cannot write an audit checkpoint without the owner key; unlock the OS keyring');
-    const head = this.repo.head();
-    if (!head) return null;
-    const latest = this.repo.latestCheckpoint();
-    if (latest && latest.index === head.index && latest.hash === head.hash) return latest;
-    const body = { id: this.newId(), index: head.index, hash: head.hash, createdAt: this.now().toISOString(), keyFingerprint: signer.fingerprint };
-    const checkpoint: AuditCheckpoint = { ...body, signature: signer.sign(checkpointSigningBytes(body)).toString('base64') };
-    this.repo.insertCheckpoint(checkpoint);
-    return checkpoint;
+    const { checkpointer } = this.requireKeys('write an audit checkpoint');
+    try {
+      return this.repo.underWriteLock(() => checkpointer.writeLocked());
+    } catch (error) {
+      if (error instanceof LedgerTamperError && this.deps.keys) {
+        const keys = this.deps.keys;
+        this.recordTamper(error, [], (prev, body) => linkHash(keys.chain, keys.keyedFrom, prev, body));
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Stops the idle timer and checkpoints what is unprotected, so a writer that exits leaves
+   * nothing behind that could be edited or truncated unnoticed. Raises a tamper error instead
+   * of signing over a broken chain.
+   */
+  close(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (!this.checkpointer) return;
+    if (this.repo.underWriteLock(() => this.checkpointer!.unprotected())) this.writeCheckpoint();
   }
 
   verifyChain(): ChainVerification {
-    return verifyWholeChain(this.repo, this.deps.trustedKeys);
+    return verifyWholeChain(this.repo, this.requireKeys('verify the audit ledger').keys);
   }
 
   verifyFromCheckpoint(checkpointId?: string): ChainVerification {
-    return verifyFromCheckpoint(this.repo, this.deps.trustedKeys, checkpointId);
+    return verifyFromCheckpoint(this.repo, this.requireKeys('verify the audit ledger').keys, checkpointId);
   }
 
   list(before: number | undefined, limit: number): AuditPage {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src-shared/canonical.js';
 import type { JsonObject } from '../../src-shared/schemas/json.js';
+import type { ChainKey } from '../keys/ledger-key.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -22,10 +23,29 @@ export function canonicalEntryText(body: EntryBody): string {
   return `{"data":${body.dataJson},"event":${JSON.stringify(body.event)},"id":${JSON.stringify(body.id)},"index":${body.index},"ts":${JSON.stringify(body.ts)}}`;
 }
 
-/** hash = sha256(prev_hash ‖ canonical entry), both as UTF-8 text; hex output. */
+/**
+ * The legacy, unkeyed link: sha256(prev_hash ‖ canonical entry), both as UTF-8 text; hex
+ * output. Anyone can recompute it, so it only stands for entries written before a home's ledger
+ * key existed (below `keyedFrom`), which the first keyed entry seals.
+ */
 export function entryHash(prevHash: string, body: EntryBody): string {
   return createHash('sha256').update(prevHash, 'utf8').update(canonicalEntryText(body), 'utf8').digest('hex');
 }
+
+/** The keyed link: HMAC-SHA256(ledger key, prev_hash ‖ canonical entry); hex output. */
+export function keyedEntryHash(key: ChainKey, prevHash: string, body: EntryBody): string {
+  return key.mac(prevHash, canonicalEntryText(body));
+}
+
+/** How the entry at `body.index` is linked: keyed from `keyedFrom` on, legacy sha256 below it. */
+export function linkHash(key: ChainKey, keyedFrom: number, prevHash: string, body: EntryBody): string {
+  return body.index >= keyedFrom ? key.mac(prevHash, canonicalEntryText(body)) : entryHash(prevHash, body);
+}
+
+/** The chain entry that records a checkpoint, so deleting a checkpoint row leaves a keyed trace. */
+export const CHECKPOINT_EVENT = 'audit.checkpoint';
+/** The first keyed entry of a home that had unkeyed (legacy) entries. */
+export const CHAIN_KEYED_EVENT = 'audit.chain_keyed';
 
 /** Normalises caller data to canonical JSON text; rejects what JSON cannot carry. */
 export function canonicalData(data: unknown): string {

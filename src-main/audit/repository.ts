@@ -1,6 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { AuditCheckpoint, AuditEntry, ChainHead } from '../../src-shared/schemas/audit.js';
-import { GENESIS_HASH, entryHash } from './chain.js';
+import { GENESIS_HASH, type EntryBody } from './chain.js';
+
+/** Computes the hash that links an entry to its predecessor (keyed or legacy). */
+export type LinkHash = (prevHash: string, body: EntryBody) => string;
 
 export interface EntryRow {
   idx: number;
@@ -38,7 +41,8 @@ export class AuditRepository {
   private readonly pageBeforeStmt;
   private readonly afterStmt;
   private readonly countStmt;
-  private readonly appendTx;
+  private readonly latestCheckpointStmt;
+  private readonly writeTx;
 
   constructor(private readonly db: Database.Database) {
     this.headStmt = db.prepare('SELECT idx, hash FROM audit_entries ORDER BY idx DESC LIMIT 1');
@@ -47,25 +51,28 @@ export class AuditRepository {
     this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
     this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM audit_entries');
-    this.appendTx = db.transaction((batch: readonly NewEntry[]) => this.appendLocked(batch));
+    this.latestCheckpointStmt = db.prepare('SELECT * FROM audit_checkpoints ORDER BY idx DESC, created_at DESC LIMIT 1');
+    this.writeTx = db.transaction((fn: () => unknown) => fn());
   }
 
   /**
-   * Appends entries in one `BEGIN IMMEDIATE` transaction: the head is read under the write
-   * lock, so concurrent writers in other processes serialise instead of forking the chain.
+   * Runs `fn` in one `BEGIN IMMEDIATE` transaction: the head is read under the write lock, so
+   * concurrent writers in other processes serialise instead of forking the chain, and a
+   * checkpoint decided here cannot race another writer's. Inside a caller's transaction (a
+   * consumed approval nonce) this runs as a savepoint of it.
    */
-  append(items: readonly NewEntry[]): AuditEntry[] {
-    // Inside a caller's transaction (a consumed approval nonce) this runs as a savepoint of it.
-    return this.appendTx.immediate(items);
+  underWriteLock<T>(fn: () => T): T {
+    return this.writeTx.immediate(fn) as T;
   }
 
-  private appendLocked(batch: readonly NewEntry[]): AuditEntry[] {
+  /** Inserts entries after the current head; call only under the write lock. */
+  insertLinked(batch: readonly NewEntry[], link: LinkHash): AuditEntry[] {
     const head = this.headStmt.get() as { idx: number; hash: string } | undefined;
     let index = head ? head.idx + 1 : 0;
     let prevHash = head ? head.hash : GENESIS_HASH;
     const out: AuditEntry[] = [];
     for (const item of batch) {
-      const hash = entryHash(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
+      const hash = link(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
       this.insertStmt.run(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
       out.push({ index, id: item.id, ts: item.ts, event: item.event, data: item.data ?? (JSON.parse(item.dataJson) as AuditEntry['data']), prevHash, hash });
       prevHash = hash;
@@ -97,6 +104,11 @@ export class AuditRepository {
     return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? ORDER BY idx ASC').iterate(index) as IterableIterator<EntryRow>;
   }
 
+  /** Rows `from..to` (inclusive) in chain order. */
+  iterateRange(from: number, to: number): IterableIterator<EntryRow> {
+    return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? AND idx <= ? ORDER BY idx ASC').iterate(from, to) as IterableIterator<EntryRow>;
+  }
+
   iterateSince(isoTime: string | undefined): IterableIterator<EntryRow> {
     if (isoTime === undefined) return this.iterateFrom(0);
     return this.db.prepare('SELECT * FROM audit_entries WHERE ts >= ? ORDER BY idx ASC').iterate(isoTime) as IterableIterator<EntryRow>;
@@ -122,7 +134,7 @@ export class AuditRepository {
   }
 
   latestCheckpoint(): AuditCheckpoint | null {
-    const row = this.db.prepare('SELECT * FROM audit_checkpoints ORDER BY idx DESC, created_at DESC LIMIT 1').get() as CheckpointRow | undefined;
+    const row = this.latestCheckpointStmt.get() as CheckpointRow | undefined;
     return row ? toCheckpoint(row) : null;
   }
 }

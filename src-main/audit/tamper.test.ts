@@ -21,7 +21,8 @@ describe('audit chain verification', () => {
   it('accepts an untouched chain with its checkpoints', () => {
     const ledger = ledgerWith(50, 30);
     ledger.audit.writeCheckpoint();
-    expect(ledger.audit.verifyChain()).toEqual({ valid: true, entries: 50, checkpoints: 2, firstInvalid: null });
+    // Each checkpoint is itself an entry of the chain: 50 entries and 2 checkpoint records.
+    expect(ledger.audit.verifyChain()).toEqual({ valid: true, entries: 52, checkpoints: 2, firstInvalid: null });
     expect(ledger.reopen().verifyChain().valid).toBe(true);
   });
 
@@ -46,13 +47,13 @@ describe('audit chain verification', () => {
     expect(ledger.audit.verifyChain().firstInvalid?.index).toBe(4);
   });
 
-  it('detects a row whose hash was recomputed to match its edited content (the link to the next row breaks)', () => {
+  it('detects a row whose hash was recomputed without the ledger key, at that row', () => {
     const ledger = ledgerWith(10);
     const row = ledger.db.prepare('SELECT * FROM audit_entries WHERE idx = 5').get() as { id: string; ts: string; event: string; prev_hash: string };
     const dataJson = '{"note":"forged","seq":5}';
     const forgedHash = entryHash(row.prev_hash, { index: 5, id: row.id, ts: row.ts, event: row.event, dataJson });
     ledger.db.prepare('UPDATE audit_entries SET data = ?, hash = ? WHERE idx = 5').run(dataJson, forgedHash);
-    expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 6, reason: expect.stringContaining('does not link') });
+    expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 5, reason: expect.stringContaining('keyed hash does not match') });
   });
 
   it('detects a deleted row at the missing index', () => {
@@ -85,7 +86,7 @@ describe('audit chain verification', () => {
     expect(ledger.db.prepare('SELECT COUNT(*) AS n FROM audit_entries').get()).toEqual({ n: 11 });
     const result = ledger.audit.verifyChain();
     expect(result.valid).toBe(false);
-    expect(result.firstInvalid?.index).toBe(5);
+    expect(result.firstInvalid?.index).toBe(4);
   });
 
   it('detects truncation of entries that a signed checkpoint covers, at the first missing index', () => {
@@ -94,7 +95,7 @@ describe('audit chain verification', () => {
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 12, reason: expect.stringContaining('truncated') });
   });
 
-  it('a rewritten chain (every hash recomputed) is caught by the signed checkpoint', () => {
+  it('a rewritten chain (every hash recomputed without the key) is caught at its first entry', () => {
     const ledger = ledgerWith(10, 9);
     const rows = ledger.db.prepare('SELECT * FROM audit_entries ORDER BY idx').all() as { idx: number; id: string; ts: string; event: string; data: string }[];
     let prev = '0'.repeat(64);
@@ -105,13 +106,14 @@ describe('audit chain verification', () => {
       rewrite.run(data, prev, hash, row.idx);
       prev = hash;
     }
-    expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 9, reason: expect.stringContaining('differs from signed checkpoint') });
+    expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 0, reason: expect.stringContaining('keyed hash does not match') });
   });
 
   it('detects a forged checkpoint signature and an edited checkpoint', () => {
     const forged = ledgerWith(5, 4);
     forged.db.prepare('UPDATE audit_checkpoints SET signature = ?').run(Buffer.alloc(64, 7).toString('base64'));
-    expect(forged.audit.verifyChain().firstInvalid).toMatchObject({ index: 4, reason: expect.stringContaining('invalid signature') });
+    // The checkpoint signs its own record, entry 5.
+    expect(forged.audit.verifyChain().firstInvalid).toMatchObject({ index: 5, reason: expect.stringContaining('invalid signature') });
 
     const edited = ledgerWith(5, 4);
     edited.db.prepare('UPDATE audit_checkpoints SET idx = 2').run();
@@ -130,9 +132,9 @@ describe('audit chain verification', () => {
   it('a replayed checkpoint signature on another index does not verify', () => {
     const ledger = ledgerWith(6, 2);
     ledger.audit.writeCheckpoint();
-    const [first] = ledger.audit.verifyChain().valid ? (ledger.db.prepare('SELECT signature FROM audit_checkpoints ORDER BY idx').all() as { signature: string }[]) : [];
-    ledger.db.prepare('UPDATE audit_checkpoints SET signature = ? WHERE idx = 5').run(first!.signature);
-    expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 5, reason: expect.stringContaining('invalid signature') });
+    const [first, second] = ledger.audit.verifyChain().valid ? (ledger.db.prepare('SELECT idx, signature FROM audit_checkpoints ORDER BY idx').all() as { idx: number; signature: string }[]) : [];
+    ledger.db.prepare('UPDATE audit_checkpoints SET signature = ? WHERE idx = ?').run(first!.signature, second!.idx);
+    expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: second!.idx, reason: expect.stringContaining('invalid signature') });
   });
 });
 
@@ -149,10 +151,11 @@ describe('incremental verification from a checkpoint', () => {
     expect(ledger.audit.verifyFromCheckpoint().firstInvalid?.index).toBe(25);
   });
 
-  it('detects tampering of the anchored entry itself', () => {
+  it('detects tampering of the anchored checkpoint entry itself', () => {
     const ledger = ledgerWith(30, 19);
-    ledger.db.prepare("UPDATE audit_entries SET data = '{}' WHERE idx = 19").run();
-    expect(ledger.audit.verifyFromCheckpoint().firstInvalid?.index).toBe(19);
+    // Entry 20 is the checkpoint's own record, the one the keyring anchors.
+    ledger.db.prepare("UPDATE audit_entries SET data = json_set(data, '$.entries_verified', 0) WHERE idx = 20").run();
+    expect(ledger.audit.verifyFromCheckpoint().firstInvalid?.index).toBe(20);
   });
 
   it('detects truncation below the checkpoint and a named checkpoint that does not exist', () => {

@@ -1,106 +1,191 @@
 import type { AuditCheckpoint, ChainBreak, ChainVerification } from '../../src-shared/schemas/audit.js';
 import { verifyEd25519 } from '../keys/ed25519.js';
-import { GENESIS_HASH, checkpointSigningBytes, entryHash } from './chain.js';
+import type { CheckpointAnchor } from '../keys/ledger-key.js';
+import { CHECKPOINT_EVENT, GENESIS_HASH, checkpointSigningBytes, linkHash } from './chain.js';
+import type { LedgerKeys } from './ledger-keys.js';
 import type { AuditRepository, EntryRow } from './repository.js';
 
-/** Public keys whose checkpoint signatures are accepted, by fingerprint. */
-export type TrustedKeys = ReadonlyMap<string, Uint8Array>;
-
-interface WalkResult {
-  entries: number;
-  lastIndex: number;
-  lastHash: string;
-  hashes: Map<number, string>;
-  firstInvalid: ChainBreak | null;
+/** What one verification looks at, read consistently: see `captureLedgerState`. */
+export interface LedgerState {
+  anchor: CheckpointAnchor | null;
+  /** Index of the last entry, -1 for an empty chain. */
+  headIndex: number;
+  checkpoints: AuditCheckpoint[];
 }
 
 /**
- * Walks the chain from `startIndex`, checking numbering, linkage and every hash. Records the
- * hashes at the given indexes so checkpoints can be compared without a second pass.
+ * Reads the keyring anchor, the head and the checkpoint rows under the write lock: writers
+ * advance the anchor inside their write transaction, so only under the same lock do the
+ * anchor and the database describe the same moment.
  */
-function walk(rows: Iterable<EntryRow>, startIndex: number, startPrevHash: string, wanted: ReadonlySet<number>): WalkResult {
-  let expected = startIndex;
-  let prevHash = startPrevHash;
-  let entries = 0;
-  const hashes = new Map<number, string>();
-  for (const row of rows) {
-    if (row.idx !== expected) {
-      return { entries, lastIndex: expected - 1, lastHash: prevHash, hashes, firstInvalid: { index: expected, id: null, reason: `entry ${expected} is missing: the next stored entry is ${row.idx}` } };
-    }
-    if (row.prev_hash !== prevHash) {
-      return { entries, lastIndex: expected - 1, lastHash: prevHash, hashes, firstInvalid: { index: row.idx, id: row.id, reason: `entry ${row.idx} does not link to entry ${row.idx - 1} (prev_hash differs): an entry was removed, inserted or reordered` } };
-    }
-    const recomputed = entryHash(prevHash, { index: row.idx, id: row.id, ts: row.ts, event: row.event, dataJson: row.data });
-    if (recomputed !== row.hash) {
-      return { entries, lastIndex: expected - 1, lastHash: prevHash, hashes, firstInvalid: { index: row.idx, id: row.id, reason: `entry ${row.idx} was modified after it was written (its hash does not match its content)` } };
-    }
-    if (wanted.has(row.idx)) hashes.set(row.idx, row.hash);
-    prevHash = row.hash;
-    expected += 1;
-    entries += 1;
-  }
-  return { entries, lastIndex: expected - 1, lastHash: prevHash, hashes, firstInvalid: null };
+export function captureLedgerState(repo: AuditRepository, keys: LedgerKeys): LedgerState {
+  return repo.underWriteLock(() => ({ anchor: keys.anchors.read(), headIndex: repo.head()?.index ?? -1, checkpoints: repo.checkpoints() }));
 }
 
-function checkCheckpoint(cp: AuditCheckpoint, trusted: TrustedKeys, chainLength: number, hashAt: (index: number) => string | undefined): ChainBreak | null {
-  const key = trusted.get(cp.keyFingerprint);
-  if (!key) {
-    return { index: cp.index, id: cp.id, reason: `checkpoint ${cp.id} is signed by an unknown key ${cp.keyFingerprint}` };
+/** A stored entry as far as checkpoints care: its hash, and which checkpoint it records (if any). */
+interface EntryFacts {
+  hash: string;
+  checkpointId: string | null;
+}
+
+export interface WalkResult {
+  entries: number;
+  lastHash: string;
+  facts: Map<number, EntryFacts>;
+  firstInvalid: ChainBreak | null;
+}
+
+function checkpointIdOf(row: EntryRow): string | null {
+  if (row.event !== CHECKPOINT_EVENT) return null;
+  try {
+    const id = (JSON.parse(row.data) as { checkpoint_id?: unknown }).checkpoint_id;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
   }
-  const signature = Buffer.from(cp.signature, 'base64');
-  if (!verifyEd25519(key, checkpointSigningBytes(cp), signature)) {
+}
+
+/**
+ * Walks rows from `startIndex`, checking numbering, linkage and every (keyed) hash. Keeps the
+ * facts of checkpoint entries and of the `wanted` indexes, so rows need no second pass.
+ */
+export function walkChain(rows: Iterable<EntryRow>, startIndex: number, startPrevHash: string, keys: LedgerKeys, wanted: ReadonlySet<number>): WalkResult {
+  let expected = startIndex;
+  let prevHash = startPrevHash;
+  const facts = new Map<number, EntryFacts>();
+  const broken = (index: number, id: string | null, reason: string): WalkResult => ({ entries: expected - startIndex, lastHash: prevHash, facts, firstInvalid: { index, id, reason } });
+  for (const row of rows) {
+    if (row.idx !== expected) return broken(expected, null, `entry ${expected} is missing: the next stored entry is ${row.idx}`);
+    if (row.prev_hash !== prevHash) {
+      return broken(row.idx, row.id, `entry ${row.idx} does not link to entry ${row.idx - 1} (prev_hash differs): an entry was removed, inserted or reordered`);
+    }
+    const recomputed = linkHash(keys.chain, keys.keyedFrom, prevHash, { index: row.idx, id: row.id, ts: row.ts, event: row.event, dataJson: row.data });
+    if (recomputed !== row.hash) {
+      return broken(row.idx, row.id, `entry ${row.idx} was modified after it was written (its ${row.idx >= keys.keyedFrom ? 'keyed ' : ''}hash does not match its content)`);
+    }
+    const checkpointId = row.idx >= keys.keyedFrom ? checkpointIdOf(row) : null;
+    if (checkpointId !== null || wanted.has(row.idx)) facts.set(row.idx, { hash: row.hash, checkpointId });
+    prevHash = row.hash;
+    expected += 1;
+  }
+  return { entries: expected - startIndex, lastHash: prevHash, facts, firstInvalid: null };
+}
+
+type FactsAt = (index: number) => EntryFacts | undefined;
+
+function storedFacts(repo: AuditRepository, keyedFrom: number): FactsAt {
+  return (index) => {
+    const row = repo.entryAt(index);
+    return row ? { hash: row.hash, checkpointId: index >= keyedFrom ? checkpointIdOf(row) : null } : undefined;
+  };
+}
+
+/** A checkpoint row counts only when the keyring's owner key signed it over the entry it names. */
+export function checkCheckpoint(cp: AuditCheckpoint, keys: LedgerKeys, chainLength: number, factsAt: FactsAt): ChainBreak | null {
+  if (cp.keyFingerprint !== keys.signer.fingerprint) {
+    return { index: cp.index, id: cp.id, reason: `checkpoint ${cp.id} is signed by an unknown key ${cp.keyFingerprint} (only the owner key in the OS keyring, ${keys.signer.fingerprint}, is trusted)` };
+  }
+  if (!verifyEd25519(keys.signer.publicKey, checkpointSigningBytes(cp), Buffer.from(cp.signature, 'base64'))) {
     return { index: cp.index, id: cp.id, reason: `checkpoint ${cp.id} at entry ${cp.index} has an invalid signature (forged or edited)` };
   }
   if (cp.index >= chainLength) {
     return { index: chainLength, id: cp.id, reason: `the chain was truncated: signed checkpoint ${cp.id} covers entry ${cp.index} but the chain ends before entry ${chainLength}` };
   }
-  const actual = hashAt(cp.index);
-  if (actual !== cp.hash) {
-    return { index: cp.index, id: cp.id, reason: `entry ${cp.index} differs from signed checkpoint ${cp.id}: the chain was rewritten` };
+  const facts = factsAt(cp.index);
+  if (facts?.hash !== cp.hash) return { index: cp.index, id: cp.id, reason: `entry ${cp.index} differs from signed checkpoint ${cp.id}: the chain was rewritten` };
+  if (cp.index >= keys.keyedFrom && facts.checkpointId !== cp.id) {
+    return { index: cp.index, id: cp.id, reason: `checkpoint ${cp.id} does not sign its own chain entry (entry ${cp.index} is not its audit.checkpoint record)` };
   }
   return null;
 }
 
-function lowest(a: ChainBreak | null, b: ChainBreak | null): ChainBreak | null {
-  if (!a) return b;
-  if (!b) return a;
-  return b.index < a.index ? b : a;
+/** The keyring anchor must still be on the chain: this is what detects deleted checkpoints and truncation. */
+function checkAnchor(state: LedgerState, keys: LedgerKeys, chainLength: number, factsAt: FactsAt): ChainBreak | null {
+  const anchor = state.anchor;
+  if (!anchor) {
+    // Legitimate only before the first keyed checkpoint: writing one always sets the anchor.
+    const keyed = state.checkpoints.find((cp) => cp.index >= keys.keyedFrom);
+    if (!keyed) return null;
+    return { index: keyed.index, id: keyed.id, reason: `the OS keyring holds no checkpoint anchor for this ledger, yet checkpoint ${keyed.id} claims to cover keyed entries (see docs/ledger.md)` };
+  }
+  if (anchor.index >= chainLength) {
+    return { index: chainLength, id: anchor.checkpointId, reason: `the chain was truncated: it ends before entry ${anchor.index}, which holds checkpoint ${anchor.checkpointId} anchored in the OS keyring` };
+  }
+  const facts = factsAt(anchor.index);
+  if (facts?.hash !== anchor.hash || facts.checkpointId !== anchor.checkpointId) {
+    return { index: anchor.index, id: anchor.checkpointId, reason: `entry ${anchor.index} is not the checkpoint ${anchor.checkpointId} anchored in the OS keyring: the chain was rewritten or rolled back` };
+  }
+  if (!state.checkpoints.some((cp) => cp.id === anchor.checkpointId)) {
+    return { index: anchor.index, id: anchor.checkpointId, reason: `the signed row of checkpoint ${anchor.checkpointId} (anchored in the OS keyring) was deleted` };
+  }
+  return null;
 }
 
-/** Full verification: every entry from genesis, every checkpoint. O(n). */
-export function verifyWholeChain(repo: AuditRepository, trusted: TrustedKeys): ChainVerification {
-  const checkpoints = repo.checkpoints();
-  const wanted = new Set(checkpoints.map((c) => c.index));
-  const result = walk(repo.iterateFrom(0), 0, GENESIS_HASH, wanted);
-  let firstInvalid = result.firstInvalid;
-  const chainLength = firstInvalid ? Math.max(result.lastIndex + 1, repo.count()) : result.entries;
-  for (const cp of checkpoints) {
-    // Entries past a break were not hashed; compare those checkpoints against the stored row.
-    const problem = checkCheckpoint(cp, trusted, chainLength, (i) => result.hashes.get(i) ?? repo.entryAt(i)?.hash);
-    firstInvalid = lowest(firstInvalid, problem);
+/** Every keyed checkpoint entry must keep its signed row: deleting rows is detected here. */
+function checkRecordedCheckpoints(facts: Map<number, EntryFacts>, checkpoints: readonly AuditCheckpoint[]): ChainBreak | null {
+  const ids = new Set(checkpoints.map((cp) => cp.id));
+  for (const [index, fact] of facts) {
+    if (fact.checkpointId !== null && !ids.has(fact.checkpointId)) {
+      return { index, id: fact.checkpointId || null, reason: `entry ${index} records checkpoint ${fact.checkpointId || '(unnamed)'}, whose signed row was deleted` };
+    }
   }
-  return { valid: firstInvalid === null, entries: repo.count(), checkpoints: checkpoints.length, firstInvalid };
+  return null;
+}
+
+function lowest(...breaks: (ChainBreak | null)[]): ChainBreak | null {
+  let best: ChainBreak | null = null;
+  for (const b of breaks) if (b && (!best || b.index < best.index)) best = b;
+  return best;
+}
+
+/** Full verification: every entry from genesis, every checkpoint, the keyring anchor. O(n). */
+export function verifyWholeChain(repo: AuditRepository, keys: LedgerKeys): ChainVerification {
+  const state = captureLedgerState(repo, keys);
+  const wanted = new Set(state.checkpoints.map((c) => c.index));
+  if (state.anchor) wanted.add(state.anchor.index);
+  const result = walkChain(repo.iterateRange(0, state.headIndex), 0, GENESIS_HASH, keys, wanted);
+  const chainLength = state.headIndex + 1;
+  // Entries past a break were not hashed; compare those against the stored row.
+  const stored = storedFacts(repo, keys.keyedFrom);
+  const factsAt: FactsAt = (i) => result.facts.get(i) ?? stored(i);
+  const breaks = [result.firstInvalid, checkRecordedCheckpoints(result.facts, state.checkpoints)];
+  for (const cp of state.checkpoints) breaks.push(checkCheckpoint(cp, keys, chainLength, factsAt));
+  breaks.push(checkAnchor(state, keys, chainLength, factsAt));
+  const firstInvalid = lowest(...breaks);
+  return { valid: firstInvalid === null, entries: repo.count(), checkpoints: state.checkpoints.length, firstInvalid };
 }
 
 /**
- * Incremental verification (spec 002 §4.16): trust the latest (or given) signed checkpoint and
- * walk only the entries after it. Cost grows with what was appended since, not with the chain.
+ * Incremental verification (spec 002 §4.16): trust the keyring-anchored (or given) signed
+ * checkpoint and walk only the entries after it. Cost grows with what was appended since.
  */
-export function verifyFromCheckpoint(repo: AuditRepository, trusted: TrustedKeys, checkpointId?: string): ChainVerification {
-  const cp = checkpointId ? repo.checkpoint(checkpointId) : repo.latestCheckpoint();
-  if (checkpointId && !cp) {
-    return { valid: false, entries: 0, checkpoints: 0, firstInvalid: { index: 0, id: checkpointId, reason: `no checkpoint ${checkpointId}` } };
+export function verifyFromCheckpoint(repo: AuditRepository, keys: LedgerKeys, checkpointId?: string): ChainVerification {
+  const state = captureLedgerState(repo, keys);
+  const wantedId = checkpointId ?? state.anchor?.checkpointId;
+  if (wantedId === undefined) return verifyWholeChain(repo, keys);
+  const cp = state.checkpoints.find((c) => c.id === wantedId);
+  const chainLength = state.headIndex + 1;
+  if (!cp) {
+    const reason = checkpointId ? `no checkpoint ${checkpointId}` : `the signed row of checkpoint ${wantedId} (anchored in the OS keyring) was deleted`;
+    return { valid: false, entries: 0, checkpoints: 0, firstInvalid: { index: checkpointId ? 0 : state.anchor!.index, id: wantedId, reason } };
   }
-  if (!cp) return verifyWholeChain(repo, trusted);
-  const head = repo.head();
-  const chainLength = head ? head.index + 1 : 0;
-  const anchor = repo.entryAt(cp.index);
-  const problem = checkCheckpoint(cp, trusted, chainLength, () => anchor?.hash);
-  if (problem) return { valid: false, entries: 0, checkpoints: 1, firstInvalid: problem };
-  const anchorRecomputed = entryHash(anchor!.prev_hash, { index: anchor!.idx, id: anchor!.id, ts: anchor!.ts, event: anchor!.event, dataJson: anchor!.data });
-  if (anchorRecomputed !== cp.hash) {
-    return { valid: false, entries: 1, checkpoints: 1, firstInvalid: { index: cp.index, id: anchor!.id, reason: `entry ${cp.index} was modified after checkpoint ${cp.id} was signed` } };
+  const start = repo.entryAt(cp.index);
+  const startFacts: EntryFacts | undefined = start ? { hash: start.hash, checkpointId: cp.index >= keys.keyedFrom ? checkpointIdOf(start) : null } : undefined;
+  const own = checkCheckpoint(cp, keys, chainLength, () => startFacts);
+  if (own) return { valid: false, entries: 0, checkpoints: 1, firstInvalid: own };
+  const recomputed = linkHash(keys.chain, keys.keyedFrom, start!.prev_hash, { index: start!.idx, id: start!.id, ts: start!.ts, event: start!.event, dataJson: start!.data });
+  if (recomputed !== cp.hash) {
+    return { valid: false, entries: 1, checkpoints: 1, firstInvalid: { index: cp.index, id: start!.id, reason: `entry ${cp.index} was modified after checkpoint ${cp.id} was signed` } };
   }
-  const result = walk(repo.iterateFrom(cp.index + 1), cp.index + 1, cp.hash, new Set());
-  return { valid: result.firstInvalid === null, entries: result.entries + 1, checkpoints: 1, firstInvalid: result.firstInvalid };
+  const later = state.checkpoints.filter((c) => c.index > cp.index);
+  const wanted = new Set(later.map((c) => c.index));
+  if (state.anchor) wanted.add(state.anchor.index);
+  const result = walkChain(repo.iterateRange(cp.index + 1, state.headIndex), cp.index + 1, cp.hash, keys, wanted);
+  const stored = storedFacts(repo, keys.keyedFrom);
+  const factsAt: FactsAt = (i) => (i === cp.index ? startFacts : (result.facts.get(i) ?? stored(i)));
+  const breaks = [result.firstInvalid, checkRecordedCheckpoints(result.facts, state.checkpoints)];
+  for (const c of later) breaks.push(checkCheckpoint(c, keys, chainLength, factsAt));
+  breaks.push(checkAnchor(state, keys, chainLength, factsAt));
+  const firstInvalid = lowest(...breaks);
+  return { valid: firstInvalid === null, entries: result.entries + 1, checkpoints: later.length + 1, firstInvalid };
 }

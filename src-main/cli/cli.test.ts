@@ -116,33 +116,37 @@ describe('silas audit', () => {
     await runSilas(['audit', 'note', '--home', home, 'second note'], { secretStore: store });
     const ok = await runSilas(['audit', 'verify', '--home', home, '--json'], { secretStore: store });
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.out)).toEqual({ valid: true, entries: 3, checkpoints: 1, firstInvalid: null });
+    // init and each note end with a checkpoint, itself an entry: 3 records + 3 checkpoints.
+    expect(JSON.parse(ok.out)).toEqual({ valid: true, entries: 6, checkpoints: 3, firstInvalid: null });
 
     const db = new Database(join(home, 'silas.db'));
-    db.prepare("UPDATE audit_entries SET data = '{\"text\":\"edited\"}' WHERE idx = 1").run();
+    db.prepare("UPDATE audit_entries SET data = '{\"text\":\"edited\"}' WHERE idx = 2").run();
     db.close();
     const broken = await runSilas(['audit', 'verify', '--home', home, '--json'], { secretStore: store });
     expect(broken.code).toBe(1);
-    expect(JSON.parse(broken.out)).toMatchObject({ valid: false, entries: 3, firstInvalid: { index: 1, reason: expect.any(String) } });
+    expect(JSON.parse(broken.out)).toMatchObject({ valid: false, entries: 6, firstInvalid: { index: 2, reason: expect.any(String) } });
     const human = await runSilas(['audit', 'verify', '--home', home], { secretStore: store });
-    expect(human.out).toMatch(/BROKEN at entry 1/);
+    expect(human.out).toMatch(/BROKEN at entry 2/);
   });
 
-  it('verifies checkpoints against the recorded public key when the keyring is not reachable, and says so', async () => {
+  it('cannot verify without the keyring: exit 1, never "intact" from keys read from the database', async () => {
     const { home } = await initialised();
     const result = await runSilas(['audit', 'verify', '--home', home], { secretStore: new MemorySecretStore() });
-    expect(result.code).toBe(0);
-    expect(result.err).toContain('checked against the public key recorded in the database');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('cannot verify the audit ledger');
+    expect(result.out).not.toContain('intact');
   });
 
   it('tail shows the last N entries oldest first', async () => {
     const { home, store } = await initialised();
     for (const n of [1, 2, 3]) await runSilas(['audit', 'note', '--home', home, `note ${n}`], { secretStore: store });
-    const result = await runSilas(['audit', 'tail', '-n', '2', '--home', home], { secretStore: store });
+    // Each note is followed by the checkpoint its command wrote when it closed.
+    const result = await runSilas(['audit', 'tail', '-n', '4', '--home', home], { secretStore: store });
     const lines = result.out.split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^#2 .*operator\.note.*note 2/);
-    expect(lines[1]).toMatch(/^#3 .*note 3/);
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(/^#4 .*operator\.note.*note 2/);
+    expect(lines[1]).toMatch(/^#5 .*audit\.checkpoint/);
+    expect(lines[2]).toMatch(/^#6 .*note 3/);
   });
 
   it('exports JSON lines in the AIP §8 shape and CSV that defuses spreadsheet formulas', async () => {
@@ -150,12 +154,12 @@ describe('silas audit', () => {
     await runSilas(['audit', 'note', '--home', home, '=HYPERLINK("http://evil")'], { secretStore: store });
     const jsonl = await runSilas(['audit', 'export', '--format', 'jsonl', '--home', home], { secretStore: store });
     const records = jsonl.out.split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records).toHaveLength(2);
-    expect(records[1]).toMatchObject({ event: 'operator.note', text: '=HYPERLINK("http://evil")', audit_index: 1, timestamp: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(records).toHaveLength(4);
+    expect(records[2]).toMatchObject({ event: 'operator.note', text: '=HYPERLINK("http://evil")', audit_index: 2, timestamp: expect.any(String), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const csv = await runSilas(['audit', 'export', '--format', 'csv', '--home', home], { secretStore: store });
     const rows = csv.out.split('\n');
     expect(rows[0]).toBe('index,id,timestamp,event,prev_hash,hash,data');
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(5);
     expect(csv.out).not.toMatch(/(^|,)=HYPERLINK/m);
   });
 
@@ -178,7 +182,8 @@ describe('silas audit', () => {
     const future = await runSilas(['audit', 'export', '--format', 'jsonl', '--since', '2999-01-01T00:00:00Z', '--home', home], { secretStore: store });
     expect(future).toMatchObject({ code: 0, out: '' });
     const past = await runSilas(['audit', 'export', '--format', 'jsonl', '--since', '2000-01-01', '--home', home], { secretStore: store });
-    expect(past.out.split('\n')).toHaveLength(1);
+    // The initialisation and its checkpoint.
+    expect(past.out.split('\n')).toHaveLength(2);
   });
 
   it('refuses an empty or oversized note', async () => {

@@ -5,15 +5,18 @@ import { writeSync } from 'node:fs';
 import { SqliteAuditLog } from '../audit/audit-log.js';
 import { AuditRepository } from '../audit/repository.js';
 import { openDatabase } from '../store/database.js';
+import { testLedgerKeys } from './ledger.js';
 
 const [file, worker, countText] = process.argv.slice(2);
 const count = Number(countText);
 const { db } = openDatabase(file!, { create: false });
-const audit = new SqliteAuditLog({ repository: new AuditRepository(db), trustedKeys: new Map() });
+const audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(file!) });
 writeSync(1, 'ready\n');
 for (let seq = 0; seq < count; seq += 1) {
   const entry = audit.append('test.worker', { worker: worker!, seq });
   // Synchronous write: the line leaves the process before the next append starts.
   writeSync(1, `${entry.index} ${seq}\n`);
 }
+// Like every writer, it checkpoints what it left unprotected before it goes.
+audit.close();
 db.close();

@@ -1,14 +1,16 @@
 import { openLedger, type Ledger } from '../../app/ledger.js';
 import { resolveHome } from '../../app/paths.js';
-import { CSV_HEADER, toAipJsonLine, toCsvRow, toJsonLine } from '../../audit/export.js';
+import { AipJsonlExport, CSV_HEADER, toCsvRow, toJsonLine } from '../../audit/export.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
+import { isSilasError } from '../../../src-shared/errors.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas audit <verify|tail|export|note> [options]
 
   silas audit verify [--home DIR] [--json] [--from-checkpoint]
-      Check the whole hash chain and every signed checkpoint. Exit 0 when intact, 1 otherwise.
+      Check the whole keyed chain, every signed checkpoint and the keyring's anchor. Exit 0
+      when intact; 1 when broken, or when it cannot be verified (no keyring, no home).
   silas audit tail [-n N] [--home DIR] [--json]
       Show the last N entries (default 20), oldest first.
   silas audit export --format jsonl|aip-jsonl|csv [--since ISO] [--home DIR]
@@ -24,24 +26,42 @@ function open(values: { home?: string }, io: CliIo): Ledger {
 async function verify(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, 'from-checkpoint': { type: 'boolean' } }, usage);
   if (values.help) return help(io);
-  const ledger = open(values, io);
+  // With --json every outcome is one JSON object on stdout, including "cannot verify".
+  const cannotVerify = (error: unknown): number => {
+    if (!values.json || !isSilasError(error)) throw error;
+    io.out(JSON.stringify({ valid: false, entries: 0, checkpoints: 0, firstInvalid: null, error: { code: error.code, message: error.message } }));
+    io.err(`silas audit: ${error.message}`);
+    return 1;
+  };
+  let ledger: Ledger;
   try {
+    ledger = open(values, io);
+  } catch (error) {
+    return cannotVerify(error);
+  }
+  let code: number;
+  try {
+    // Without the keyring there is nothing to verify against: that is an error, never "intact".
     const result = values['from-checkpoint'] ? ledger.audit.verifyFromCheckpoint() : ledger.audit.verifyChain();
     if (values.json) {
       io.out(JSON.stringify({ valid: result.valid, entries: result.entries, checkpoints: result.checkpoints, firstInvalid: result.firstInvalid }));
     } else if (result.valid) {
-      io.out(`Audit chain intact: ${result.entries} entries, ${result.checkpoints} signed checkpoint(s) verified.`);
+      io.out(`Audit chain intact: ${result.entries} entries, ${result.checkpoints} signed checkpoint(s) verified against the keyring's ledger key, owner key and anchor.`);
     } else {
       const at = result.firstInvalid!;
       io.out(`Audit chain BROKEN at entry ${at.index}${at.id ? ` (${at.id})` : ''}: ${at.reason}`);
     }
-    if (ledger.keySource === 'database' && !values.json) {
-      io.err('note: the owner key was not found in the OS keyring, so checkpoint signatures were checked against the public key recorded in the database; unlock the keyring for an independent check.');
-    }
-    return result.valid ? 0 : 1;
-  } finally {
-    ledger.close();
+    code = result.valid ? 0 : 1;
+  } catch (error) {
+    code = cannotVerify(error);
   }
+  try {
+    ledger.close();
+  } catch (error) {
+    // A broken chain refuses its closing checkpoint; the verdict above already says so.
+    if (code === 0) throw error;
+  }
+  return code;
 }
 
 async function tail(argv: string[], io: CliIo): Promise<number> {
@@ -74,10 +94,12 @@ async function exportEntries(argv: string[], io: CliIo): Promise<number> {
   const ledger = open(values, io);
   try {
     if (values.format === 'csv') io.out(CSV_HEADER);
+    const aip = values.format === 'aip-jsonl' ? new AipJsonlExport() : null;
     for (const entry of ledger.audit.since(since)) {
-      const line = values.format === 'csv' ? toCsvRow(entry) : values.format === 'aip-jsonl' ? toAipJsonLine(entry) : toJsonLine(entry);
-      if (line !== null) io.out(line);
+      if (aip) for (const line of aip.lines(entry)) io.out(line);
+      else io.out(values.format === 'csv' ? toCsvRow(entry) : toJsonLine(entry));
     }
+    if (aip) for (const line of aip.end()) io.out(line);
     return 0;
   } finally {
     ledger.close();

@@ -11,6 +11,7 @@ import type { PlanApprover } from '../../silas/review/plan-approver.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { runSilas } from '../../testing/cli.js';
+import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createRunCommand, readAnswer, type RunCommandDeps } from './run.js';
 
@@ -222,6 +223,41 @@ describe('silas run', () => {
     expect(JSON.parse(result.out)).toMatchObject({ status: 'failed', summary: expect.stringContaining('interrupted by the person') });
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
+  });
+
+  it('refuses a plan approved by a key an attacker inserted into owner_keys, before anyone is asked, and audits it', async () => {
+    const s = await setup();
+    // The attacker's own key and engine (its own throwaway ledger), and a fake control center that approves with them.
+    const forger = createTestLedger(tempDir());
+    const forgery = new ApprovalEngine({ db: forger.db, audit: forger.audit, signer: forger.signer });
+    const victim = new Database(join(s.home, 'silas.db'));
+    victim.prepare("INSERT INTO owner_keys VALUES (?, ?, 'silas', 'attacker', ?)").run(forger.signer.fingerprint, forger.signer.publicKey.toString('hex'), new Date().toISOString());
+    victim.close();
+    let asked = 0;
+    const fakeControlCenter: RunCommandDeps = {
+      planApprover: () => ({ request: async (request) => ((asked += 1), { outcome: 'approve', token: forgery.issueToken(request.item, { verdict: 'approved' }) }) }),
+    };
+    const result = await silasRun(s, ['--json'], undefined, fakeControlCenter);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.out)).toMatchObject({ status: 'blocked', summary: expect.stringContaining(forger.signer.fingerprint) });
+    expect(asked).toBe(0);
+    expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
+    const events = ledgerEvents(s);
+    expect(events.filter((e) => e.event === 'audit.tamper_detected')).toEqual([expect.objectContaining({ data: expect.objectContaining({ table: 'owner_keys', foreign_fingerprints: [forger.signer.fingerprint] }) })]);
+    expect(events.some((e) => e.event.startsWith('silas.approval.') || e.event.startsWith('silas.executor.'))).toBe(false);
+    forger.db.close();
+  });
+
+  it('trusts only the keyring owner key: a token signed by any other key is refused and nothing runs', async () => {
+    const s = await setup();
+    const forger = createTestLedger(tempDir());
+    const forgery = new ApprovalEngine({ db: forger.db, audit: forger.audit, signer: forger.signer });
+    const result = await silasRun(s, ['--json'], undefined, { planApprover: () => ({ request: async (request) => ({ outcome: 'approve', token: forgery.issueToken(request.item, { verdict: 'approved' }) }) }) });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.out)).toMatchObject({ status: 'blocked', summary: expect.stringContaining('the approval was refused') });
+    expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
+    expect(ledgerEvents(s).some((e) => e.event.startsWith('silas.executor.'))).toBe(false);
+    forger.db.close();
   });
 
   it('reports a denial or an unreachable control center and runs nothing', async () => {

@@ -1,9 +1,10 @@
 import { mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import { formatBudgetUsage, type WorkItem, type WorkItemResult } from '../../../src-shared/silas/work.js';
-import { openLedger, type Ledger } from '../../app/ledger.js';
+import { openLedger } from '../../app/ledger.js';
 import { resolveHome } from '../../app/paths.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { RecordingAuditLog } from '../../silas/executor/audit.js';
@@ -154,7 +155,15 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     const hash = planHash(item);
 
     const home = resolveHome(values.home, io.env);
-    const ledger = openLedger(home, { create: false, keys: approveHere ? 'signer' : 'verify', secretStore: io.secretStore ?? new OsKeyring() });
+    // Always the keyring: the run is recorded in the ledger, and only the keyring's owner key may authorise it.
+    let ledger: ReturnType<typeof openLedger>;
+    try {
+      ledger = openLedger(home, { create: false, keys: 'signer', secretStore: io.secretStore ?? new OsKeyring() });
+    } catch (error) {
+      // A tampered home (a foreign key among the owner keys) is refused, and was audited, before anything runs.
+      if (isSilasError(error) && error.code === ErrorCode.LedgerTampered) return refuse(error.message);
+      throw error;
+    }
     const audit = new RecordingAuditLog(ledger.audit);
     // Only ids that name committed entries: an entry of a rolled-back transaction names nothing.
     const committedIds = () => audit.ids().filter((id) => ledger.db.prepare('SELECT 1 FROM audit_entries WHERE id = ?').get(id) !== undefined);
@@ -165,7 +174,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       for (const line of formatPlanCard(planApprovalCard(item, hash))) show(line);
       show('');
 
-      const trusted = trustedKeys(ledger);
+      const trusted = ledger.trustedKeys();
       const { executor, engine, store } = createSandboxedExecutor(
         { db: ledger.db, audit, signer: ledger.signer ?? undefined, trustedKeys: () => trusted, workDir, sandboxManager: deps.sandboxManager?.(workDir) },
         { agentFor: () => new ScriptedExecutorAgent(script) },
@@ -196,13 +205,6 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
   }
 
   return { name: 'run', summary: 'approve and run a Silas task plan in the sandbox, verified externally', usage, run };
-}
-
-function trustedKeys(ledger: Ledger): ReadonlyMap<string, Uint8Array> {
-  const keys = new Map<string, Uint8Array>();
-  for (const key of ledger.publicKeys.all()) keys.set(key.fingerprint, key.publicKey);
-  if (ledger.signer) keys.set(ledger.signer.fingerprint, ledger.signer.publicKey);
-  return keys;
 }
 
 type Approval = { token: ApprovalToken } | { refused: string };

@@ -92,7 +92,7 @@ describe('concurrent consumption of one token', () => {
     const f = engineFixture(tempDir());
     const token = f.engine.issueToken(task(), { verdict: 'approved' });
     const { db } = openDatabase(f.ledger.file, { create: false });
-    const audit = new SqliteAuditLog({ repository: new AuditRepository(db), trustedKeys: new Map() });
+    const audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: f.ledger.keys });
     const second = new ApprovalEngine({ db, audit, trustedKeys: () => new Map([[f.ledger.signer.fingerprint, f.ledger.signer.publicKey]]), now: () => T0 });
     expect(f.engine.verify(token, task()).ok).toBe(true);
     expect(second.verify(token, task())).toMatchObject({ ok: false, code: 'E_APPROVAL_REPLAY' });

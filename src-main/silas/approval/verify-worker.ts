@@ -7,6 +7,7 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SqliteAuditLog } from '../../audit/audit-log.js';
 import { AuditRepository } from '../../audit/repository.js';
 import { openDatabase } from '../../store/database.js';
+import { testLedgerKeys } from '../../testing/ledger.js';
 import { ApprovalEngine, type ApprovalSubject, type VerifyOptions } from './engine.js';
 
 export interface VerifyJob {
@@ -22,7 +23,7 @@ export interface VerifyJob {
 
 function prepare(job: VerifyJob): () => { ok: boolean; code?: string; reason?: string } {
   const { db } = openDatabase(job.file, { create: false });
-  const audit = new SqliteAuditLog({ repository: new AuditRepository(db), trustedKeys: new Map() });
+  const audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(job.file) });
   const keys = new Map([[job.fingerprint, Buffer.from(job.publicKeyHex, 'hex') as Uint8Array]]);
   const engine = new ApprovalEngine({ db, audit, trustedKeys: () => keys, now: () => new Date(job.nowIso) });
   return () => {

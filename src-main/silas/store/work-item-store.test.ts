@@ -340,7 +340,7 @@ describe('SqliteWorkItemStore: rows edited outside Silas', () => {
     const ledger = createTestLedger(tempDir());
     const otherConnection = openDatabase(ledger.file, { create: false }).db;
     otherConnection.pragma('busy_timeout = 50');
-    const foreign = new SqliteAuditLog({ repository: new AuditRepository(otherConnection), trustedKeys: new Map() });
+    const foreign = new SqliteAuditLog({ repository: new AuditRepository(otherConnection), keys: ledger.keys });
     const store = new SqliteWorkItemStore({ db: ledger.db, audit: foreign });
     // The second connection waits for the first's write lock; SQLite gives up with SQLITE_BUSY.
     expect(() => store.save(task())).toThrow(/locked|busy/i);

@@ -1,0 +1,100 @@
+import type { AuditCheckpoint } from '../../src-shared/schemas/audit.js';
+import { CHECKPOINT_EVENT, GENESIS_HASH, canonicalData, checkpointSigningBytes, linkHash } from './chain.js';
+import { LedgerTamperError, type LedgerKeys } from './ledger-keys.js';
+import type { AuditRepository } from './repository.js';
+import { walkChain } from './verify.js';
+
+/** At most this much time or this many entries stay unprotected by a signed, anchored checkpoint. */
+export const CHECKPOINT_MAX_AGE_MS = 1000;
+export const CHECKPOINT_MAX_ENTRIES = 1000;
+
+/**
+ * Writes checkpoints: each one first verifies every entry since the previous checkpoint (which
+ * must be the one the OS keyring anchors), then appends an `audit.checkpoint` entry, signs that
+ * entry's index and keyed hash with the owner key, and advances the keyring anchor to it. All of
+ * it runs under the ledger's write lock, so concurrent writers checkpoint one after the other.
+ */
+export class Checkpointer {
+  constructor(
+    private readonly repo: AuditRepository,
+    private readonly keys: LedgerKeys,
+    private readonly now: () => Date,
+    private readonly newId: () => string,
+  ) {}
+
+  /** Before appending: the entries already there are older than the age limit. Call under the write lock. */
+  dueBeforeAppend(): boolean {
+    const head = this.repo.head();
+    if (!head || head.index < this.keys.keyedFrom) return false;
+    const latest = this.repo.latestCheckpoint();
+    if (latest && latest.index >= this.keys.keyedFrom) {
+      return head.index > latest.index && this.now().getTime() - Date.parse(latest.createdAt) >= CHECKPOINT_MAX_AGE_MS;
+    }
+    // No keyed checkpoint yet: the age of the first keyed entry decides.
+    const first = this.repo.entryAt(this.keys.keyedFrom);
+    return first !== null && this.now().getTime() - Date.parse(first.ts) >= CHECKPOINT_MAX_AGE_MS;
+  }
+
+  /** After appending: too many entries since the latest checkpoint. Call under the write lock. */
+  dueAfterAppend(): boolean {
+    const head = this.repo.head();
+    if (!head) return false;
+    const latest = this.repo.latestCheckpoint();
+    const covered = latest && latest.index >= this.keys.keyedFrom ? latest.index : this.keys.keyedFrom - 1;
+    return head.index - covered >= CHECKPOINT_MAX_ENTRIES;
+  }
+
+  /** Whether entries exist that no checkpoint covers yet. */
+  unprotected(): boolean {
+    const head = this.repo.head();
+    if (!head) return false;
+    const latest = this.repo.latestCheckpoint();
+    return !latest || latest.index < head.index;
+  }
+
+  /** Writes a checkpoint over the current head unless the head is one already. Call under the write lock. */
+  writeLocked(): AuditCheckpoint | null {
+    const head = this.repo.head();
+    if (!head) return null;
+    const { keys, repo } = this;
+    const anchor = keys.anchors.read();
+    const latest = repo.latestCheckpoint();
+    let from = keys.keyedFrom;
+    let prevHash = GENESIS_HASH;
+    if (anchor) {
+      if (!latest || latest.id !== anchor.checkpointId || latest.index !== anchor.index || latest.hash !== anchor.hash) {
+        throw new LedgerTamperError(anchor.index, `the latest checkpoint in the database is not ${anchor.checkpointId} at entry ${anchor.index}, which the OS keyring holds as the latest (checkpoints were deleted or the database was rolled back)`);
+      }
+      if (repo.entryAt(anchor.index)?.hash !== anchor.hash) {
+        throw new LedgerTamperError(anchor.index, `entry ${anchor.index} is no longer the checkpoint ${anchor.checkpointId} the OS keyring anchors`);
+      }
+      if (head.index === anchor.index) return latest;
+      from = anchor.index + 1;
+      prevHash = anchor.hash;
+    } else {
+      if (latest && latest.index >= keys.keyedFrom) {
+        throw new LedgerTamperError(latest.index, `checkpoint ${latest.id} claims to cover keyed entries, but the OS keyring holds no anchor for this ledger`);
+      }
+      if (from > 0) {
+        const sealed = repo.entryAt(from - 1);
+        if (!sealed) throw new LedgerTamperError(from - 1, `entry ${from - 1}, the last legacy entry the ledger key seals, is missing`);
+        prevHash = sealed.hash;
+      }
+    }
+    const walk = walkChain(repo.iterateRange(from, head.index), from, prevHash, keys, new Set());
+    if (walk.firstInvalid) throw new LedgerTamperError(walk.firstInvalid.index, walk.firstInvalid.reason);
+    const stray = [...walk.facts.keys()][0];
+    if (stray !== undefined) throw new LedgerTamperError(stray, `entry ${stray} records a checkpoint after the one the OS keyring anchors`);
+
+    const id = this.newId();
+    const createdAt = this.now().toISOString();
+    const data = canonicalData({ checkpoint_id: id, key_fingerprint: keys.signer.fingerprint, previous_checkpoint_id: anchor?.checkpointId ?? null, entries_verified: walk.entries });
+    const [entry] = repo.insertLinked([{ id: this.newId(), ts: createdAt, event: CHECKPOINT_EVENT, dataJson: data }], (prev, body) => linkHash(keys.chain, keys.keyedFrom, prev, body));
+    const body = { id, index: entry!.index, hash: entry!.hash, createdAt, keyFingerprint: keys.signer.fingerprint };
+    const checkpoint: AuditCheckpoint = { ...body, signature: keys.signer.sign(checkpointSigningBytes(body)).toString('base64') };
+    repo.insertCheckpoint(checkpoint);
+    // Last, still inside the transaction: if the keyring refuses, the checkpoint rolls back with it.
+    keys.anchors.write({ index: entry!.index, hash: entry!.hash, checkpointId: id });
+    return checkpoint;
+  }
+}
