@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { canonicalJson } from '../../src-shared/canonical.js';
 import { verifyEd25519 } from '../keys/ed25519.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
+import type { StandingGrants, StandingGrantsView } from './standing-grants.js';
 
 /** A person's "always allow" for one tool with exactly these arguments on one server. */
 export interface StandingApproval {
@@ -36,9 +37,10 @@ export function standingSigningBytes(a: Pick<StandingApproval, 'id' | 'server' |
 }
 
 /**
- * Standing approvals live in the database but count only with a valid owner signature over
- * their exact binding (DESIGN invariant 1): a row inserted by anyone who can write the file,
- * or edited to cover other arguments, is ignored.
+ * Standing approvals live in the database but count only with a valid signature by the
+ * keyring's owner key over their exact binding (DESIGN invariant 1) and while the keyring
+ * record lists them: a row inserted by anyone who can write the file, edited to cover other
+ * arguments, un-revoked or restored from a backup, is ignored.
  */
 export class StandingApprovalRepository {
   constructor(
@@ -60,21 +62,61 @@ export class StandingApprovalRepository {
     return (this.db.prepare(sql).all() as Row[]).map(toApproval);
   }
 
-  revoke(id: string): StandingApproval | null {
-    const changed = this.db.prepare('UPDATE mcp_standing_approvals SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.now().toISOString(), id).changes;
-    if (changed !== 1) return null;
-    return toApproval(this.db.prepare('SELECT * FROM mcp_standing_approvals WHERE id = ?').get(id) as Row);
+  get(id: string): StandingApproval | null {
+    const row = this.db.prepare('SELECT * FROM mcp_standing_approvals WHERE id = ?').get(id) as Row | undefined;
+    return row ? toApproval(row) : null;
   }
 
-  /** The active, correctly signed standing approval for exactly this call, if any. */
-  findValid(server: string, tool: string, argsHash: string, trustedKeys: ReadonlyMap<string, Uint8Array>): StandingApproval | null {
-    const rows = this.db.prepare('SELECT * FROM mcp_standing_approvals WHERE server = ? AND tool = ? AND args_hash = ? AND revoked_at IS NULL').all(server, tool, argsHash) as Row[];
-    for (const approval of rows.map(toApproval)) {
-      const key = trustedKeys.get(approval.keyFingerprint);
-      if (key && verifyEd25519(key, standingSigningBytes(approval), Buffer.from(approval.signature, 'base64'))) return approval;
-    }
-    return null;
+  /** Marks the row revoked for the Policies page; what counts is the keyring record (`StandingGrants`). */
+  markRevoked(id: string): StandingApproval | null {
+    this.db.prepare('UPDATE mcp_standing_approvals SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.now().toISOString(), id);
+    return this.get(id);
   }
+
+  /**
+   * The standing approval for exactly this call, if one is in force: its row must be signed by
+   * the keyring's owner key and its id listed by the keyring record. Rows that match the call
+   * but fail either test come back as refusals, for the ledger. The keyring is read only when a
+   * row matches, and if it cannot be read nothing is honoured.
+   */
+  findValid(server: string, tool: string, argsHash: string, grants: StandingGrants): StandingLookup {
+    const rows = (this.db.prepare('SELECT * FROM mcp_standing_approvals WHERE server = ? AND tool = ? AND args_hash = ? ORDER BY created_at').all(server, tool, argsHash) as Row[]).map(toApproval);
+    if (rows.length === 0) return { approval: null, refused: [] };
+    let view: StandingGrantsView;
+    try {
+      view = grants.read();
+    } catch (error) {
+      const reason = `the keyring record of standing approvals (${grants.description}) cannot be read, so none is honoured: ${(error as Error).message}`;
+      return { approval: null, refused: rows.map((a) => ({ id: a.id, reason })) };
+    }
+    const refused: StandingRefusal[] = [];
+    for (const approval of rows) {
+      const reason = refusalReason(approval, view);
+      if (reason === null) return { approval, refused };
+      refused.push({ id: approval.id, reason });
+    }
+    return { approval: null, refused };
+  }
+}
+
+export interface StandingRefusal {
+  id: string;
+  reason: string;
+}
+
+/** `approval` is the one in force (if any); `refused` names the rows for this call that are not, and why. */
+export interface StandingLookup {
+  approval: StandingApproval | null;
+  refused: StandingRefusal[];
+}
+
+/** Why `approval` is not in force according to the keyring, or null when it is. */
+export function refusalReason(approval: StandingApproval, view: StandingGrantsView): string | null {
+  const ownerSigned = approval.keyFingerprint === view.owner.fingerprint && verifyEd25519(view.owner.publicKey, standingSigningBytes(approval), Buffer.from(approval.signature, 'base64'));
+  if (!ownerSigned) return `not signed by the owner key in the keyring (${view.owner.fingerprint}); a key read from the database is never trusted`;
+  if (!view.active.has(approval.id)) return 'revoked, or never granted: the keyring record of standing approvals does not list it';
+  if (approval.revokedAt !== null) return `revoked at ${approval.revokedAt}`;
+  return null;
 }
 
 function toApproval(row: Row): StandingApproval {

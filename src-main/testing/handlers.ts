@@ -4,7 +4,7 @@ import type { CallHandlers, HandlerServicesLike } from './handler-types.js';
 import type Database from 'better-sqlite3';
 import { ServersService } from '../mcp/servers/servers-service.js';
 import { testApprovalService, testSigner } from './approvals.js';
-import { StandingApprovalService } from '../approvals/standing-service.js';
+import { testStandingService } from '../approvals/standing-test-support.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientsService } from '../mcp/clients/clients-service.js';
@@ -28,7 +28,7 @@ export function testServices(db: Database.Database, audit: AuditLog): HandlerSer
   return {
     approvals: testApprovalService(audit),
     servers: new ServersService(db, audit),
-    standing: new StandingApprovalService(db, audit, testSigner()),
+    standing: testStandingService(db, audit),
     clients: unusedClients(audit),
     plans: testPlanApprovals(db, audit),
   };
