@@ -46,6 +46,20 @@ test.describe('control surface security, from the browser side', () => {
       .toContain('wrong token');
   });
 
+  test('the token in HOME/control.json (readable by any same-user process) does not open the cockpit', async ({ page, silas }) => {
+    // From the cockpit's own origin: the credential is refused at auth.
+    await page.goto(`${silas.url}#token=${silas.askToken}`);
+    await expect(connectionStatus(page)).toHaveText('Unauthorised — token rejected');
+    // Without a browser Origin the upgrade itself is refused.
+    const upgrade = await rawGet(silas.port, '/ws', { Host: `127.0.0.1:${silas.port}`, ...upgradeHeaders() });
+    expect(upgrade.status).toBe(403);
+    await expect
+      .poll(async () => (await securityEvents(silas, 'control.auth_failed')).map((e) => e.data.reason), { timeout: 10_000 })
+      .toContain('wrong token');
+    const refusals = await securityEvents(silas, 'control.upgrade_refused');
+    expect(refusals.map((e) => e.data)).toContainEqual(expect.objectContaining({ origin: '', reason: expect.stringContaining('missing Origin') }));
+  });
+
   test('a page on another origin cannot open the WebSocket, even knowing the token', async ({ page, silas }) => {
     const foreign = await serveForeignSite(silas.wsUrl, silas.token);
     try {

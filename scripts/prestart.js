@@ -1,20 +1,42 @@
 #!/usr/bin/env node
-// Before `npm start`: build the browser cockpit, and the desktop app too when Electron is
-// installed (it is optional; without it `silas start` serves the cockpit to a browser).
+// Builds the browser cockpit, and the desktop app too when Electron is installed (it is
+// optional; without it `silas start` serves the cockpit to a browser).
+//   node scripts/prestart.js            before `npm start`: a failed build stops the start.
+//   node scripts/prestart.js --install  npm's `prepare` (npm install / npm ci in this checkout):
+//                                       so `npx silas start` serves the cockpit right after
+//                                       install. It never fails the install: without dev
+//                                       dependencies it says so, and `silas start` builds later.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
-function run(script) {
-  const result = spawnSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+const installing = process.argv.includes('--install');
+const require = createRequire(import.meta.url);
+
+function available(pkg) {
+  try {
+    require.resolve(`${pkg}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
+function run(script) {
+  const result = spawnSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
+  if (result.status === 0) return;
+  if (!installing) process.exit(result.status ?? 1);
+  console.warn(`silas: \`npm run ${script}\` failed during install; \`silas start\` will try again, or run it yourself to see why.`);
+}
+
+if (installing && !available('vite')) {
+  console.warn('silas: dev dependencies are not installed, so the cockpit was not built; `silas start` builds it when they are, or run `npm run build:cockpit`.');
+  process.exit(0);
+}
 run('build:cockpit');
 let electronPresent = false;
 try {
-  const binary = createRequire(import.meta.url)('electron');
-  electronPresent = typeof binary === 'string';
+  electronPresent = typeof require('electron') === 'string';
 } catch {
   electronPresent = false;
 }
-if (electronPresent) run('build:desktop');
+if (electronPresent && available('electron-vite')) run('build:desktop');

@@ -36,7 +36,7 @@ describe('private key confinement', () => {
 
     const traffic: string[] = [];
     const controlJson = readFileSync(join(home, 'control.json'), 'utf8');
-    const ws = new WebSocket(runtime.cockpit!.wsUrl);
+    const ws = new WebSocket(runtime.cockpit!.wsUrl, { origin: new URL(runtime.cockpit!.url).origin });
     ws.on('message', (data) => traffic.push(data.toString()));
     await once(ws, 'open');
     const send = (frame: unknown) => {

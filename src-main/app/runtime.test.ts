@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemorySecretStore } from '../keys/secret-store.js';
@@ -79,6 +81,35 @@ describe('plan approvals in the runtime', () => {
     runtime.decisions.setPaused(true);
     expect(await runtime.router.dispatch('plans.requestApproval', args, local)).toMatchObject({ ok: true, value: { outcome: 'deny', reason: expect.stringContaining('paused') } });
     await runtime.stop('test');
+  });
+});
+
+describe('a start that fails creates nothing', () => {
+  it('a headless start on a port in use leaves no home, database or key behind (issue 9 item 16)', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const home = join(tempDir(), 'fresh-home');
+    const written: string[] = [];
+    const store = new MemorySecretStore();
+    const recording = { description: store.description, get: (a: string) => store.get(a), delete: (a: string) => store.delete(a), set: (a: string, v: string) => (written.push(a), store.set(a, v)) };
+    // What `silas start` does: build, start, and stop again if starting failed.
+    const start = async () => {
+      const runtime = await buildRuntime({ home, mode: 'headless', port, cockpitDir: null }, { secretStore: recording, logger: silentLogger });
+      try {
+        await runtime.start();
+      } catch (error) {
+        await runtime.stop('start failed');
+        throw error;
+      }
+    };
+    try {
+      await expect(start()).rejects.toMatchObject({ code: 'E_PORT_IN_USE', message: expect.stringContaining(`port ${port} on 127.0.0.1 is already in use`) });
+    } finally {
+      blocker.close();
+    }
+    expect(existsSync(home)).toBe(false);
+    expect(written).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { AuditWatcher } from '../audit/watcher.js';
 import { ApprovalService } from '../approvals/approval-service.js';
+import { KeyringStandingGrants } from '../approvals/standing-grants.js';
 import { StandingApprovalService } from '../approvals/standing-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
@@ -19,10 +20,10 @@ import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
 import { acquireHomeLock } from './home.js';
-import { openLedger, recordInitialisation } from './ledger.js';
+import { IDLE_CHECKPOINT_MS, openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
-import type { CockpitEndpoint, DecisionQueue, Notifier, Runtime } from './types.js';
+import type { CockpitBuilder, CockpitEndpoint, DecisionQueue, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
 
 export { resolveHome } from './paths.js';
@@ -36,6 +37,8 @@ export interface RuntimeOverrides {
   clientLocations?: LocationContext;
   /** The node and bin/silas.js that wrapped client entries start. */
   proxyRuntime?: ProxyRuntime;
+  /** Builds the headless cockpit into `cockpitDir` when it is missing; without one, a missing build serves 503. */
+  cockpitBuilder?: CockpitBuilder;
 }
 
 /** The tray counts every decision waiting for the person: tool calls and plans alike; pausing pauses both. */
@@ -60,18 +63,41 @@ const SECURITY_EVENTS_PER_MINUTE = 20;
  */
 export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<RuntimeConfig, 'home' | 'mode'>, overrides: RuntimeOverrides = {}): Promise<Runtime> {
   const config = runtimeConfig(partial);
-  // Refuse a dangerous listen before the home is touched.
-  if (config.mode === 'headless') assertBindAllowed(config.host, Boolean(config.tls), config.insecureRemote);
+  // Refuse a dangerous or busy listen before the home is touched: a failed start creates no
+  // home, database or owner key. The port stays held from here, so nothing can take it meanwhile.
+  let server: CockpitServer | null = null;
+  if (config.mode === 'headless') {
+    assertBindAllowed(config.host, Boolean(config.tls), config.insecureRemote);
+    server = new CockpitServer({
+      host: config.host,
+      port: config.port,
+      staticDir: null,
+      messagesPerMinute: config.wsMessagesPerMinute,
+      serverVersion: APP_VERSION,
+      tls: config.tls,
+      insecureRemote: config.insecureRemote,
+      allowedHosts: config.allowedHosts,
+    });
+    await server.listen();
+  }
   const secretStore = overrides.secretStore ?? new OsKeyring();
-  // First run creates the home (what a person expects of a desktop app); an existing home whose
-  // key is not in this keyring is still refused inside openLedger.
-  const ledger = openLedger(config.home, { create: true, keys: 'signer', secretStore, now: overrides.now });
-  const initialised = recordInitialisation(ledger);
+  let ledger: ReturnType<typeof openLedger>;
+  let initialised: boolean;
   let releaseLock: () => void;
   try {
+    // First run creates the home (what a person expects of a desktop app); an existing home whose
+    // key is not in this keyring is still refused inside openLedger.
+    ledger = openLedger(config.home, { create: true, keys: 'signer', secretStore, now: overrides.now, idleCheckpointMs: IDLE_CHECKPOINT_MS });
+  } catch (error) {
+    await server?.release();
+    throw error;
+  }
+  try {
+    initialised = recordInitialisation(ledger);
     releaseLock = acquireHomeLock(ledger.paths);
   } catch (error) {
     ledger.close();
+    await server?.release();
     throw error;
   }
   const logger = overrides.logger ?? createFileLogger(ledger.paths.runtimeLog, (line) => process.stderr.write(`${line}\n`));
@@ -80,7 +106,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const events = new EventBus();
   const audit = ledger.audit;
   const signer = ledger.signer!;
-  const standing = new StandingApprovalService(ledger.db, audit, signer);
+  const standing = new StandingApprovalService(ledger.db, audit, signer, new KeyringStandingGrants(secretStore, config.home));
   const approvals = new ApprovalService({ audit, signer, notifier, standing, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
   // Plan approvals: the cockpit's Approve signs, with the owner key, a token bound to the plan hash.
   const approvalEngine = new ApprovalEngine({ db: ledger.db, audit, signer, ...(overrides.now ? { now: overrides.now } : {}) });
@@ -104,7 +130,6 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     locations: overrides.clientLocations ?? currentLocationContext(process.env),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, plans, runtimeInfo: info }), logger);
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
@@ -116,12 +141,16 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     securityBudget.count += 1;
     audit.append(event, data);
   };
+  // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
+  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, plans, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
-  let server: CockpitServer | null = null;
   let localSocket: LocalSocketTransport | null = null;
-  // Generated per start and shared by every surface: the cockpit's WebSocket and the proxies' socket.
-  const token = randomBytes(32).toString('base64url');
+  // Two credentials per start (DESIGN invariant 8). The ask credential goes to control.json for
+  // proxies and CLI commands and opens only the local socket, which can ask but not decide. The
+  // cockpit credential stays in memory: `silas start` prints it once, in the cockpit URL's fragment.
+  const askToken = randomBytes(32).toString('base64url');
+  const cockpitToken = randomBytes(32).toString('base64url');
   let checkpointTimer: NodeJS.Timeout | null = null;
   let stopping: Promise<void> | null = null;
 
@@ -150,29 +179,23 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         }
       }, config.checkpointIntervalMs);
       checkpointTimer.unref();
-      if (config.mode === 'headless') {
-        const staticDir = config.cockpitDir && existsSync(join(config.cockpitDir, 'index.html')) ? config.cockpitDir : null;
+      if (server) {
+        // After install the cockpit may not be built yet; every documented start serves it (issue 9 item 14).
+        if (!servableCockpitDir(config.cockpitDir) && config.cockpitDir && overrides.cockpitBuilder) {
+          try {
+            await overrides.cockpitBuilder.build(config.cockpitDir);
+          } catch (error) {
+            logger.warn(`could not build the cockpit: ${(error as Error).message}`);
+          }
+        }
+        const staticDir = servableCockpitDir(config.cockpitDir);
         if (!staticDir) logger.warn('the cockpit is not built; run `npm run build:cockpit` to serve it');
-        server = new CockpitServer({
-          host: config.host,
-          port: config.port,
-          token,
-          router,
-          events,
-          staticDir,
-          messagesPerMinute: config.wsMessagesPerMinute,
-          serverVersion: APP_VERSION,
-          tls: config.tls,
-          insecureRemote: config.insecureRemote,
-          allowedHosts: config.allowedHosts,
-          onSecurityEvent: recordSecurityEvent,
-        });
-        const address = await server.start();
-        cockpit = { url: address.url, wsUrl: address.wsUrl, token };
+        const address = await server.start({ token: cockpitToken, router, events, onSecurityEvent: recordSecurityEvent, staticDir });
+        cockpit = { url: address.url, wsUrl: address.wsUrl, token: cockpitToken };
       }
       localSocket = new LocalSocketTransport({
         path: ledger.paths.controlSocket,
-        token,
+        token: askToken,
         router,
         events,
         messagesPerMinute: config.wsMessagesPerMinute,
@@ -180,7 +203,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         onSecurityEvent: recordSecurityEvent,
       });
       await localSocket.start();
-      writeControlFile(ledger.paths.controlFile, { url: cockpit?.url ?? null, wsUrl: cockpit?.wsUrl ?? null, socket: ledger.paths.controlSocket, token, pid: process.pid });
+      writeControlFile(ledger.paths.controlFile, { url: cockpit?.url ?? null, wsUrl: cockpit?.wsUrl ?? null, socket: ledger.paths.controlSocket, token: askToken, pid: process.pid });
       logger.info(`runtime started (${config.mode}) on ${config.home}`);
       void notifier;
     },
@@ -218,7 +241,15 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   return runtime;
 }
 
-/** control.json tells local clients where the runtime is; it holds the token, so 0600 from birth. */
+/** The built cockpit to serve, or null when `dir` holds no build. */
+function servableCockpitDir(dir: string | null): string | null {
+  return dir && existsSync(join(dir, 'index.html')) ? dir : null;
+}
+
+/**
+ * control.json tells local clients where the runtime is. Its token is the ask credential only;
+ * still 0600 from birth, so other users cannot even ask.
+ */
 function writeControlFile(file: string, content: { url: string | null; wsUrl: string | null; socket: string; token: string; pid: number }): void {
   rmSync(file, { force: true });
   writeFileSync(file, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

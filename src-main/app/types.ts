@@ -30,7 +30,13 @@ export interface CockpitEndpoint {
   /** http://127.0.0.1:PORT/ — without the token. */
   url: string;
   wsUrl: string;
+  /** The cockpit credential: in memory only; `silas start` prints it once in the URL fragment. */
   token: string;
+}
+
+/** Builds the browser cockpit into a directory; resolves when it holds index.html, or throws why not. */
+export interface CockpitBuilder {
+  build(outDir: string): Promise<void>;
 }
 
 export interface Runtime {

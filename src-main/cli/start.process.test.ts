@@ -4,14 +4,16 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { ownerAccountForHome } from '../keys/owner-key.js';
+import { OsKeyring } from '../keys/secret-store.js';
 import { runSilasProcess, spawnSilas } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 
 // Real processes, real OS keyring (scripts/with-keyring.sh), real signals.
 const tempDir = useTempDirs();
 
-async function startRuntime(home: string, extra: string[] = []) {
-  const child = spawnSilas(['start', '--headless', '--port', '0', '--home', home, ...extra]);
+async function startRuntime(home: string, extra: string[] = [], env: NodeJS.ProcessEnv = process.env) {
+  const child = spawnSilas(['start', '--headless', '--port', '0', '--home', home, ...extra], env);
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -24,7 +26,10 @@ async function startRuntime(home: string, extra: string[] = []) {
     await new Promise((r) => setTimeout(r, 50));
   }
   const control = JSON.parse(readFileSync(join(home, 'control.json'), 'utf8')) as { url: string; wsUrl: string; token: string; pid: number };
-  return { child, control, exited, output: () => ({ out, err }) };
+  // The cockpit credential exists only in this printed line.
+  const printed = /^Cockpit: (\S+)#token=(\S+)$/m.exec(out);
+  if (!printed) throw new Error(`no cockpit address printed: ${out}`);
+  return { child, control, cockpitToken: printed[2]!, printedUrl: printed[1]!, exited, output: () => ({ out, err }) };
 }
 
 describe('silas start --headless (real process)', () => {
@@ -33,12 +38,15 @@ describe('silas start --headless (real process)', () => {
     const rt = await startRuntime(home);
     expect(statSync(join(home, 'control.json')).mode & 0o777).toBe(0o600);
     expect(rt.control.pid).toBe(rt.child.pid);
-    expect(rt.output().out).toContain(`Cockpit: ${rt.control.url}#token=${rt.control.token}`);
+    expect(rt.printedUrl).toBe(rt.control.url);
+    // control.json holds the ask credential only; the printed one is the cockpit's.
+    expect(rt.cockpitToken).not.toBe(rt.control.token);
+    expect(readFileSync(join(home, 'control.json'), 'utf8')).not.toContain(rt.cockpitToken);
     expect(rt.output().out).not.toMatch(/\?token=/);
 
-    const ws = new WebSocket(rt.control.wsUrl);
+    const ws = new WebSocket(rt.control.wsUrl, { origin: new URL(rt.control.url).origin });
     await once(ws, 'open');
-    ws.send(JSON.stringify({ type: 'auth', token: rt.control.token }));
+    ws.send(JSON.stringify({ type: 'auth', token: rt.cockpitToken }));
     await once(ws, 'message');
     const closed = once(ws, 'close') as Promise<[number, Buffer]>;
 
@@ -55,7 +63,7 @@ describe('silas start --headless (real process)', () => {
     const report = JSON.parse(verify.out) as { valid: boolean; entries: number; checkpoints: number };
     expect(report.valid).toBe(true);
     expect(report.checkpoints).toBeGreaterThanOrEqual(2);
-    const tail = runSilasProcess(['audit', 'tail', '-n', '1', '--home', home]);
+    const tail = runSilasProcess(['audit', 'tail', '-n', '3', '--home', home]);
     expect(tail.out).toMatch(/runtime\.stopped.*SIGTERM/);
   });
 
@@ -78,15 +86,48 @@ describe('silas start --headless (real process)', () => {
       expect(busy.code).toBe(1);
       expect(busy.err).toContain(`port ${port} on 127.0.0.1 is already in use`);
       expect(busy.err).toContain('--port 0');
-      // The failed start leaves its own started/stopped pair, and nothing before it changed.
+      // The port is refused before the home is opened: the record is unchanged.
       const after = runSilasProcess(['audit', 'export', '--format', 'jsonl', '--home', otherHome]).out;
-      expect(after.startsWith(before)).toBe(true);
+      expect(after).toBe(before);
       expect(runSilasProcess(['audit', 'verify', '--home', otherHome]).code).toBe(0);
       expect(existsSync(join(otherHome, 'runtime.lock'))).toBe(false);
     } finally {
       rt.child.kill('SIGTERM');
       await rt.exited;
     }
+  });
+
+  it('serves the cockpit when this installation never built it: `silas start` builds it first (issue 9 item 14)', async () => {
+    const home = join(tempDir(), 'home');
+    const cockpitDir = join(tempDir(), 'cockpit-not-built');
+    const rt = await startRuntime(home, [], { ...process.env, SILAS_COCKPIT_DIR: cockpitDir });
+    try {
+      expect(rt.output().err).toContain('The cockpit is not built yet; building it');
+      const page = await fetch(rt.control.url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      expect(await page.text()).toMatch(/<script type="module"[^>]*src="\.\/assets\//);
+      expect(existsSync(join(cockpitDir, 'index.html'))).toBe(true);
+    } finally {
+      rt.child.kill('SIGTERM');
+      await rt.exited;
+    }
+  });
+
+  it('a start on a port in use with a fresh --home creates nothing: no home, no database, no owner key in the keyring', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as { port: number }).port;
+    const home = join(tempDir(), 'fresh');
+    try {
+      const busy = runSilasProcess(['start', '--headless', '--port', String(port), '--home', home]);
+      expect(busy.code).toBe(1);
+      expect(busy.err).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    } finally {
+      blocker.close();
+    }
+    expect(existsSync(home)).toBe(false);
+    expect(new OsKeyring().get(ownerAccountForHome(home))).toBeNull();
   });
 
   it('refuses a non-loopback listen without TLS', () => {

@@ -14,6 +14,7 @@ import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { SqliteAuditLog } from '../audit/audit-log.js';
 import { AuditRepository } from '../audit/repository.js';
 import { openDatabase } from '../store/database.js';
+import { testLedgerKeys } from '../testing/ledger.js';
 import { CockpitServer, assertBindAllowed, type CockpitAddress, type CockpitServerOptions } from './cockpit-server.js';
 import { EventBus } from './event-bus.js';
 import { createHandlers } from './handlers.js';
@@ -46,7 +47,7 @@ beforeAll(() => {
   writeFileSync(join(staticDir, 'assets', 'app.js'), 'export const cockpit = 1;\n');
   writeFileSync(join(base, 'secret.txt'), SECRET);
   db = openDatabase(join(base, 'silas.db'), { create: true }).db;
-  audit = new SqliteAuditLog({ repository: new AuditRepository(db), trustedKeys: new Map() });
+  audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(join(base, 'silas.db')) });
   audit.append('runtime.started', { pid: 1 });
   audit.append('aip.decision', { tool: 'fs.read', decision: 'allow' });
 });

@@ -13,12 +13,10 @@ export interface TlsFiles {
   key: Buffer;
 }
 
-export interface CockpitServerOptions {
+/** Where and how the cockpit listens: known before the data home is touched. */
+export interface CockpitBindOptions {
   host: string;
   port: number;
-  token: string;
-  router: ControlRouter;
-  events: EventBus;
   staticDir: string | null;
   messagesPerMinute: number;
   serverVersion: string;
@@ -27,9 +25,21 @@ export interface CockpitServerOptions {
   insecureRemote?: boolean;
   /** Extra Host names accepted for a remote bind (e.g. the server's DNS name). */
   allowedHosts?: readonly string[];
-  onSecurityEvent?: SecurityEventSink;
   authTimeoutMs?: number;
 }
+
+/** What the cockpit serves once the runtime exists: the contract, behind the cockpit credential. */
+export interface CockpitSurface {
+  /** The cockpit credential: never written to disk; the WebSocket accepts nothing else. */
+  token: string;
+  router: ControlRouter;
+  events: EventBus;
+  onSecurityEvent?: SecurityEventSink;
+  /** The built cockpit, when known only at start (it may have been built meanwhile). */
+  staticDir?: string | null;
+}
+
+export type CockpitServerOptions = CockpitBindOptions & Partial<CockpitSurface>;
 
 export interface CockpitAddress {
   port: number;
@@ -51,25 +61,31 @@ export function assertBindAllowed(host: string, tls: boolean, insecureRemote: bo
   }
 }
 
-/** The headless cockpit: static files over HTTP(S) and the contract over an authenticated WebSocket. */
+/**
+ * The headless cockpit: static files over HTTP(S) and the contract over an authenticated
+ * WebSocket. `listen()` only binds (so a busy port fails before anything is created) and
+ * answers 503 until `start()` attaches the runtime's surface.
+ */
 export class CockpitServer {
   private server: Server | null = null;
   private transport: WebSocketTransport | null = null;
+  private address: CockpitAddress | null = null;
+  private originPolicy: OriginPolicy | null = null;
+  private handler: ReturnType<typeof createHttpHandler> | null = null;
 
   constructor(private readonly options: CockpitServerOptions) {
     assertBindAllowed(options.host, Boolean(options.tls), Boolean(options.insecureRemote));
   }
 
-  async start(): Promise<CockpitAddress> {
+  async listen(): Promise<CockpitAddress> {
+    if (this.address) return this.address;
     const { options } = this;
-    // Listen first: with --port 0 the Host allow-list needs the port the OS picked.
-    let handler: ReturnType<typeof createHttpHandler> | null = null;
     const onRequest = (req: Parameters<ReturnType<typeof createHttpHandler>>[0], res: Parameters<ReturnType<typeof createHttpHandler>>[1]) => {
-      if (!handler) {
+      if (!this.handler) {
         res.writeHead(503).end();
         return;
       }
-      void handler(req, res);
+      void this.handler(req, res);
     };
     const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, onRequest) : createHttpServer(onRequest);
     this.server = server;
@@ -85,27 +101,38 @@ export class CockpitServer {
       });
       server.listen(options.port, options.host, () => resolve());
     });
+    server.on('clientError', (_error, socket) => socket.destroy());
+    // Until start() there is no WebSocket to offer.
+    server.on('upgrade', (req, socket, head) => (this.transport ? this.transport.handleUpgrade(req, socket, head) : socket.destroy()));
+    // The Host allow-list needs the port the OS picked for --port 0.
     const port = (server.address() as AddressInfo).port;
     const extraHosts = isLoopbackHost(options.host) ? options.allowedHosts ?? [] : [...(options.allowedHosts ?? []), ...(options.host === '0.0.0.0' || options.host === '::' ? [] : [options.host])];
-    const originPolicy = new OriginPolicy(port, { extraHosts, tls: Boolean(options.tls) });
+    this.originPolicy = new OriginPolicy(port, { extraHosts, tls: Boolean(options.tls) });
     const scheme = options.tls ? 'https' : 'http';
     const displayHost = isLoopbackHost(options.host) || options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
-    const wsUrl = `${options.tls ? 'wss' : 'ws'}://${displayHost}:${port}${WS_PATH}`;
-    handler = createHttpHandler({ originPolicy, staticDir: options.staticDir, csp: cockpitCsp(`${options.tls ? 'wss' : 'ws'}://${displayHost}:${port}`) });
+    this.address = { port, url: `${scheme}://${displayHost}:${port}/`, wsUrl: `${options.tls ? 'wss' : 'ws'}://${displayHost}:${port}${WS_PATH}` };
+    return this.address;
+  }
+
+  /** Binds if not yet bound, then serves the cockpit and the contract behind `surface`'s credential. */
+  async start(surface: Partial<CockpitSurface> = {}): Promise<CockpitAddress> {
+    const address = await this.listen();
+    const { token, router, events, onSecurityEvent, staticDir } = { ...this.options, ...surface };
+    if (!token || !router || !events) throw new SilasError(ErrorCode.Internal, 'CockpitServer.start needs the cockpit token, router and event bus');
+    const { options } = this;
+    const wsOrigin = address.wsUrl.slice(0, -WS_PATH.length);
+    this.handler = createHttpHandler({ originPolicy: this.originPolicy!, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin) });
     this.transport = new WebSocketTransport({
-      token: options.token,
-      router: options.router,
-      events: options.events,
-      originPolicy,
+      token,
+      router,
+      events,
+      originPolicy: this.originPolicy!,
       messagesPerMinute: options.messagesPerMinute,
       serverVersion: options.serverVersion,
-      onSecurityEvent: options.onSecurityEvent,
+      onSecurityEvent,
       authTimeoutMs: options.authTimeoutMs,
     });
-    const transport = this.transport;
-    server.on('upgrade', (req, socket, head) => transport.handleUpgrade(req, socket, head));
-    server.on('clientError', (_error, socket) => socket.destroy());
-    return { port, url: `${scheme}://${displayHost}:${port}/`, wsUrl };
+    return address;
   }
 
   stopAccepting(): void {
@@ -118,5 +145,14 @@ export class CockpitServer {
     await this.transport?.closeAll(reason);
     this.server?.closeAllConnections?.();
     this.server = null;
+  }
+
+  /** Releases the port when the runtime could not be built after listen(). */
+  async release(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections?.();
+    await new Promise<void>((done) => server.close(() => done()));
   }
 }

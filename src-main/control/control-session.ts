@@ -2,11 +2,12 @@ import { ClientAuthFrame, ClientCallFrame, WS_AUTH_TIMEOUT_MS, WS_CLOSE_UNAUTHOR
 import { fail } from '../../src-shared/contract/envelope.js';
 import { ErrorCode } from '../../src-shared/errors.js';
 import type { EventBus } from './event-bus.js';
+import { sessionMay } from './capabilities.js';
 import { TokenBucket } from './rate-limit.js';
 import { describeZodError, type CallContext, type ControlRouter } from './router.js';
 
 export interface SecurityEventSink {
-  (event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused', data: Record<string, string | number>): void;
+  (event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused' | 'control.decision_refused' | 'control.call_refused', data: Record<string, string | number>): void;
 }
 
 /** The transport underneath one session: a WebSocket, or a line on the local socket. */
@@ -42,7 +43,8 @@ export interface ControlSessionOptions extends SessionSettings {
 /**
  * One authenticated conversation on the control plane, whatever carries it: a token in the
  * first frame within the auth timeout (never in a URL), then rate-limited calls through the
- * router, every malformed frame answered without closing, and events pushed once authenticated.
+ * router (which checks the transport's capabilities), every malformed frame answered without
+ * closing, and events pushed once authenticated to sessions that may read them.
  */
 export class ControlSession {
   private authenticated = false;
@@ -106,9 +108,12 @@ export class ControlSession {
       return;
     }
     this.authenticated = true;
-    this.unsubscribe = this.options.events.subscribe((name, payload) => {
-      if (this.link.isOpen()) this.link.send({ type: 'event', name, payload });
-    });
+    // Events carry what only the person may read (pending cards, audit entries): none for an ask-only session.
+    if (sessionMay(this.options.transport, 'read')) {
+      this.unsubscribe = this.options.events.subscribe((name, payload) => {
+        if (this.link.isOpen()) this.link.send({ type: 'event', name, payload });
+      });
+    }
     this.link.send({ type: 'ready', serverVersion: this.options.serverVersion });
   }
 

@@ -10,6 +10,7 @@ export const LOCAL_SOCKET_MAX_LINE_BYTES = 1024 * 1024;
 export interface LocalSocketOptions extends SessionSettings {
   /** A UNIX socket path (HOME/control.sock) or a Windows named pipe (\\.\pipe\…). */
   path: string;
+  /** The ask credential written to control.json: it opens only ask-capability sessions (capabilities.ts). */
   token: string;
 }
 

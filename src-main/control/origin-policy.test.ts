@@ -70,8 +70,8 @@ describe('OriginPolicy: Host header', () => {
 describe('OriginPolicy: Origin header', () => {
   const policy = new OriginPolicy(P);
 
-  it('allows an absent Origin (non-browser client)', () => {
-    expect(policy.originAllowed(undefined)).toBe(true);
+  it('refuses an absent Origin: only a browser (the cockpit) may use the WebSocket', () => {
+    expect(policy.originAllowed(undefined)).toBe(false);
   });
 
   it.each([`http://127.0.0.1:${P}`, `http://localhost:${P}`, `http://[::1]:${P}`, `HTTP://LocalHost:${P}`])('allows its own origin %s', (origin) => {

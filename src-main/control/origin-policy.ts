@@ -32,8 +32,12 @@ export class OriginPolicy {
     return typeof host === 'string' && this.hosts.has(host.toLowerCase());
   }
 
-  /** An absent Origin is a non-browser client (CLI, proxy); browsers always send one on WebSocket. */
+  /**
+   * Browsers always send Origin on a WebSocket upgrade, and the cockpit is the only WebSocket
+   * client: an absent Origin is a non-browser process (a proxy, an MCP server that read a
+   * credential), which belongs on the local socket and is refused here.
+   */
   originAllowed(origin: string | undefined): boolean {
-    return origin === undefined || this.origins.has(origin.toLowerCase());
+    return typeof origin === 'string' && this.origins.has(origin.toLowerCase());
   }
 }

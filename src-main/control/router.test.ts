@@ -235,3 +235,55 @@ describe('describeZodError', () => {
     expect(text).not.toContain('message.d.e');
   });
 });
+
+describe('ControlRouter: capabilities (one check, from each call\'s declared access)', () => {
+  const DECIDE = ['approvals.decide', 'plans.decide', 'approvals.revokeStanding', 'servers.approveToolChange', 'clients.planWrap', 'clients.wrap', 'clients.unwrap'];
+  const ASK = ['approvals.request', 'plans.requestApproval'];
+
+  it('declares the access of every call; decisions need decide, proxies\' questions need ask', () => {
+    for (const [name, spec] of Object.entries(calls)) expect(['ask', 'read', 'decide'], name).toContain(spec.access);
+    expect(Object.keys(calls).filter((n) => calls[n as keyof typeof calls].access === 'decide').sort()).toEqual([...DECIDE].sort());
+    expect(Object.keys(calls).filter((n) => calls[n as keyof typeof calls].access === 'ask').sort()).toEqual([...ASK].sort());
+  });
+
+  function refusingRouter() {
+    const refused: Array<[string, Record<string, string | number>]> = [];
+    const ran: string[] = [];
+    const handlers = Object.fromEntries(Object.keys(calls).map((name) => [name, () => void ran.push(name)])) as unknown as CallHandlers;
+    const router = new ControlRouter(handlers, { error: () => undefined }, (event, data) => refused.push([event, data]));
+    return { router, refused, ran };
+  }
+
+  it.each(DECIDE)('refuses %s over the local socket (the ask credential) before its arguments or handler, and reports control.decision_refused', async (name) => {
+    const { router, refused, ran } = refusingRouter();
+    const error = errorOf(await router.dispatch(name, { junk: true }, { transport: 'local-socket', peer: 'local' }));
+    expect(error.code).toBe(ErrorCode.Unauthorized);
+    expect(error.message).toContain('decide in the cockpit');
+    expect(refused).toEqual([['control.decision_refused', { call: name, needs: 'decide', transport: 'local-socket', peer: 'local' }]]);
+    expect(ran).toEqual([]);
+  });
+
+  it.each(['runtime.info', 'audit.list', 'audit.verify', 'approvals.list', 'plans.list', 'approvals.listStanding', 'servers.list', 'clients.list'])('refuses the read call %s over the local socket and reports control.call_refused', async (name) => {
+    const { router, refused, ran } = refusingRouter();
+    expect(errorOf(await router.dispatch(name, {}, { transport: 'local-socket' })).code).toBe(ErrorCode.Unauthorized);
+    expect(refused).toEqual([['control.call_refused', expect.objectContaining({ call: name, needs: 'read' })]]);
+    expect(ran).toEqual([]);
+  });
+
+  it.each(ASK)('refuses %s from the cockpit transports: the cockpit decides, it does not ask', async (name) => {
+    const { router, refused } = refusingRouter();
+    for (const transport of ['websocket', 'ipc'] as const) expect(errorOf(await router.dispatch(name, {}, { transport })).code).toBe(ErrorCode.Unauthorized);
+    expect(refused.map(([event]) => event)).toEqual(['control.call_refused', 'control.call_refused']);
+  });
+
+  it('lets the cockpit transports reach decide and read calls and the local socket reach ask calls (then validates arguments)', async () => {
+    const { router, refused } = refusingRouter();
+    for (const transport of ['websocket', 'ipc', 'in-process'] as const) {
+      expect(errorOf(await router.dispatch('approvals.decide', {}, { transport })).code).toBe(ErrorCode.InvalidArgs);
+    }
+    for (const transport of ['local-socket', 'in-process'] as const) {
+      expect(errorOf(await router.dispatch('approvals.request', {}, { transport })).code).toBe(ErrorCode.InvalidArgs);
+    }
+    expect(refused).toEqual([]);
+  });
+});

@@ -2,12 +2,19 @@ import type { z } from 'zod';
 import { calls, isCallName, type CallName, type CallResult, type ParsedCallArgs } from '../../src-shared/contract/calls.js';
 import { fail, ok, type Envelope } from '../../src-shared/contract/envelope.js';
 import { ErrorCode, isSilasError } from '../../src-shared/errors.js';
+import { refusalMessage, sessionMay, type Transport } from './capabilities.js';
 
-/** Who is calling: used by handlers that must know the transport (never for authorisation, which the transport did). */
+/**
+ * Who is calling. The transport stands for the one credential it accepts, so it fixes the
+ * session's capabilities (capabilities.ts); the router checks them before any handler runs.
+ */
 export interface CallContext {
-  transport: 'ipc' | 'websocket' | 'local-socket' | 'in-process';
+  transport: Transport;
   peer?: string;
 }
+
+/** Where refused calls are reported; the runtime appends them to the audit chain (rate-capped). */
+export type RefusalSink = (event: 'control.decision_refused' | 'control.call_refused', data: Record<string, string | number>) => void;
 
 export type CallHandler<N extends CallName> = (args: ParsedCallArgs<N>, ctx: CallContext) => CallResult<N> | Promise<CallResult<N>>;
 export type CallHandlers = { [N in CallName]: CallHandler<N> };
@@ -25,14 +32,16 @@ export function describeZodError(error: z.ZodError, root = 'args'): string {
 }
 
 /**
- * Dispatches a contract call: validates the name and the arguments against the declaration,
- * runs the handler, and always answers with an envelope — a handler's bug never reaches the
+ * Dispatches a contract call: validates the name, checks the session may make it (the call's
+ * declared `access` against the transport's capabilities — the only authorisation check),
+ * validates the arguments against the declaration, runs the handler, and always answers with an envelope — a handler's bug never reaches the
  * caller as a stack trace, and a malformed call never takes the transport down.
  */
 export class ControlRouter {
   constructor(
     private readonly handlers: CallHandlers,
     private readonly logger: RouterLogger,
+    private readonly onRefused: RefusalSink = () => undefined,
   ) {}
 
   async dispatch(name: unknown, rawArgs: unknown, ctx: CallContext): Promise<Envelope<unknown>> {
@@ -40,6 +49,11 @@ export class ControlRouter {
       return fail(ErrorCode.UnknownCall, `unknown call ${JSON.stringify(String(name)).slice(0, 80)}; known calls: ${Object.keys(calls).join(', ')}`);
     }
     const spec = calls[name];
+    if (!sessionMay(ctx.transport, spec.access)) {
+      const event = spec.access === 'decide' ? 'control.decision_refused' : 'control.call_refused';
+      this.onRefused(event, { call: name, needs: spec.access, transport: ctx.transport, peer: ctx.peer ?? 'local' });
+      return fail(ErrorCode.Unauthorized, refusalMessage(name, spec.access, ctx.transport));
+    }
     const parsed = spec.args.safeParse(rawArgs ?? {});
     if (!parsed.success) {
       return fail(ErrorCode.InvalidArgs, `${name}: ${describeZodError(parsed.error)}`);

@@ -138,12 +138,21 @@ function rawUpgrade(port: number, path: string, headers: Record<string, string |
 const goodHost = (port: number) => `127.0.0.1:${port}`;
 
 describe('WebSocket upgrade: Host, Origin, path and URL checks', () => {
-  it('accepts a loopback Host with its own Origin, or with no Origin', async () => {
+  it('accepts a loopback Host with its own Origin', async () => {
     const h = await harness();
     expect((await rawUpgrade(h.port, WS_PATH, { Host: goodHost(h.port), Origin: `http://127.0.0.1:${h.port}` })).status).toBe(101);
     expect((await rawUpgrade(h.port, WS_PATH, { Host: `localhost:${h.port}`, Origin: `http://localhost:${h.port}` })).status).toBe(101);
-    expect((await rawUpgrade(h.port, WS_PATH, { Host: `[::1]:${h.port}` })).status).toBe(101);
+    expect((await rawUpgrade(h.port, WS_PATH, { Host: `[::1]:${h.port}`, Origin: `http://[::1]:${h.port}` })).status).toBe(101);
     expect(h.security).toEqual([]);
+  });
+
+  it('refuses an upgrade without an Origin (a non-browser process) with 403 and reports it', async () => {
+    const h = await harness();
+    const outcome = await rawUpgrade(h.port, WS_PATH, { Host: goodHost(h.port) });
+    expect(outcome.status).toBe(403);
+    expect(outcome.body).toContain('missing Origin');
+    expect(h.security).toEqual([['control.upgrade_refused', expect.objectContaining({ origin: '', reason: expect.stringContaining('missing Origin') })]]);
+    expect(h.transport.connections).toBe(0);
   });
 
   it.each([['evil.example:PORT'], ['127.0.0.1.evil.com:PORT'], ['127.0.0.1:OTHER'], ['localhost']])('refuses Host %s with 403 and reports it', async (template) => {

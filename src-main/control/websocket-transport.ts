@@ -12,6 +12,7 @@ export const WS_MAX_MESSAGE_BYTES = 1024 * 1024;
 export type { SecurityEventSink } from './control-session.js';
 
 export interface WebSocketTransportOptions extends SessionSettings {
+  /** The cockpit credential (never the ask credential of control.json). */
   token: string;
   originPolicy: OriginPolicy;
 }
@@ -28,8 +29,9 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
 
 /**
  * The browser transport of the contract (DESIGN §2): loopback, Host and Origin allow-lists at
- * the upgrade, a token in the first frame within 5 s (never in the URL), per-connection rate
- * limit, and a router that answers every malformed frame without closing the connection.
+ * the upgrade (an Origin is required), the cockpit credential in the first frame within 5 s
+ * (never in the URL), per-connection rate limit, and a router that answers every malformed
+ * frame without closing the connection.
  */
 export class WebSocketTransport {
   private readonly wss: WebSocketServer;
@@ -58,10 +60,11 @@ export class WebSocketTransport {
     }
     if (url.pathname !== WS_PATH) return refuse(400, `WebSocket endpoint is ${WS_PATH}`);
     if (!this.options.originPolicy.hostAllowed(req.headers.host)) return refuse(403, 'forbidden Host header');
-    if (!this.options.originPolicy.originAllowed(req.headers.origin)) return refuse(403, 'forbidden Origin header');
     if ([...url.searchParams.keys()].some((k) => /token|auth|key/i.test(k))) {
       return refuse(400, 'tokens are never accepted in URLs; send {"type":"auth","token":…} as the first message');
     }
+    if (req.headers.origin === undefined) return refuse(403, 'missing Origin header; the WebSocket serves the cockpit in a browser only (proxies and CLI commands use the local control socket)');
+    if (!this.options.originPolicy.originAllowed(req.headers.origin)) return refuse(403, 'forbidden Origin header');
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, peer));
   }
 

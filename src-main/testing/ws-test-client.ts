@@ -42,7 +42,14 @@ export class WsTestClient {
   }
 }
 
+/** The browser Origin the cockpit page served at `wsUrl`'s host sends: ws→http, wss→https. */
+export function cockpitOrigin(wsUrl: string): string {
+  const url = new URL(wsUrl);
+  return `${url.protocol === 'wss:' ? 'https' : 'http'}://${url.host}`;
+}
+
 export interface WsTestClientFactory {
+  /** Opens as the cockpit page would (its own Origin) unless `options` says otherwise; `{ origin: undefined }` sends none. */
   open(url: string, options?: WebSocket.ClientOptions): Promise<WsTestClient>;
   /** Opens, sends the auth frame and checks the `ready` answer (exactly, when `ready` was given). */
   authed(url: string, token?: string): Promise<WsTestClient>;
@@ -51,7 +58,7 @@ export interface WsTestClientFactory {
 /** Clients whose sockets are terminated through `register` (the test file's cleanup list). */
 export function wsTestClients(register: (cleanup: () => void) => void, defaults: { token: string; ready?: Frame }): WsTestClientFactory {
   const open = async (url: string, options: WebSocket.ClientOptions = {}) => {
-    const ws = new WebSocket(url, options);
+    const ws = new WebSocket(url, 'origin' in options ? options : { ...options, origin: cockpitOrigin(url) });
     const client = new WsTestClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

@@ -11,15 +11,19 @@ export const AUDIT_PAGE_MAX = 1000;
 
 /**
  * Every control-plane call, declared once. Handlers (src-main/control), the preload bridge
- * and the renderer client are all typed from this object.
+ * and the renderer client are all typed from this object; `access` is the one place that says
+ * who may call it (the router enforces it). `clients.planWrap` writes nothing but needs
+ * `decide`: its preview is the first step of rewriting a client's configuration.
  */
 export const calls = {
   'runtime.info': defineCall({
+    access: 'read',
     summary: 'Version, mode, data home and owner key fingerprint of the running runtime.',
     args: z.object({}).strict(),
     result: RuntimeInfo,
   }),
   'audit.list': defineCall({
+    access: 'read',
     summary: 'A page of audit entries, newest first, strictly older than `before` when given.',
     args: z
       .object({
@@ -34,76 +38,91 @@ export const calls = {
     }),
   }),
   'audit.verify': defineCall({
+    access: 'read',
     summary: 'Re-verify the whole hash chain and every signed checkpoint.',
     args: z.object({}).strict(),
     result: ChainVerification.extend({ verifiedAt: z.string() }),
   }),
   'approvals.request': defineCall({
+    access: 'ask',
     summary: 'A proxy asks the human about one tool call; resolves when they decide or the request times out.',
     args: ToolCallApprovalRequest,
     result: ApprovalAnswer,
   }),
   'approvals.list': defineCall({
+    access: 'read',
     summary: 'Pending approval cards, oldest first.',
     args: z.object({}).strict(),
     result: z.object({ pending: z.array(PendingApproval), paused: z.boolean() }),
   }),
   'approvals.decide': defineCall({
+    access: 'decide',
     summary: 'The human decides one pending approval (from the cockpit only).',
     args: z.object({ id: z.string().min(1).max(100), decision: ApprovalDecisionChoice }).strict(),
     result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
   }),
   'plans.requestApproval': defineCall({
+    access: 'ask',
     summary: '`silas run` asks the person to approve one exact plan; approving returns an owner-signed token bound to its plan hash.',
     args: PlanApprovalRequest,
     result: PlanApprovalAnswer,
   }),
   'plans.list': defineCall({
+    access: 'read',
     summary: 'Pending plan approval cards, oldest first.',
     args: z.object({}).strict(),
     result: z.object({ pending: z.array(PendingPlanApproval) }),
   }),
   'plans.decide': defineCall({
+    access: 'decide',
     summary: 'The person approves (signing a token bound to the plan hash) or denies one pending plan (from the cockpit only).',
     args: z.object({ id: z.string().min(1).max(100), decision: PlanDecisionChoice }).strict(),
     result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
   }),
   'approvals.listStanding': defineCall({
+    access: 'read',
     summary: 'Standing "always allow" approvals (per server, tool and exact arguments), for the Policies page.',
     args: z.object({}).strict(),
     result: z.object({ standing: z.array(StandingApprovalView) }),
   }),
   'approvals.revokeStanding': defineCall({
+    access: 'decide',
     summary: 'Revoke one standing approval; running proxies ask again from the next call (from the cockpit only).',
     args: z.object({ id: z.string().min(1).max(100) }).strict(),
     result: z.object({ id: z.string() }),
   }),
   'servers.list': defineCall({
+    access: 'read',
     summary: 'MCP servers governed by silas proxy: last start, policy, pinned tools (with pending changes) and recent decisions.',
     args: z.object({}).strict(),
     result: z.object({ servers: z.array(GovernedServer) }),
   }),
   'servers.approveToolChange': defineCall({
+    access: 'decide',
     summary: "Accept a tool's changed definition (tool-poisoning defence); from the cockpit only.",
     args: z.object({ server: z.string().min(1).max(200), tool: z.string().min(1).max(200), hash: z.string().regex(/^sha(256|384|512):[0-9a-f]+$/) }).strict(),
     result: z.object({ server: z.string(), tool: z.string(), hash: z.string() }),
   }),
   'clients.list': defineCall({
+    access: 'read',
     summary: "Every known agent client's MCP configuration file (found or not) and its servers: transport, wrapped or not, policy, why not wrappable.",
     args: z.object({}).strict(),
     result: z.object({ clients: z.array(AgentClientView) }),
   }),
   'clients.planWrap': defineCall({
+    access: 'decide',
     summary: "Preview wrapping a client's stdio servers behind silas proxy: the diff and the entries that would change. Writes nothing.",
     args: ClientWrapArgs,
     result: ClientWrapPlanView,
   }),
   'clients.wrap': defineCall({
+    access: 'decide',
     summary: 'Wrap the previewed servers: applies only while the plan still has `expectedDiffHash`; keeps a backup (from the cockpit only).',
     args: ClientWrapApplyArgs,
     result: ClientWrapResult,
   }),
   'clients.unwrap': defineCall({
+    access: 'decide',
     summary: "Restore a client's configuration byte for byte from the backup of its wrap (from the cockpit only).",
     args: z.object({ client: z.string().min(1).max(100) }).strict(),
     result: ClientUnwrapResult,

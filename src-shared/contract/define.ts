@@ -1,10 +1,21 @@
 import type { z } from 'zod';
 
+/**
+ * The capability a call needs (DESIGN invariant 8). `ask`: what proxies and CLI commands do
+ * with the credential they read from disk; `read`: the cockpit's view of pending work and
+ * the record; `decide`: anything that changes what the person decided. A session holds a
+ * fixed set of these, given by the credential it presented; the router checks them.
+ */
+export type CallAccess = 'ask' | 'read' | 'decide';
+
+export const CALL_ACCESS = ['ask', 'read', 'decide'] as const satisfies readonly CallAccess[];
+
 /** A request/response call of the control plane, named `domain.verb`. */
 export interface CallSpec<A extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly args: A;
   readonly result: R;
   readonly summary: string;
+  readonly access: CallAccess;
 }
 
 /** A server-to-client event, named `domain.noun` or `domain.pastTense`. */

@@ -5,13 +5,20 @@ import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags, parsePort } from '../args.js';
 import { UsageError, type Command } from '../io.js';
 import { launchDesktop, desktopAvailability } from '../desktop-launcher.js';
+import { ViteCockpitBuilder } from '../cockpit-builder.js';
 
 const usage = `Usage: silas start [--headless] [--port N] [--home DIR] [--host ADDR] [options]
 
 Starts the runtime: the desktop app when Electron is installed and --headless is not given,
-otherwise headless, serving the cockpit at http://127.0.0.1:PORT. When ready it writes
-HOME/control.json (mode 0600) and prints the cockpit address with its token in the fragment.
+otherwise headless, serving the cockpit at http://127.0.0.1:PORT (building it first if this
+installation has not). When ready it writes HOME/control.json (mode 0600; its token lets
+proxies and CLI commands ask, never decide) and prints the cockpit address with the cockpit
+credential in the fragment: that line is the only place the credential appears, so keep it
+private. A start that fails (port in use, no keyring) creates nothing.
 SIGINT/SIGTERM shut down gracefully.
+
+Environment:
+  SILAS_COCKPIT_DIR     serve the cockpit from this directory (built into it when empty)
 
 Options:
   --headless            never open a window; serve the cockpit to a browser
@@ -67,8 +74,9 @@ export const startCommand: Command = {
         ...(tls ? { tls } : {}),
         allowedHosts: values['allow-host'] ?? [],
         insecureRemote: Boolean(values['insecure-remote']),
+        ...(io.env.SILAS_COCKPIT_DIR ? { cockpitDir: io.env.SILAS_COCKPIT_DIR } : {}),
       },
-      { secretStore: io.secretStore ?? new OsKeyring() },
+      { secretStore: io.secretStore ?? new OsKeyring(), cockpitBuilder: new ViteCockpitBuilder((text) => io.err(text)) },
     );
     try {
       await runtime.start();
@@ -78,6 +86,7 @@ export const startCommand: Command = {
     }
     const cockpit = runtime.cockpit!;
     io.out(`Silas runtime ready (headless) — home ${home}, owner key ${runtime.info().ownerFingerprint}`);
+    // The cockpit credential's only appearance: this terminal, in a fragment (never sent to a server).
     io.out(`Cockpit: ${cockpit.url}#token=${cockpit.token}`);
     io.out(`Press Ctrl+C to stop.`);
     const reason = await (io.stopSignal ?? new Promise<string>(() => {}));

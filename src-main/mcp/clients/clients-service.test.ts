@@ -171,14 +171,14 @@ describe('agent clients in the cockpit', () => {
     expect(readFileSync(file, 'utf8')).toBe(CLAUDE_CONFIG);
   });
 
-  it('a proxy on the local socket can list clients but never preview, wrap or unwrap', async () => {
+  it('a proxy on the local socket can neither list clients nor preview, wrap or unwrap', async () => {
     const { router, file, policy, service } = setup();
     const plan = service.planWrap({ client: 'claude-desktop', policy });
     const viaSocket = { transport: 'local-socket' as const };
     expect(await router.dispatch('clients.planWrap', { client: 'claude-desktop', policy }, viaSocket)).toMatchObject({ ok: false, error: { code: 'E_UNAUTHORIZED' } });
     expect(await router.dispatch('clients.wrap', { client: 'claude-desktop', policy, expectedDiffHash: plan.diffHash }, viaSocket)).toMatchObject({
       ok: false,
-      error: { code: 'E_UNAUTHORIZED', message: 'clients.wrap is not accepted over local-socket' },
+      error: { code: 'E_UNAUTHORIZED', message: expect.stringContaining('clients.wrap needs the "decide" capability') },
     });
     expect(readFileSync(file, 'utf8')).toBe(CLAUDE_CONFIG);
 
@@ -188,7 +188,7 @@ describe('agent clients in the cockpit', () => {
     expect(readFileSync(file, 'utf8')).not.toBe(CLAUDE_CONFIG);
     expect(await router.dispatch('clients.unwrap', { client: 'claude-desktop' }, { transport: 'ipc' })).toMatchObject({ ok: true });
     expect(readFileSync(file, 'utf8')).toBe(CLAUDE_CONFIG);
-    expect(await router.dispatch('clients.list', {}, viaSocket)).toMatchObject({ ok: true, value: { clients: expect.any(Array) } });
+    expect(await router.dispatch('clients.list', {}, viaSocket)).toMatchObject({ ok: false, error: { code: 'E_UNAUTHORIZED' } });
     // The contract refuses a malformed hash before any service runs.
     expect(await router.dispatch('clients.wrap', { client: 'claude-desktop', policy, expectedDiffHash: 'abc' }, { transport: 'ipc' })).toMatchObject({ ok: false, error: { code: 'E_INVALID_ARGS' } });
   });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../../../src-shared/errors.js';
 import type { PendingPlanApproval, PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
 import { createHandlers } from '../../control/handlers.js';
-import type { CallContext } from '../../control/router.js';
+import { ControlRouter, type CallContext } from '../../control/router.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { testServices } from '../../testing/handlers.js';
@@ -96,19 +96,20 @@ describe('PlanApprovalService', () => {
   });
 });
 
-describe('plans.* handlers: each side bound to its transport', () => {
+describe('plans.* calls: each side bound to its capability', () => {
   const ctx = (transport: CallContext['transport']) => ({ transport }) as CallContext;
 
   it('takes plan requests only from the local socket, and decisions only from the cockpit', async () => {
     const { ledger, request } = setup();
     const services = testServices(ledger.db, ledger.audit);
-    const handlers = createHandlers({ audit: ledger.audit, ...services, runtimeInfo: () => { throw new Error('unused'); } });
-    expect(() => handlers['plans.requestApproval'](request, ctx('websocket'))).toThrow(/not accepted over websocket/);
-    const answer = handlers['plans.requestApproval'](request, ctx('local-socket')) as Promise<unknown>;
-    const { pending } = (await handlers['plans.list']({}, ctx('websocket'))) as { pending: PendingPlanApproval[] };
-    expect(() => handlers['plans.decide']({ id: pending[0]!.id, decision: 'approve' }, ctx('local-socket'))).toThrow(/not accepted over local-socket/);
-    await handlers['plans.decide']({ id: pending[0]!.id, decision: 'deny' }, ctx('websocket'));
-    await expect(answer).resolves.toMatchObject({ outcome: 'deny' });
+    const router = new ControlRouter(createHandlers({ audit: ledger.audit, ...services, runtimeInfo: () => { throw new Error('unused'); } }), { error: () => undefined });
+    expect(await router.dispatch('plans.requestApproval', request, ctx('websocket'))).toMatchObject({ ok: false, error: { code: ErrorCode.Unauthorized } });
+    const answer = router.dispatch('plans.requestApproval', request, ctx('local-socket'));
+    await expect.poll(async () => ((await router.dispatch('plans.list', {}, ctx('websocket'))) as { value: { pending: PendingPlanApproval[] } }).value.pending.length).toBe(1);
+    const { value } = (await router.dispatch('plans.list', {}, ctx('websocket'))) as { value: { pending: PendingPlanApproval[] } };
+    expect(await router.dispatch('plans.decide', { id: value.pending[0]!.id, decision: 'approve' }, ctx('local-socket'))).toMatchObject({ ok: false, error: { code: ErrorCode.Unauthorized } });
+    await router.dispatch('plans.decide', { id: value.pending[0]!.id, decision: 'deny' }, ctx('websocket'));
+    await expect(answer).resolves.toMatchObject({ ok: true, value: { outcome: 'deny' } });
   });
 });
 
