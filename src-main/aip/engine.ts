@@ -1,5 +1,6 @@
 import { DlpEngine } from './dlp/engine.js';
 import { PolicyEvaluator, type ToolDefinition } from './evaluate/evaluator.js';
+import type { PathBases } from './evaluate/paths/path-bases.js';
 import { ProtectedPathMatcher } from './evaluate/protected-paths.js';
 import { ToolRateLimiter } from './evaluate/rate-limiter.js';
 import type { AgentPolicy } from './policy/types.js';
@@ -9,6 +10,8 @@ export interface PolicyEngineOptions {
   cwd: string;
   /** The Silas data home: protected automatically, like the policy file (spec 001 §10.1). */
   dataHome?: string;
+  /** Further directories the server resolves relative paths against (command line, MCP roots). */
+  pathBases?: PathBases;
   toolDefinition?: (normalizedTool: string) => ToolDefinition | null;
   now?: () => number;
 }
@@ -21,7 +24,7 @@ export interface PolicyEngine {
 /** Everything that enforces one loaded policy, built once when the policy loads. */
 export function createPolicyEngine(policy: AgentPolicy | null, options: PolicyEngineOptions): PolicyEngine {
   const alwaysProtect = [policy?.sourcePath, options.dataHome].filter((p): p is string => typeof p === 'string' && p.length > 0);
-  const protectedPaths = policy ? new ProtectedPathMatcher(policy.protectedPaths, { homeDir: options.homeDir, cwd: options.cwd, alwaysProtect }) : undefined;
+  const protectedPaths = policy ? new ProtectedPathMatcher(policy.protectedPaths, { homeDir: options.homeDir, cwd: options.cwd, alwaysProtect, pathBases: options.pathBases }) : undefined;
   const evaluator = new PolicyEvaluator(policy, {
     protectedPaths,
     toolDefinition: options.toolDefinition,

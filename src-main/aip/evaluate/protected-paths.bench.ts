@@ -49,6 +49,19 @@ try {
   const big = { path: 'src/big.ts', content: source.repeat(Math.ceil(100_000 / source.length)) };
   const bigRun = opsPerSecond(() => matcher.find(big), 2000);
   report('aip.protected_paths.write_file_100kb', 'us/check', 1e6 / bigRun.opsPerSec, { chars: big.content.length });
+
+  // Walk-around reading (issue 9 item 8): nested shells, substitutions and cd in 1 MB of commands,
+  // and 1 MB of directory + file pairs. Compare per-character cost with write_file_100kb: the
+  // joins are bounded per word, so it should stay within a small factor.
+  const units = Array.from({ length: 16_000 }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `);
+  const script = { command: units.join('') };
+  const pairs = { items: Array.from({ length: 22_000 }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) };
+  const wide = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p, limits: { maxComparisons: 10_000_000, maxResolutions: 1_000_000, maxNodes: 1_000_000 } });
+  for (const [name, args] of Object.entries({ shell_1mb: script, pairs_1mb: pairs })) {
+    if (wide.find(args) !== null) throw new Error(`benchmark case ${name} unexpectedly matched`);
+    const run = opsPerSecond(() => wide.find(args), 3000);
+    report(`aip.protected_paths.${name}`, 'us/check', 1e6 / run.opsPerSec, { chars: JSON.stringify(args).length, realpath: false });
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -159,3 +159,30 @@ describe('ProtectedPathMatcher — plain names under the working directory', () 
     expect(new ProtectedPathMatcher(['/w/[x]/secret'], { ...opts, cwd: '/w/[x]' }).find({ file: 'secret' })).not.toBeNull();
   });
 });
+
+describe('ProtectedPathMatcher — joins stay linear in the size of the arguments', () => {
+  const HOME = '/home/u';
+  function matcher(maxComparisons: number) {
+    return new ProtectedPathMatcher(['~/.ssh'], { homeDir: HOME, cwd: '/work/project', realpath: () => null, limits: { maxComparisons, maxResolutions: 1_000_000, maxChars: 8 * 1024 * 1024, maxNodes: 1_000_000 } });
+  }
+
+  it('1 MB of directory + file pairs: each file is joined with its own object\'s directory, not every directory in the message', () => {
+    const count = 22_000;
+    const args = { items: Array.from({ length: count }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) };
+    expect(JSON.stringify(args).length).toBeGreaterThan(1_000_000);
+    // About three comparisons per object (its directory, its file under cwd and under its directory):
+    // joining every pair would need count² ≈ 480 million.
+    expect(matcher(5 * count).find(args)).toBeNull();
+    const planted = { items: [...args.items, { dir: '~', file: '.ssh/id_rsa' }] };
+    expect(matcher(5 * count).find(planted)).toMatchObject({ reason: 'protected_path', argumentPath: `args.items[${count}].file` });
+  });
+
+  it('1 MB of commands with cd, nested shells and substitutions: a bounded number of joins per word', () => {
+    const units = 16_000;
+    const command = Array.from({ length: units }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `).join('');
+    expect(command.length).toBeGreaterThan(1_000_000);
+    // Six distinct relative words per unit, each under cwd and a handful of cd targets.
+    expect(matcher(40 * units).find({ command })).toBeNull();
+    expect(matcher(40 * units).find({ command: `${command} cd ~ && cat .ssh/id_rsa` })).toMatchObject({ reason: 'protected_path', argumentPath: 'args.command' });
+  });
+});

@@ -1,5 +1,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
+import { MAX_PATH_BASES, type PathBases } from './paths/path-bases.js';
+import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
 
 /*
  * Protected paths: spec 001 §3.4.5, §4.3 step 2 (`arguments_contain_protected_path`), §10.1.
@@ -27,8 +29,7 @@ import { posix, win32 } from 'node:path';
  *   `refresh()` recomputes them, e.g. on policy reload). An ancestor of a protected path is not a
  *   match (`ls ~` is allowed; `tar czf - ~` is a residual risk).
  * - Candidates. Every string at any depth is searched: object values, object keys, array items.
- *   From each string: the whole string; its shell words (quotes, backslash escapes, `$'…'`,
- *   `$(…)` and backquotes understood); a naive split on blanks, quotes, brackets, commas and
+ *   From each string: the whole string; its shell words (see "Shell reading" below); a naive split on blanks, quotes, brackets, commas and
  *   shell operators; the text after each `=` (`--file=…`, `if=…`), after a `:` that starts a path
  *   (`PATH=a:~/.ssh`, `host:~/.ssh`; never a drive letter's), after a leading `@` (`-d @file`,
  *   `file=@…`), a path glued to an option (`-i~/.ssh/id_rsa`); and the word without surrounding
@@ -51,12 +52,20 @@ import { posix, win32 } from 'node:path';
  * - Backslashes: separators on win32. Elsewhere a backslash is a filename character, but each
  *   word is also tried with `\` read as `/` and with backslashes removed (shell escapes); both
  *   can only block more.
- * - Relative candidates are resolved against `cwd`; against the value of a directory-like
- *   argument (key ending in cwd/dir/directory/folder/root/workspace/base, e.g.
- *   `{cwd: "~", command: "cat .ssh/id_rsa"}`); and against the target of `cd`, `pushd`, `-C`,
- *   `--cwd=`/`--directory=`/… inside a command string (a bare `cd` means home); and against
- *   each of those with symlinks resolved (`cwd`'s once at construction). More than `maxBases`
- *   such directories fails closed.
+ * - Relative candidates (issue 9 items 8, 13; docs/protected-paths.md) are resolved against
+ *   every path base — `cwd` and `pathBases` (the server's command-line directories, MCP roots) —
+ *   and against the directories of their own scope: directory-like values of the same object or
+ *   array and of the containers around it, under any key (absolute, `~`, `$HOME`, `file:`; or
+ *   relative under a key ending in cwd/dir/directory/folder/root/workspace/base), and the
+ *   targets of `cd`, `pushd`, `-C`, `--cwd=`/`--directory=`/… in the same string (a bare `cd`
+ *   means home; a relative target against the bases and the targets before it). Each also with
+ *   symlinks resolved. A word is never joined with directories elsewhere in the message, so the
+ *   joins per word are bounded and the scan stays linear. More than `maxBases` directories in
+ *   one scope fails closed.
+ * - Shell reading (paths/shell.ts): nested scripts (`bash -c '…'`, quoted words holding shell
+ *   syntax) are read again up to `maxShellDepth` levels; `$(…)` and backquotes are evaluated
+ *   when the output is known (echo, printf '%s', pwd, nested); an unknowable output glued to
+ *   path text or used as a `cd` target gives `{reason: 'unknowable'}` (block).
  * - Case: case-insensitive on darwin and win32 (their default filesystems), exact elsewhere. On
  *   win32 a trailing dot/space and an NTFS stream suffix (`credentials::$DATA`) are removed from
  *   each segment, as Windows does; both separators and drive letters are understood.
@@ -85,7 +94,8 @@ import { posix, win32 } from 'node:path';
  *   .env`) is likewise blocked. Mere mentions are not (`ssh`, `.sshrc`, `the .ssh folder` when
  *   `cwd` is not the home directory).
  * - Not caught (residual risk, for the sandbox rather than argument inspection): an ancestor of
- *   a protected path, paths built at run time (`$(echo …|base64 -d)`, unknown variables), a bare
+ *   a protected path, a substitution standing alone as a word whose output is a path at run
+ *   time (`cat $(base64 -d …)`), unknown variables, a bare
  *   word (no separator, not starting with `.`/`~`) inside a longer string that is itself a
  *   symlink, and hard links made before the policy applied.
  * - Fail closed: arguments nested more than `maxDepth` containers deep (a cycle included), with
@@ -121,7 +131,8 @@ export interface ProtectedPathMatch {
 
 /** The arguments could not be inspected completely; the evaluator must block (fail closed). */
 export interface UninspectableArguments {
-  reason: 'too_deep' | 'too_large';
+  /** `unknowable`: a command substitution whose output cannot be known makes up part of a path. */
+  reason: 'too_deep' | 'too_large' | 'unknowable';
   protectedPath: '';
   source: 'limit';
   /** Where the limit was reached. */
@@ -148,8 +159,10 @@ export interface ProtectedPathLimits {
   maxExpansions: number;
   /** Distinct candidate paths compared (each relative word once per base directory). */
   maxComparisons: number;
-  /** Directories named by `cd`, `-C` or directory-like arguments (`cwd`, `workdir`, …). */
+  /** Directories one argument sees besides the path bases: `cd`/`-C` targets and directory-like siblings. */
   maxBases: number;
+  /** Levels of nested scripts read again (`bash -c '…'`, `$(…)` inside `$(…)`). */
+  maxShellDepth: number;
 }
 
 export const DEFAULT_PROTECTED_PATH_LIMITS: Readonly<ProtectedPathLimits> = Object.freeze({
@@ -159,7 +172,8 @@ export const DEFAULT_PROTECTED_PATH_LIMITS: Readonly<ProtectedPathLimits> = Obje
   maxResolutions: 10_000,
   maxExpansions: 1024,
   maxComparisons: 1_000_000,
-  maxBases: 32,
+  maxBases: 64,
+  maxShellDepth: 4,
 });
 
 export interface ProtectedPathMatcherOptions {
@@ -167,6 +181,11 @@ export interface ProtectedPathMatcherOptions {
   homeDir: string;
   /** Absolute directory relative paths are resolved against (the MCP server's working directory). */
   cwd: string;
+  /**
+   * Further directories the server may resolve relative paths against (its command line's
+   * directories, MCP roots); read at every `find`, so roots announced later count at once.
+   */
+  pathBases?: PathBases;
   /** Absolute paths protected regardless of the policy: the policy file (§10.1) and the data home. */
   alwaysProtect?: readonly string[];
   /** Resolves symlinks; null when the path does not exist. Default: `fs.realpathSync.native`. */
@@ -234,17 +253,32 @@ interface Site {
   value: string;
 }
 
+/**
+ * The directories an argument sees besides the path bases: directory-like values of its own
+ * object or array (and of the containers around it), and the `cd` targets of its strings.
+ */
+interface Scope {
+  parent: Scope | null;
+  /** Absolute, or relative to the bases and to the directories before it. */
+  dirs: string[];
+  /** `dirs` of this scope and its parents resolved, once the walk is over. */
+  resolved?: readonly string[];
+}
+
 interface Deferred {
   form: string;
   physical: boolean;
   /** `form` is one ASCII name without glob characters (`read`, `q1.csv`): see `plainNames`. */
   word?: boolean;
+  /** `form` holds CURRENT_DIR (`$PWD`, `$(pwd)`): each base is put in its place. */
+  pwd?: boolean;
   site: Site;
+  scope?: Scope;
 }
 
 class LimitReached extends Error {
   constructor(
-    readonly reason: 'too_deep' | 'too_large',
+    readonly reason: 'too_deep' | 'too_large' | 'unknowable',
     readonly detail: string,
   ) {
     super(detail);
@@ -264,8 +298,12 @@ interface Scan {
   lexSeen: Set<string>;
   relative: Deferred[];
   physical: Deferred[];
+  /** The path bases: cwd, the server's other directories, and their real forms. */
   bases: string[];
   baseSet: Set<string>;
+  scope: Scope;
+  /** `plainNames` tables of scope directories, computed when first needed. */
+  names: Map<string, Set<string> | null>;
   parts: (string | number)[];
   location: 'value' | 'key';
 }
@@ -286,7 +324,8 @@ const NAIVE_SPLIT = /[\s"'`|&;<>(){}[\],]+/;
 const HOME_VARS = /\$\{HOME\}|\$HOME(?![A-Za-z0-9_])|%USERPROFILE%|%HOME%|\$env:USERPROFILE(?![A-Za-z0-9_])|\$env:HOME(?![A-Za-z0-9_])/gi;
 const PWD_VARS = /\$\{PWD\}|\$PWD(?![A-Za-z0-9_])/g;
 const FORMAT_CHARS = /\p{Cf}/gu;
-const BASE_OPTIONS = /^--(?:cwd|directory|chdir|workdir|work-dir|working-directory)=/;
+/** A value that may name a directory under any key: absolute, home-relative, a file: URL. */
+const DIR_START = /^(?:[~/$%\\]|[A-Za-z]:|file:)/i;
 const VALUE_CUT = 1024;
 /** `lstatKind` results. */
 const KIND_MISSING = 0;
@@ -314,11 +353,14 @@ export class ProtectedPathMatcher {
   private readonly limits: ProtectedPathLimits;
   private entries: Entry[] = [];
   private globEntries = false;
-  /** `cwd` with symlinks resolved, when that differs: a second base for relative words. */
-  private realCwd: string | null = null;
+  private readonly pathBases: PathBases | null;
+  /** The `pathBases` revision `bases` was computed from. */
+  private basesRevision = -1;
+  /** `cwd`, the path bases, and each with symlinks resolved where that differs. */
+  private bases: string[] = [];
   /**
-   * For `cwd` and the real `cwd`: the folded names `w` for which `base/w` matches an entry (built
-   * by `refresh`, from the entries alone). A plain name not in the set cannot match under that
+   * For each of `bases`: the folded names `w` for which `base/w` matches an entry (built by
+   * `refresh`, from the entries alone). A plain name not in the set cannot match under that
    * base, so it is not compared entry by entry. No table for a base that is itself protected,
    * with glob characters, when the policy has glob entries, or on win32.
    */
@@ -333,6 +375,7 @@ export class ProtectedPathMatcher {
     if (!this.path.isAbsolute(options.cwd)) throw new TypeError(`cwd must be absolute: ${options.cwd}`);
     this.home = this.path.resolve(options.homeDir);
     this.cwd = this.path.resolve(options.cwd);
+    this.pathBases = options.pathBases ?? null;
     this.rp = options.realpath ?? defaultRealpath;
     this.rl = options.readlink ?? (options.realpath ? noReadlink : defaultReadlink);
     this.realFs = !options.realpath && !options.readlink && !this.win;
@@ -367,8 +410,6 @@ export class ProtectedPathMatcher {
   /** Recomputes the real paths of the entries (after the filesystem changed under one). */
   refresh(): void {
     const scan = this.newScan(Number.POSITIVE_INFINITY);
-    const realCwd = this.physical(this.cwd, scan);
-    this.realCwd = realCwd === this.cwd ? null : realCwd;
     for (const entry of this.entries) {
       if (entry.anywhere) continue;
       const lexical = this.makeKey(this.path.resolve(entry.expanded));
@@ -376,10 +417,26 @@ export class ProtectedPathMatcher {
       const keys = real.key === lexical.key ? [lexical] : [lexical, real];
       entry.keys = keys.map((k) => ({ ...k, segs: keySegments(k.key) }));
     }
+    this.refreshBases(scan);
+  }
+
+  /** Recomputes `bases` and their name tables (after a refresh, or when the path bases changed). */
+  private refreshBases(scan: Scan): void {
+    const bases: string[] = [];
+    const add = (dir: string): void => {
+      if (!bases.includes(dir)) bases.push(dir);
+    };
+    for (const dir of [this.cwd, ...(this.pathBases?.list() ?? [])]) {
+      const abs = this.path.resolve(dir);
+      add(abs);
+      add(this.physical(abs, scan));
+    }
+    this.bases = bases;
+    this.basesRevision = this.pathBases?.revision ?? 0;
     this.plainNames = new Map();
-    for (const base of [this.cwd, this.realCwd]) {
-      const names = base === null ? null : this.namesUnder(base);
-      if (base !== null && names !== null) this.plainNames.set(base, names);
+    for (const base of bases) {
+      const names = this.namesUnder(base);
+      if (names !== null) this.plainNames.set(base, names);
     }
   }
 
@@ -412,26 +469,27 @@ export class ProtectedPathMatcher {
    */
   find(args: unknown): ProtectedPathFinding | null {
     if (this.entries.length === 0) return null;
+    if (this.pathBases !== null && this.pathBases.revision !== this.basesRevision) this.refreshBases(this.newScan(Number.POSITIVE_INFINITY));
     const scan = this.newScan(this.limits.maxResolutions);
     try {
       const hit = this.walk(args, 0, scan);
       if (hit) return hit;
-      // Relative words against every base: cwd, directories other arguments name, `cd` targets,
-      // and each of those with symlinks resolved (a bare word is not resolved by itself).
-      if (scan.relative.length > 0) {
-        for (const base of scan.bases.slice(1)) this.addBase(this.physical(base, scan), scan);
+      // Keys are names, not paths a tool opens: only relative values need every base.
+      if (this.pathBases?.overflowed === true && scan.relative.some((d) => d.site.location === 'value')) {
+        throw new LimitReached('too_large', `more than ${MAX_PATH_BASES} directories the server may resolve relative paths against`);
       }
+      // Each relative word against every path base and every directory of its own scope (the
+      // directory-like values around it, its `cd` targets), each with symlinks resolved: a
+      // bounded number of joins per word, so the work stays linear in the arguments' size.
       for (const d of scan.relative) {
         scan.parts = d.site.parts as (string | number)[];
         scan.location = d.site.location;
-        const plain = !this.win && d.form !== '.' && d.form !== '..' && !d.form.includes('/');
-        for (const base of scan.bases) {
-          // A single name under a normalised absolute base: resolve() would only join them.
-          const abs = plain ? this.joinRaw(base, d.form) : this.path.resolve(base, d.form);
-          const names = d.word === true ? this.plainNames.get(base) : undefined;
-          const found = this.checkLexical(abs, scan, names === undefined ? undefined : this.fold ? d.form.toLowerCase() : d.form, names);
-          if (found) return this.report(found.entry, d.site, found.path, 'lexical');
-          if (d.physical) scan.physical.push({ form: this.joinRaw(base, d.form), physical: true, site: d.site });
+        const local = d.scope === undefined ? [] : this.scopeDirs(d.scope, scan);
+        for (let k = 0; k < scan.bases.length + local.length; k += 1) {
+          const inScope = k >= scan.bases.length;
+          const base = inScope ? local[k - scan.bases.length]! : scan.bases[k]!;
+          const found = this.joinAndCheck(d, base, inScope, scan);
+          if (found) return found;
         }
       }
       for (const d of scan.physical) {
@@ -458,6 +516,61 @@ export class ProtectedPathMatcher {
         detail: error.detail,
       };
     }
+  }
+
+  /** One relative word under one base, compared lexically; the physical join is queued. */
+  private joinAndCheck(d: Deferred, base: string, inScope: boolean, scan: Scan): ProtectedPathMatch | null {
+    const form = d.pwd === true ? d.form.replaceAll(CURRENT_DIR, base) : d.form;
+    const plain = !this.win && d.pwd !== true && form !== '.' && form !== '..' && !form.includes('/');
+    // A single name under a normalised absolute base: resolve() would only join them.
+    const abs = plain ? this.joinRaw(base, form) : this.path.resolve(base, form);
+    let names: Set<string> | undefined;
+    if (d.word === true) {
+      if (!inScope) names = this.plainNames.get(base);
+      else {
+        if (!scan.names.has(base)) scan.names.set(base, this.namesUnder(base));
+        names = scan.names.get(base) ?? undefined;
+      }
+    }
+    const found = this.checkLexical(abs, scan, names === undefined ? undefined : this.fold ? form.toLowerCase() : form, names);
+    if (found) return this.report(found.entry, d.site, found.path, 'lexical');
+    if (d.physical) scan.physical.push({ form: this.path.isAbsolute(form) ? form : this.joinRaw(base, form), physical: true, site: d.site });
+    return null;
+  }
+
+  /**
+   * The directories of a scope and its parents, resolved: absolute ones as they are, relative
+   * ones against the path bases and the directories before them (`cd a && cd b`), each also
+   * with symlinks resolved. More than `maxBases` fails closed.
+   */
+  private scopeDirs(scope: Scope, scan: Scan): readonly string[] {
+    if (scope.resolved !== undefined) return scope.resolved;
+    const parent = scope.parent === null ? [] : this.scopeDirs(scope.parent, scan);
+    if (scope.dirs.length === 0) {
+      scope.resolved = parent;
+      return parent;
+    }
+    const list = [...parent];
+    const seen = new Set<string>([...scan.bases, ...parent]);
+    const add = (dir: string): void => {
+      if (seen.has(dir)) return;
+      if (list.length >= this.limits.maxBases) throw new LimitReached('too_large', `more than ${this.limits.maxBases} working directories named in the arguments`);
+      seen.add(dir);
+      list.push(dir);
+    };
+    const own: string[] = [];
+    // A directory named again (`cd src` in every line of a long script) is resolved once: each
+    // relative repeat would otherwise nest one level deeper (src/src/…) and exhaust `maxBases`.
+    for (const dir of new Set(scope.dirs)) {
+      const before = list.length;
+      if (this.path.isAbsolute(dir)) add(this.path.resolve(dir));
+      else for (const base of [...scan.bases, ...list]) add(this.path.resolve(base, dir));
+      own.push(...list.slice(before));
+    }
+    for (const dir of own) if (!GLOB.test(dir)) add(this.physical(dir, scan));
+    for (const dir of list) scan.baseSet.add(dir);
+    scope.resolved = list;
+    return list;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -496,13 +609,13 @@ export class ProtectedPathMatcher {
       lexSeen: new Set(),
       relative: [],
       physical: [],
-      bases: [],
-      baseSet: new Set(),
+      bases: this.bases,
+      baseSet: new Set(this.bases),
+      scope: { parent: null, dirs: [] },
+      names: new Map(),
       parts: [],
       location: 'value',
     };
-    this.addBase(this.cwd, scan);
-    if (this.realCwd !== null) this.addBase(this.realCwd, scan);
     return scan;
   }
 
@@ -512,6 +625,45 @@ export class ProtectedPathMatcher {
     if (typeof value === 'string') return this.scanString(value, scan);
     if (value === null || typeof value !== 'object') return null;
     if (depth >= this.limits.maxDepth) throw new LimitReached('too_deep', `arguments nested deeper than ${this.limits.maxDepth} levels`);
+    const outer = scan.scope;
+    scan.scope = this.containerScope(value as object, outer);
+    const hit = this.walkContainer(value as object, depth, scan, outer);
+    scan.scope = outer;
+    return hit;
+  }
+
+  /**
+   * A container's scope: its directory-like values under any key (`{"path": "~", "filename":
+   * ".ssh/id_rsa"}`) — absolute or home-relative values, and relative values of keys named like
+   * a directory (`cwd`, `dir`, …) — are directories for every relative value inside it.
+   */
+  private containerScope(value: object, parent: Scope): Scope {
+    const scope: Scope = { parent, dirs: [] };
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === 'string') this.collectDir(item, false, scope);
+    } else {
+      for (const [key, item] of Object.entries(value)) if (typeof item === 'string') this.collectDir(item, DIR_KEY.test(key), scope);
+    }
+    return scope.dirs.length === 0 ? parent : scope;
+  }
+
+  private collectDir(value: string, keyed: boolean, scope: Scope): void {
+    if (value.length > PATH_MAX) return;
+    const t = value.trim();
+    if (t === '' || /[\r\n]/.test(t)) return;
+    if (FAST_WORD.test(t)) {
+      if (keyed || t.charCodeAt(0) === 0x2f /* / */) scope.dirs.push(t);
+      return;
+    }
+    if (!keyed && !DIR_START.test(t)) return;
+    for (const form of this.expand(t)) {
+      if (GLOB.test(form) || form.includes(CURRENT_DIR) || form.includes(UNKNOWN_OUTPUT)) continue;
+      if (keyed || this.path.isAbsolute(form)) scope.dirs.push(form);
+    }
+  }
+
+  /** `outer`: the scope keys are read in (a key is not a file inside its sibling values). */
+  private walkContainer(value: object, depth: number, scan: Scan, outer: Scope): ProtectedPathMatch | null {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i += 1) {
         scan.parts.push(i);
@@ -526,7 +678,10 @@ export class ProtectedPathMatcher {
       scan.location = 'key';
       scan.nodes += 1;
       if (scan.nodes > this.limits.maxNodes) throw new LimitReached('too_large', `more than ${this.limits.maxNodes} values in the arguments`);
+      const inner = scan.scope;
+      scan.scope = outer;
       const keyHit = this.scanString(key, scan);
+      scan.scope = inner;
       if (keyHit) return keyHit;
       scan.location = 'value';
       const hit = this.walk((value as Record<string, unknown>)[key], depth + 1, scan);
@@ -541,9 +696,7 @@ export class ProtectedPathMatcher {
     if (scan.chars > this.limits.maxChars) throw new LimitReached('too_large', `more than ${this.limits.maxChars} characters of strings in the arguments`);
     if (s.trim() === '') return null;
     let site: Site | null = null;
-    const last = scan.parts[scan.parts.length - 1];
     const isValue = scan.location === 'value';
-    const dirLike = isValue && typeof last === 'string' && DIR_KEY.test(last);
     if (!this.win && s.length <= PATH_MAX && FAST_WORD.test(s)) {
       // One word that `words` and `expand` would return unchanged as its only form: no blanks,
       // quotes, `=`, `:`, `,`, `@`, `%`, `~`, `$`, `\`, braces, globs, non-ASCII, leading `-`.
@@ -554,13 +707,16 @@ export class ProtectedPathMatcher {
         const hit = this.checkLexical(abs, scan);
         if (hit) return this.report(hit.entry, site, hit.path, 'lexical');
         if (physical) scan.physical.push({ form: s, physical, site });
-        if (dirLike) this.addBase(abs, scan);
       } else {
-        scan.relative.push({ form: s, physical, site, word: s !== '.' && s !== '..' && !s.includes('/') });
+        scan.relative.push({ form: s, physical, site, word: s !== '.' && s !== '..' && !s.includes('/'), scope: scan.scope });
       }
       return null;
     }
-    for (const [word, isWhole] of this.words(s, scan)) {
+    // The string's own `cd` targets are directories for its words only, not for its siblings'.
+    const own: Scope = { parent: scan.scope, dirs: [] };
+    const words = this.words(s, own);
+    const scope = own.dirs.length > 0 ? own : scan.scope;
+    for (const [word, isWhole] of words) {
       for (const form of this.expand(word)) {
         // Longer than PATH_MAX, or with a line break in a whole value: text, not a path to resolve.
         const physical = form.length <= PATH_MAX && ((isWhole && isValue && !/[\r\n]/.test(form)) || /[\\/]/.test(form) || /^[~.$%]/.test(word));
@@ -570,27 +726,19 @@ export class ProtectedPathMatcher {
           site ??= { parts: [...scan.parts], location: scan.location, value: s };
           if (hit) return this.report(hit.entry, site, hit.path, 'lexical');
           if (physical) scan.physical.push({ form, physical, site });
-          if (isWhole && dirLike && !/[\r\n]/.test(form) && !GLOB.test(form)) this.addBase(abs, scan);
         } else {
           site ??= { parts: [...scan.parts], location: scan.location, value: s };
+          const pwd = form.includes(CURRENT_DIR);
           // A bare ASCII name without glob characters is compared through the `plainNames` table, as on the fast path.
-          scan.relative.push({ form, physical, site, word: form !== '.' && form !== '..' && !BARE_NAME_EXCLUDED.test(form) });
+          scan.relative.push({ form, physical, site, word: !pwd && form !== '.' && form !== '..' && !BARE_NAME_EXCLUDED.test(form), pwd, scope });
         }
       }
     }
     return null;
   }
 
-  private addBase(dir: string, scan: Scan): void {
-    if (scan.baseSet.has(dir)) return;
-    // +1: cwd is always the first base.
-    if (scan.bases.length >= this.limits.maxBases + 1) throw new LimitReached('too_large', `more than ${this.limits.maxBases} working directories named in the arguments`);
-    scan.baseSet.add(dir);
-    scan.bases.push(dir);
-  }
-
   /** Candidate words of one string, each flagged whether it is the whole (trimmed) string. */
-  private words(s: string, scan: Scan): Map<string, boolean> {
+  private words(s: string, scope: Scope): Map<string, boolean> {
     const out = new Map<string, boolean>();
     const whole = s.trim();
     out.set(whole, true);
@@ -610,7 +758,7 @@ export class ProtectedPathMatcher {
       if (!out.has(t)) out.set(t, true);
       // The whole string's own variants only when it is one word: a long text has none worth the cost.
       if (!/\s/.test(t)) this.wordVariants(t, out);
-      for (const w of this.shellWords(v, scan)) this.wordVariants(w, out);
+      for (const w of this.shellWords(v, scope)) this.wordVariants(w, out);
       for (const w of v.split(NAIVE_SPLIT)) this.wordVariants(w, out);
     }
     return out;
@@ -648,85 +796,23 @@ export class ProtectedPathMatcher {
   }
 
   /**
-   * Shell words: quotes removed and concatenated, backslash escapes and `$'…'` decoded, operators
-   * and command substitution split. Targets of `cd`, `pushd`, `-C` become extra bases.
+   * Shell words (see paths/shell.ts): nested scripts read again, known substitutions evaluated.
+   * `cd`/`pushd`/`-C` targets become directories of the string's scope; an unknowable output
+   * that makes up part of a path fails closed.
    */
-  private shellWords(s: string, scan: Scan): string[] {
-    const words: string[] = [];
-    const boundaries: number[] = [];
-    let cur = '';
-    let inWord = false;
-    const flush = (boundary: boolean): void => {
-      if (inWord) words.push(cur);
-      if (boundary) boundaries.push(words.length);
-      cur = '';
-      inWord = false;
-    };
-    const n = s.length;
-    let i = 0;
-    while (i < n) {
-      const c = s[i]!;
-      if (c === '$' && s[i + 1] === '(') {
-        flush(true);
-        i += 2;
-      } else if (c === '$' && s[i + 1] === "'") {
-        const end = s.indexOf("'", i + 2);
-        const body = end === -1 ? s.slice(i + 2) : s.slice(i + 2, end);
-        cur += decodeAnsiC(body);
-        inWord = true;
-        i = end === -1 ? n : end + 1;
-      } else if (isShellOperator(s.charCodeAt(i))) {
-        flush(c !== ' ' && c !== '\t');
-        i += 1;
-      } else if (c === "'") {
-        const end = s.indexOf("'", i + 1);
-        cur += end === -1 ? s.slice(i + 1) : s.slice(i + 1, end);
-        inWord = true;
-        i = end === -1 ? n : end + 1;
-      } else if (c === '"') {
-        let j = i + 1;
-        while (j < n && s[j] !== '"') {
-          if (s[j] === '\\' && j + 1 < n && '"\\$`'.includes(s[j + 1]!)) {
-            cur += s[j + 1];
-            j += 2;
-          } else {
-            cur += s[j];
-            j += 1;
-          }
-        }
-        inWord = true;
-        i = j + 1;
-      } else if (c === '\\' && !this.win) {
-        if (i + 1 < n && s[i + 1] !== '\n') cur += s[i + 1];
-        inWord = true;
-        i += 2;
-      } else {
-        cur += c;
-        inWord = true;
-        i += 1;
-      }
+  private shellWords(s: string, scope: Scope): string[] {
+    const reading = readShell(s, { win: this.win, maxDepth: this.limits.maxShellDepth, expandHome: (w) => this.expandHome(w) });
+    const unknowable = reading.unknowable[0];
+    if (unknowable !== undefined) {
+      const shown = unknowable.replaceAll(UNKNOWN_OUTPUT, '$(…)').replaceAll(CURRENT_DIR, '$PWD');
+      throw new LimitReached('unknowable', `the path "${shown.slice(0, 200)}" depends on a command's output that cannot be known before it runs`);
     }
-    flush(true);
-    // `cd DIR`, `pushd DIR`, `git -C DIR`, `--cwd=DIR`: extra bases for relative words.
-    const boundarySet = new Set(boundaries);
-    for (let k = 0; k < words.length; k += 1) {
-      const w = words[k]!;
-      const nextIsWord = k + 1 < words.length && !boundarySet.has(k + 1);
-      if (w === 'cd' || w === 'pushd' || w === '-C') {
-        if (nextIsWord) this.addBaseWord(words[k + 1]!, scan);
-        else if (w === 'cd') this.addBase(this.home, scan);
-      } else if (BASE_OPTIONS.test(w)) {
-        this.addBaseWord(w.slice(w.indexOf('=') + 1), scan);
-      }
+    for (const dir of reading.dirs) {
+      // `cd $PWD/x` is `cd x`; `cd "$(pwd)"` stays where it is.
+      const rel = dir.startsWith(CURRENT_DIR) ? `.${dir.slice(1)}` : dir.replaceAll(CURRENT_DIR, this.cwd);
+      for (const form of this.expand(rel)) scope.dirs.push(form);
     }
-    return words;
-  }
-
-  private addBaseWord(word: string, scan: Scan): void {
-    for (const form of this.expand(word)) {
-      if (GLOB.test(form)) continue;
-      this.addBase(this.path.resolve(this.cwd, form), scan);
-    }
+    return reading.words.map((w) => (w.includes(UNKNOWN_OUTPUT) ? w.replaceAll(UNKNOWN_OUTPUT, '') : w));
   }
 
   /** The path forms of one word: file: URL, percent-decoding, backslashes, braces, `~`/`$HOME`. */
@@ -1029,17 +1115,6 @@ function countSlashes(s: string): number {
   return count;
 }
 
-/** Blanks and the shell's operator characters `|&;<>()` and backquote. */
-function isShellOperator(code: number): boolean {
-  switch (code) {
-    case 0x20: case 0x09: case 0x0a: case 0x0b: case 0x0c: case 0x0d: case 0xa0:
-    case 0x7c: case 0x26: case 0x3b: case 0x3c: case 0x3e: case 0x28: case 0x29: case 0x60:
-      return true;
-    default:
-      return code === 0x2028 || code === 0x2029 || code === 0x3000 || code === 0xfeff || (code >= 0x2000 && code <= 0x200a);
-  }
-}
-
 const LEADING_PUNCTUATION = new Set(['(', '[', '{', '<', "'", '"', '`']);
 const TRAILING_PUNCTUATION = new Set([')', ']', '}', '>', "'", '"', '`', '.', ',', ';', ':', '!', '?']);
 
@@ -1100,19 +1175,6 @@ function percentDecode(s: string): string {
   } catch {
     return s.replace(/%([0-7][0-9A-Fa-f])/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   }
-}
-
-function decodeAnsiC(body: string): string {
-  return body.replace(/\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|.)/gs, (_, esc: string) => {
-    const c = esc[0]!;
-    if (c === 'x' || c === 'u' || c === 'U') {
-      const code = Number.parseInt(esc.slice(1), 16);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    }
-    if (/[0-7]/.test(c)) return String.fromCharCode(Number.parseInt(esc, 8) & 0xff);
-    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', f: '\f', v: '\v' };
-    return simple[c] ?? c;
-  });
 }
 
 /** Bash brace expansion (`{a,b}`, `{a..c}`, `{1..3}`); throws past `max` words. */

@@ -1,5 +1,6 @@
 import type { JsonRpcErrorObject, JsonRpcId } from '../../aip/evaluate/errors.js';
 import type { PolicyDecision, ToolDefinition } from '../../aip/evaluate/evaluator.js';
+import { announcedRoots, type PathBases } from '../../aip/evaluate/paths/path-bases.js';
 import type { ApprovalConsumer } from './approval-consumer.js';
 import type { Approver } from './approver.js';
 import type { PolicyState } from './policy-source.js';
@@ -58,4 +59,22 @@ export function track(ctx: ProxyContext, key: string, entry: Forwarded): void {
   ctx.audit.onDrop(() => {
     if (ctx.forwarded.get(key) === entry) ctx.forwarded.delete(key);
   });
+}
+
+/**
+ * MCP roots the client announces (its answer to the server's `roots/list`) become path bases
+ * before the next tool call is evaluated: a filesystem server resolves relative paths against
+ * them. Only lines that can hold roots are parsed.
+ */
+export function noteAnnouncedRoots(bases: PathBases, line: string, log: (text: string) => void): void {
+  if (!line.includes('"roots"')) return;
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return; // the gate answers malformed lines
+  }
+  for (const dir of announcedRoots(message)) {
+    if (bases.add(dir)) log(`silas proxy: relative paths are also checked against the announced root ${dir}`);
+  }
 }

@@ -1,0 +1,142 @@
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../testing/temp.js';
+import { createPolicyEngine } from '../engine.js';
+import { loadPolicyText } from '../policy/load.js';
+import { PathBases } from './paths/path-bases.js';
+
+// Issue 9 items 8 and 13, from the attacker's side: an agent that may run commands or pass
+// paths to a tool tries to reach a protected file without ever writing its path literally.
+
+const temp = useTempDirs('silas-walkaround-');
+
+function world() {
+  const root = realpathSync(temp());
+  const home = join(root, 'home', 'u');
+  const project = join(root, 'work', 'project');
+  const data = join(root, 'data');
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  mkdirSync(join(project, 'src'), { recursive: true });
+  mkdirSync(join(data, 'secrets'), { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+  writeFileSync(join(data, 'secrets', 'private.txt'), 'secret');
+  writeFileSync(join(data, 'notes.txt'), 'harmless');
+  return { root, home, project, data };
+}
+
+function evaluator(entries: string[], options: { home: string; cwd: string; pathBases?: PathBases }) {
+  const yaml = `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: walkaround\nspec:\n  allowed_tools: [run_command, read_file, read_text_file, copy]\n  protected_paths:\n${entries.map((e) => `    - ${JSON.stringify(e)}\n`).join('')}`;
+  const loaded = loadPolicyText(yaml, { sourcePath: null });
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+  return createPolicyEngine(loaded.policy, { homeDir: options.home, cwd: options.cwd, pathBases: options.pathBases }).evaluator;
+}
+
+const call = (tool: string, args: unknown) => ({ method: 'tools/call', tool, args });
+
+describe('item 8: protected paths through nested shells, substitutions, cd and argument pairs', () => {
+  it.each([
+    ['a nested shell', "bash -c 'cd ~ && cat .ssh/id_rsa'"],
+    ['a shell inside a shell', `sh -c "bash -c 'cd ~ && cat .ssh/id_rsa'"`],
+    ['a remote-style quoted script', "ssh localhost 'cd ~; tar czf - .ssh'"],
+    ['eval of a string', 'eval "cd ~ && cat .ssh/id_rsa"'],
+    ['$(echo ~)', 'cat $(echo ~)/.ssh/id_rsa'],
+    ['backquotes', 'cat `echo ~`/.ssh/id_rsa'],
+    ['quoted substitution', 'cat "$(echo ~)/.ssh/id_rsa"'],
+    ['printf %s', "cat \"$(printf '%s' ~)\"/.ssh/id_rsa"],
+    ['substitution inside a substitution', 'cat $(echo $(echo ~))/.ssh/id_rsa'],
+    ['$(pwd) after cd', 'cd ~ && cat $(pwd)/.ssh/id_rsa'],
+    ['$PWD after cd', 'cd ~; cat "$PWD/.ssh/id_rsa"'],
+    ['cd then a relative path', 'cd ~ && cat .ssh/id_rsa'],
+    ['two cds in sequence', 'cd ~ && cd .ssh && cat id_rsa'],
+    ['a cd that fails in between', 'cd ~; cd /nonexistent; cat .ssh/id_rsa'],
+    ['cd into a substitution', 'cd "$(echo ~)" && cat .ssh/id_rsa'],
+    ['pushd', 'pushd ~ >/dev/null && base64 .ssh/id_rsa'],
+  ])('%s is refused with -32007', (_label, command) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007, failedArg: 'args.command' });
+  });
+
+  it.each([
+    ['path + filename', { path: '~', filename: '.ssh/id_rsa' }],
+    ['filename before path', { filename: '.ssh/id_rsa', path: '~' }],
+    ['arbitrary key names', { a: 'HOME_ABS', b: '.ssh/id_rsa' }],
+    ['$HOME as the directory', { location: '$HOME', name: '.ssh/id_rsa' }],
+    ['a file: URL as the directory', { where: 'file://HOME_ABS', what: '.ssh/id_rsa' }],
+    ['an argv array', { argv: ['~', '.ssh/id_rsa'] }],
+    ['the pair one level down', { target: { folder_path: '~', entry: { name: '.ssh/id_rsa' } } }],
+  ])('directory + file-name pair (%s) is refused with -32007', (_label, args) => {
+    const { home, project } = world();
+    const concrete = JSON.parse(JSON.stringify(args).replaceAll('HOME_ABS', home)) as unknown;
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('copy', concrete));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+  });
+
+  it.each([
+    ['glued to a path', 'cat $(some_tool --where)/.ssh/id_rsa'],
+    ['in backquotes, glued to a path', 'cat `lookup`/id_rsa'],
+    ['as the directory of cd', 'cd "$(git rev-parse --show-toplevel)" && cat id_rsa'],
+    ['after a known prefix', 'tar czf - /home/$(cat who)/.ssh'],
+  ])('an unknowable substitution %s is refused, saying why', (_label, command) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    expect(decision.reason).toMatch(/cannot be known/);
+  });
+
+  it('a name-valued substitution stands for any one name', () => {
+    const { home, project } = world();
+    const users = join(home, '..');
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command: `cat ${users}/$(whoami)/.ssh/id_rsa` }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+  });
+
+  it.each([
+    "bash -c 'cd src && npm test'",
+    'cd src && cat index.ts',
+    'echo "built on $(date)" > build.txt',
+    'git commit -m "$(cat message.txt)"',
+    'ls $(pwd)/src',
+    'cat $(echo src)/index.ts',
+    'sh -c "echo hello; ls -la"',
+  ])('legitimate command %s is allowed', (command) => {
+    const { home, project } = world();
+    expect(evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command }))).toMatchObject({ decision: 'ALLOW' });
+  });
+
+  it('legitimate directory + file pairs are allowed', () => {
+    const { home, project } = world();
+    const ev = evaluator(['~/.ssh'], { home, cwd: project });
+    expect(ev.evaluate(call('copy', { path: project, filename: 'src/index.ts' }))).toMatchObject({ decision: 'ALLOW' });
+    expect(ev.evaluate(call('copy', { from: '~/Documents', name: 'report.pdf' }))).toMatchObject({ decision: 'ALLOW' });
+  });
+});
+
+describe('item 13: relative paths against every directory the server may use', () => {
+  it("a path relative to the server's allowed directory is refused although the proxy runs from /", () => {
+    const { home, data } = world();
+    const bases = new PathBases([data]);
+    const ev = evaluator([join(data, 'secrets')], { home, cwd: '/', pathBases: bases });
+    expect(ev.evaluate(call('read_text_file', { path: 'secrets/private.txt' }))).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    expect(ev.evaluate(call('read_text_file', { path: './secrets/../secrets/private.txt' }))).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    expect(ev.evaluate(call('read_text_file', { path: 'notes.txt' }))).toMatchObject({ decision: 'ALLOW' });
+  });
+
+  it('a root announced after the policy loaded counts at once', () => {
+    const { home, data } = world();
+    const bases = new PathBases();
+    const ev = evaluator([join(data, 'secrets')], { home, cwd: '/', pathBases: bases });
+    expect(ev.evaluate(call('read_text_file', { path: 'secrets/private.txt' }))).toMatchObject({ decision: 'ALLOW' });
+    bases.add(data);
+    expect(ev.evaluate(call('read_text_file', { path: 'secrets/private.txt' }))).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+  });
+
+  it('more roots than can be followed fail closed for relative paths only', () => {
+    const { home, data } = world();
+    const bases = new PathBases(Array.from({ length: 300 }, (_, i) => `/srv/root${i}`));
+    const ev = evaluator([join(data, 'secrets')], { home, cwd: '/', pathBases: bases });
+    expect(ev.evaluate(call('read_text_file', { path: 'notes.txt' }))).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    expect(ev.evaluate(call('read_text_file', { path: join(data, 'notes.txt') }))).toMatchObject({ decision: 'ALLOW' });
+  });
+});
