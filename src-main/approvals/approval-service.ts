@@ -6,7 +6,7 @@ import type { OwnerSigner } from '../keys/owner-key.js';
 import type { DecisionQueue, Notifier } from '../app/types.js';
 import { normalizeName } from '../aip/policy/normalize.js';
 import type { StandingApprovalService } from './standing-service.js';
-import { issueToolCallApproval } from './tool-call-approval.js';
+import { argumentsHash, displayMismatch, issueToolCallApproval } from './tool-call-approval.js';
 
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
 export const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
@@ -14,6 +14,8 @@ export const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
 interface Waiting {
   card: PendingApproval;
   request: ToolCallApprovalRequest;
+  /** Computed here from `request.args`, never taken from the asker. */
+  argsHash: string;
   resolve(answer: ApprovalAnswer): void;
   timer: NodeJS.Timeout;
 }
@@ -39,7 +41,8 @@ export function riskOf(tool: string): PendingApproval['risk'] {
 /**
  * The human side of `action: ask`. A proxy's request becomes a card; the call resolves when
  * the person decides or the request times out. Every step is audited before it takes effect,
- * and an approval is signed with the owner key over the exact call it allows.
+ * and an approval is signed with the owner key over the exact call it allows: the arguments
+ * hash is computed here from the arguments the card shows (redacted), never taken on trust.
  */
 export class ApprovalService implements DecisionQueue {
   private readonly waiting = new Map<string, Waiting>();
@@ -52,7 +55,13 @@ export class ApprovalService implements DecisionQueue {
   }
 
   request(request: ToolCallApprovalRequest): Promise<ApprovalAnswer> {
-    if (request.argsHash !== request.argsHash.toLowerCase()) throw new SilasError(ErrorCode.InvalidArgs, 'argsHash must be lowercase hex');
+    // The card must show what the signature binds: the hash is ours, over the arguments shown.
+    const argsHash = argumentsHash(request.args);
+    const mismatch = displayMismatch(request.display, request.args);
+    if (mismatch !== null) {
+      this.deps.audit.append('approvals.refused_display_mismatch', { server: request.server, tool: request.tool, args_hash: argsHash, request_id: request.requestId, session_id: request.sessionId, field: mismatch });
+      throw new SilasError(ErrorCode.InvalidArgs, `display differs from args at ${mismatch}: display must be args with only [REDACTED:…] markers in place of text; send what DLP redaction of args produces`);
+    }
     const requestedAt = this.now();
     if (this.paused) {
       this.deps.audit.append('approvals.refused_paused', { server: request.server, tool: request.tool, session_id: request.sessionId });
@@ -63,7 +72,7 @@ export class ApprovalService implements DecisionQueue {
       id,
       server: request.server,
       tool: request.tool,
-      args: request.args,
+      args: request.display,
       rule: request.rule,
       reason: request.reason,
       policyName: request.policyName,
@@ -71,11 +80,11 @@ export class ApprovalService implements DecisionQueue {
       requestedAt: requestedAt.toISOString(),
       expiresAt: new Date(requestedAt.getTime() + request.timeoutMs).toISOString(),
     };
-    this.deps.audit.append('approvals.requested', { approval_id: id, server: request.server, tool: request.tool, args_hash: request.argsHash, request_id: request.requestId, session_id: request.sessionId, rule: request.rule });
+    this.deps.audit.append('approvals.requested', { approval_id: id, server: request.server, tool: request.tool, args_hash: argsHash, request_id: request.requestId, session_id: request.sessionId, rule: request.rule });
     return new Promise<ApprovalAnswer>((resolve) => {
       const timer = setTimeout(() => this.finish(id, 'approvals.timed_out', {}, { outcome: 'timeout' }), request.timeoutMs);
       timer.unref();
-      this.waiting.set(id, { card, request, resolve, timer });
+      this.waiting.set(id, { card, request, argsHash, resolve, timer });
       this.changed();
       this.deps.notifier.notify({ title: `Approve ${request.tool} on ${request.server}?`, body: request.reason || `Policy ${request.policyName} asks before this call.`, urgency: card.risk === 'high' ? 'critical' : 'normal' });
     });
@@ -88,13 +97,13 @@ export class ApprovalService implements DecisionQueue {
       this.finish(id, 'approvals.denied', {}, { outcome: 'deny', reason: 'denied by the user in the control center' });
       return { id, outcome: 'denied' };
     }
-    const { request } = item;
+    const { request, argsHash } = item;
     if (decision === 'always_allow') {
       if (!this.deps.standing) throw new SilasError(ErrorCode.Unavailable, '"always allow" is not available in this runtime');
-      this.deps.standing.create({ server: request.server, tool: normalizeName(request.tool), argsHash: request.argsHash, argsDisplay: JSON.stringify(request.args) });
+      this.deps.standing.create({ server: request.server, tool: normalizeName(request.tool), argsHash, argsDisplay: JSON.stringify(request.display) });
     }
     const signed = issueToolCallApproval(
-      { server: request.server, tool: request.tool, argsHash: request.argsHash, requestId: request.requestId, sessionId: request.sessionId },
+      { server: request.server, tool: request.tool, argsHash, requestId: request.requestId, sessionId: request.sessionId },
       this.deps.signer,
       this.now(),
       APPROVAL_TOKEN_TTL_MS,
@@ -136,7 +145,7 @@ export class ApprovalService implements DecisionQueue {
     const item = this.waiting.get(id);
     if (!item) return;
     // Audited before the proxy learns the answer: the ledger never lags behind an effect.
-    this.deps.audit.append(event, { approval_id: id, server: item.request.server, tool: item.request.tool, args_hash: item.request.argsHash, ...extra });
+    this.deps.audit.append(event, { approval_id: id, server: item.request.server, tool: item.request.tool, args_hash: item.argsHash, ...extra });
     clearTimeout(item.timer);
     this.waiting.delete(id);
     item.resolve(answer);

@@ -10,7 +10,11 @@ import { LocalSocketClient } from '../control/local-socket-client.js';
 import { OwnerKeyVault, ownerAccountForHome } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { useTempDirs } from '../testing/temp.js';
-import { argumentsHash, checkToolCallApproval } from './tool-call-approval.js';
+import { ToolCallApprovalRequest } from '../../src-shared/schemas/approval.js';
+import { createTestLedger } from '../testing/ledger.js';
+import { testSigner } from '../testing/approvals.js';
+import { ApprovalService } from './approval-service.js';
+import { argumentsHash, checkToolCallApproval, displayMismatch } from './tool-call-approval.js';
 
 const tempDir = useTempDirs();
 
@@ -36,7 +40,16 @@ async function harness(): Promise<Harness> {
 
 const args = { path: '/tmp/report.txt' };
 function askFor(timeoutMs = 10_000) {
-  return { server: 'files', tool: 'delete_file', args, argsHash: argumentsHash(args), requestId: 41, sessionId: 'session-1', rule: 'tool_rules[delete_file].action: ask', reason: 'Policy asks before deleting files', policyName: 'workstation', timeoutMs };
+  return { server: 'files', tool: 'delete_file', args, display: args, requestId: 41, sessionId: 'session-1', rule: 'tool_rules[delete_file].action: ask', reason: 'Policy asks before deleting files', policyName: 'workstation', timeoutMs };
+}
+
+/** The newest `n` events, without the checkpoints the runtime writes in between. */
+function lastEvents(audit: Runtime['audit'], n: number): string[] {
+  return audit
+    .tail(n + 10)
+    .map((e) => e.event)
+    .filter((event) => event !== 'audit.checkpoint')
+    .slice(-n);
 }
 
 async function pendingCards(runtime: Runtime): Promise<PendingApproval[]> {
@@ -59,7 +72,7 @@ describe('approvals over the local control socket', () => {
     const binding = { server: 'files', tool: 'delete_file', args, requestId: 41, sessionId: 'session-1' };
     expect(checkToolCallApproval(result.approval, binding, h.ownerKeys, new Date())).toEqual({ ok: true, nonce: result.approval.payload.nonce });
     expect(checkToolCallApproval(result.approval, { ...binding, args: { path: '/etc/passwd' } }, h.ownerKeys, new Date()).ok).toBe(false);
-    expect(h.runtime.audit.tail(2).map((e) => e.event)).toEqual(['approvals.requested', 'approvals.approved']);
+    expect(lastEvents(h.runtime.audit, 2)).toEqual(['approvals.requested', 'approvals.approved']);
     expect(h.runtime.decisions.pendingCount()).toBe(0);
     h.client.close();
     await h.runtime.stop('test');
@@ -73,7 +86,7 @@ describe('approvals over the local control socket', () => {
     await h.runtime.router.dispatch('approvals.decide', { id: card!.id, decision: 'deny' }, { transport: 'websocket' });
     expect(await denied).toEqual({ outcome: 'deny', reason: 'denied by the user in the control center' });
     expect(await h.client.call('approvals.request', askFor(1000))).toEqual({ outcome: 'timeout' });
-    expect(h.runtime.audit.tail(4).map((e) => e.event)).toEqual(['approvals.requested', 'approvals.denied', 'approvals.requested', 'approvals.timed_out']);
+    expect(lastEvents(h.runtime.audit, 4)).toEqual(['approvals.requested', 'approvals.denied', 'approvals.requested', 'approvals.timed_out']);
     h.client.close();
     await h.runtime.stop('test');
   });
@@ -113,9 +126,78 @@ describe('approvals over the local control socket', () => {
 
   it('malformed requests from a proxy are refused with the field named', async () => {
     const h = await harness();
-    await expect(h.client.call('approvals.request', { ...askFor(), argsHash: 'not-a-hash' })).rejects.toMatchObject({ code: 'E_INVALID_ARGS', message: expect.stringContaining('args.argsHash') });
+    await expect(h.client.call('approvals.request', { ...askFor(), display: { path: '/tmp/other.txt' } })).rejects.toMatchObject({ code: 'E_INVALID_ARGS', message: expect.stringContaining('display differs from args at args.path') });
     await expect(h.client.call('approvals.request', { ...askFor(), timeoutMs: 1 })).rejects.toMatchObject({ code: 'E_INVALID_ARGS', message: expect.stringContaining('args.timeoutMs') });
     h.client.close();
     await h.runtime.stop('test');
+  });
+});
+
+/*
+ * Issue 9 item 9, from the side of a hostile asker (anything holding the ask capability): the
+ * card must not show other arguments than the ones the signature binds. In-process, so the
+ * attack does not depend on how sessions authenticate.
+ */
+describe('the card shows what is signed', () => {
+  const harmless = { path: '/tmp/harmless' };
+  const target = { path: '~/.ssh/id_rsa' };
+  const ask = (fields: { args: unknown; display: unknown }) => ({ server: 'files', tool: 'read_file', requestId: 7, sessionId: 'hostile', rule: 'ask', reason: 'r', policyName: 'p', timeoutMs: 5000, ...fields }) as ToolCallApprovalRequest;
+
+  function service() {
+    const ledger = createTestLedger(tempDir());
+    const signer = testSigner();
+    const standing: { argsHash: string; argsDisplay: string }[] = [];
+    const approvals = new ApprovalService({ audit: ledger.audit, signer, notifier: { notify: () => undefined }, onChange: () => undefined, standing: { create: (b) => (standing.push(b), { ...b, id: 'x' }) as never } });
+    return { ledger, approvals, standing, keys: new Map([[signer.fingerprint, signer.publicKey as Uint8Array]]) };
+  }
+
+  it('an asker can no longer supply the hash: a request carrying argsHash is refused by the contract', () => {
+    const attack = { ...ask({ args: harmless, display: harmless }), argsHash: argumentsHash(target) };
+    const parsed = ToolCallApprovalRequest.safeParse(attack);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain('argsHash');
+  });
+
+  it('display args that are not a redaction of the signed args are refused and audited; no card appears', () => {
+    const { ledger, approvals } = service();
+    expect(() => approvals.request(ask({ args: target, display: harmless }))).toThrow(/display differs from args at args\.path/);
+    expect(approvals.pendingCount()).toBe(0);
+    expect(ledger.audit.tail(1)[0]).toMatchObject({ event: 'approvals.refused_display_mismatch', data: { field: 'args.path', args_hash: argumentsHash(target), session_id: 'hostile' } });
+  });
+
+  it('"always allow" on a harmless card creates a standing approval and a token that cannot authorise the protected file', async () => {
+    const { approvals, standing, keys } = service();
+    const answer = approvals.request(ask({ args: harmless, display: harmless }));
+    const [card] = approvals.list();
+    expect(card!.args).toEqual(harmless);
+    approvals.decide(card!.id, 'always_allow');
+    const result = await answer;
+    if (result.outcome !== 'approve') throw new Error(`expected approval, got ${result.outcome}`);
+    expect(standing).toEqual([{ server: 'files', tool: 'read_file', argsHash: argumentsHash(harmless), argsDisplay: JSON.stringify(harmless) }]);
+    expect(standing[0]!.argsHash).not.toBe(argumentsHash(target));
+    const binding = { server: 'files', tool: 'read_file', requestId: 7, sessionId: 'hostile' };
+    expect(checkToolCallApproval(result.approval, { ...binding, args: target }, keys, new Date())).toEqual({ ok: false, reason: 'approval is for other arguments' });
+    expect(checkToolCallApproval(result.approval, { ...binding, args: harmless }, keys, new Date())).toMatchObject({ ok: true });
+  });
+
+  it('the legitimate path: a DLP-redacted display is shown, and the signature binds the real arguments', async () => {
+    const { approvals, keys } = service();
+    const real = { url: 'https://api.example.com/?key=AKIAABCDEFGHIJKLMNOP', retries: 4111111111111111, ['AKIAABCDEFGHIJKLMNOP']: true };
+    const display = { url: 'https://api.example.com/?key=[REDACTED:AWS Key]', retries: '[REDACTED:Card]', '[REDACTED:AWS Key]': true };
+    const answer = approvals.request(ask({ args: real, display }));
+    const [card] = approvals.list();
+    expect(card!.args).toEqual(display);
+    approvals.decide(card!.id, 'allow_once');
+    const result = await answer;
+    if (result.outcome !== 'approve') throw new Error(`expected approval, got ${result.outcome}`);
+    expect(checkToolCallApproval(result.approval, { server: 'files', tool: 'read_file', requestId: 7, sessionId: 'hostile', args: real }, keys, new Date())).toMatchObject({ ok: true });
+  });
+
+  it('displayMismatch accepts markers only in place of text', () => {
+    expect(displayMismatch({ a: 'x [REDACTED:K] y' }, { a: 'x secret y' })).toBeNull();
+    expect(displayMismatch({ a: '[REDACTED:K]' }, { a: 'x', b: 'extra' })).toBe('args');
+    expect(displayMismatch({ a: 'x [REDACTED:K]' }, { a: 'y secret' })).toBe('args.a');
+    expect(displayMismatch({ a: '5' }, { a: 5 })).toBe('args.a');
+    expect(displayMismatch([1, { b: null }], [1, { b: false }])).toBe('args[1].b');
   });
 });

@@ -32,8 +32,8 @@ export class ControlSocketApprover implements Approver {
     const asked = client.call('approvals.request', {
       server: req.server,
       tool: req.tool,
-      args: (JSON.parse(JSON.stringify(req.args ?? null)) ?? null) as JsonValue,
-      argsHash: req.argsHash,
+      args: asJson(req.args),
+      display: asJson(req.display),
       requestId: req.requestId,
       sessionId: req.sessionId,
       rule: req.rule.slice(0, 500),
@@ -57,4 +57,8 @@ export class ControlSocketApprover implements Approver {
     void this.client?.then((c) => c.close()).catch(() => undefined);
     this.client = null;
   }
+}
+
+function asJson(value: unknown): JsonValue {
+  return (JSON.parse(JSON.stringify(value ?? null)) ?? null) as JsonValue;
 }

@@ -50,10 +50,7 @@ export function signToolCallApproval(binding: ToolCallBinding, signer: OwnerSign
   return issueToolCallApproval({ ...rest, argsHash: argumentsHash(args) }, signer, now, ttlMs);
 }
 
-/**
- * Signs an approval for a call known by its arguments' hash: the runtime holds only a redacted
- * copy of the arguments, so it binds the hash the proxy computed over the real ones.
- */
+/** Signs an approval for a call known by its arguments' hash, which the signer computed itself. */
 export function issueToolCallApproval(
   binding: Omit<ToolCallBinding, 'args'> & { argsHash: string },
   signer: OwnerSigner,
@@ -103,4 +100,56 @@ export function checkToolCallApproval(approval: unknown, expected: ToolCallBindi
   if (!Number.isFinite(expires) || expires <= now.getTime()) return { ok: false, reason: 'approval has expired' };
   if (typeof payload.nonce !== 'string' || !/^[0-9a-f]{32}$/.test(payload.nonce)) return { ok: false, reason: 'approval nonce is malformed' };
   return { ok: true, nonce: payload.nonce };
+}
+
+const MARKER = /\[REDACTED:[^\]\n]*\]/;
+
+/**
+ * Whether `text` can be `pattern` with each `[REDACTED:…]` marker standing for some span of it
+ * (leftmost-first matching of the literal pieces is exact for wildcards alone).
+ */
+function matchesRedacted(pattern: string, text: string): boolean {
+  const pieces = pattern.split(MARKER);
+  if (pieces.length === 1) return pattern === text;
+  const first = pieces[0]!;
+  const last = pieces[pieces.length - 1]!;
+  if (!text.startsWith(first) || text.length < first.length + last.length) return false;
+  let at = first.length;
+  for (let i = 1; i < pieces.length - 1; i += 1) {
+    const found = text.indexOf(pieces[i]!, at);
+    if (found < 0) return false;
+    at = found + pieces[i]!.length;
+  }
+  return text.length - last.length >= at && text.endsWith(last);
+}
+
+/**
+ * Why `display` is not `args` as DLP redacts it, or null when it is: the same structure, every
+ * value equal, except strings, keys and numbers (as their JSON text) in which `[REDACTED:…]`
+ * markers stand for text. The card shows `display`; the signature binds `args`, so a display
+ * that says anything else about the call is refused (issue 9 item 9).
+ */
+export function displayMismatch(display: unknown, args: unknown, path = 'args'): string | null {
+  if (typeof display === 'string' && typeof args === 'number') return matchesRedacted(display, String(args)) && MARKER.test(display) ? null : path;
+  if (typeof display === 'string' && typeof args === 'string') return matchesRedacted(display, args) ? null : path;
+  if (display === null || args === null || typeof display !== 'object' || typeof args !== 'object') return Object.is(display, args) || (display === 0 && args === 0) ? null : path;
+  if (Array.isArray(display) !== Array.isArray(args)) return path;
+  if (Array.isArray(display)) {
+    const list = args as unknown[];
+    if (display.length !== list.length) return path;
+    for (let i = 0; i < list.length; i += 1) {
+      const inner = displayMismatch(display[i], list[i], `${path}[${i}]`);
+      if (inner !== null) return inner;
+    }
+    return null;
+  }
+  const shown = Object.keys(display);
+  const real = Object.keys(args);
+  if (shown.length !== real.length) return path;
+  for (let i = 0; i < real.length; i += 1) {
+    if (!matchesRedacted(shown[i]!, real[i]!)) return `${path}.${real[i]}`;
+    const inner = displayMismatch((display as Record<string, unknown>)[shown[i]!], (args as Record<string, unknown>)[real[i]!], `${path}.${real[i]}`);
+    if (inner !== null) return inner;
+  }
+  return null;
 }

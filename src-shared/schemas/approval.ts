@@ -6,9 +6,10 @@ export const ToolCallApprovalRequest = z
   .object({
     server: z.string().min(1).max(200),
     tool: z.string().min(1).max(200),
-    /** DLP-redacted arguments, for display only; the binding uses argsHash. */
+    /** The exact arguments the proxy will forward: the runtime hashes and signs these. */
     args: JsonValue,
-    argsHash: z.string().regex(/^[0-9a-f]{64}$/),
+    /** `args` DLP-redacted for the card: the same JSON with `[REDACTED:…]` markers in place of text, checked against `args`. */
+    display: JsonValue,
     requestId: z.union([z.string().max(200), z.number()]),
     sessionId: z.string().min(1).max(100),
     rule: z.string().max(500),

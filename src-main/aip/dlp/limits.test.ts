@@ -55,17 +55,19 @@ describe('max_scan_size', () => {
   });
 
   it('exactly used up: warns only if more content follows', () => {
-    const exact = engine([AWS], 20).redactResponse({ a: KEY, b: '', c: 3 });
+    // Keys are content too: "a", "b" and "c" use 3 of the 23 bytes.
+    const exact = engine([AWS], 23).redactResponse({ a: KEY, b: '', c: true });
     expect(exact.warnings).toEqual([]);
-    expect(exact.value).toEqual({ a: '[REDACTED:AWS Key]', b: '', c: 3 });
-    const more = engine([AWS], 20).redactResponse({ a: KEY, b: 'x' });
-    expect(more.warnings).toEqual([WARNING(20)]);
-    expect(more.value).toEqual({ a: '[REDACTED:AWS Key]', b: 'x' });
+    expect(exact.value).toEqual({ a: '[REDACTED:AWS Key]', b: '', c: true });
+    const more = engine([AWS], 23).redactResponse({ a: KEY, b: 'xy' });
+    expect(more.warnings).toEqual([WARNING(23)]);
+    expect(more.value).toEqual({ a: '[REDACTED:AWS Key]', b: 'xy' });
   });
 
-  it('counts string values only, not keys or other values', () => {
+  it('counts keys and the JSON text of numbers, not booleans, null or punctuation (issue 9 item 7)', () => {
     const result = { ['k'.repeat(500)]: KEY, n: 123456789, list: [true, null] };
-    expect(engine([AWS], 20).redactResponse(result)).toMatchObject({ value: { ['k'.repeat(500)]: '[REDACTED:AWS Key]', n: 123456789, list: [true, null] }, warnings: [] });
+    expect(engine([AWS], 20).redactResponse(result)).toMatchObject({ value: result, warnings: [WARNING(20)] });
+    expect(engine([AWS], 1 + 9 + 4 + 1 + 20).redactResponse({ n: 123456789, list: [true, null], k: KEY })).toMatchObject({ value: { n: 123456789, list: [true, null], k: '[REDACTED:AWS Key]' }, warnings: [] });
   });
 
   it('unscanned base64 payloads (no detect_encoding) do not use up the budget', () => {

@@ -130,8 +130,8 @@ describe('scanRequest: on_redaction_failure', () => {
     ]);
   });
 
-  it('scans every string of nested arguments, never keys', () => {
+  it('scans every string and key of nested arguments', () => {
     const result = engineWith({ onRequestMatch: 'redact' }).scanRequest({ [SECRET]: { list: [1, { deep: `x ${SECRET}` }] } });
-    expect(result.value).toEqual({ [SECRET]: { list: [1, { deep: 'x [REDACTED:API Key]' }] } });
+    expect(result.value).toEqual({ '[REDACTED:API Key]': { list: [1, { deep: 'x [REDACTED:API Key]' }] } });
   });
 });

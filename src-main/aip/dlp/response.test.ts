@@ -59,11 +59,14 @@ describe('redactResponse: structure preservation', () => {
     expect(out.c).toBe(result.c);
   });
 
-  it('never scans or changes object keys', () => {
-    const result = { structuredContent: { 'a@b.io': 'c@d.io', [KEY]: 1 } };
+  it('scans object keys and renames a redacted key in place (issue 9 item 7)', () => {
+    const result = { structuredContent: { 'a@b.io': 'c@d.io', [KEY]: 1, plain: 2 } };
     const out = engine.redactResponse(result).value as { structuredContent: Record<string, unknown> };
-    expect(out.structuredContent).toEqual({ 'a@b.io': '[REDACTED:Email]', [KEY]: 1 });
-    expect(Object.keys(out.structuredContent)).toEqual(['a@b.io', KEY]);
+    expect(Object.entries(out.structuredContent)).toEqual([
+      ['[REDACTED:Email]', '[REDACTED:Email]'],
+      ['[REDACTED:AWS Key]', 1],
+      ['plain', 2],
+    ]);
   });
 
   it('keeps __proto__ keys as data and pollutes nothing', () => {

@@ -7,7 +7,12 @@ import type { ScanSession, ScanSlot } from './scan.js';
  * keeping key order, `__proto__` keys as own data properties, and the prototype); every untouched
  * subtree, and the root itself when nothing changed, is returned as the same object.
  *
- * Object keys are never scanned or changed; numbers, booleans and null pass through.
+ * Object keys are scanned too (a secret can be sent as a key): a redacted key renames the
+ * property in place, keeping its position; when two redacted keys of one object come out equal,
+ * later ones get ` #2`, ` #3`… so no value is lost. The field names MCP itself defines
+ * (MCP_FIELDS) are not scanned where they are structure: in a result, content item or resource. Numbers are scanned as their JSON text
+ * (String(n), which is how JSON.stringify writes them) and a redacted number becomes the
+ * redacted string. Booleans and null pass through.
  *
  * MCP awareness (redactResponse only), for `result.content[]` items (tools/call, also
  * prompts-style content lists) and `result.contents[]` (resources/read):
@@ -41,6 +46,8 @@ const CTX_RESOURCE = 5;
 export type WalkRoot = 'generic' | 'mcp-result';
 
 const KNOWN_ITEM_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
+/** Field names MCP defines for results, content items and resources: structure, never renamed there. */
+const MCP_FIELDS = new Set(['content', 'contents', 'structuredContent', 'isError', '_meta', 'type', 'text', 'data', 'mimeType', 'annotations', 'resource', 'uri', 'name', 'title', 'description', 'blob', 'size', 'icons']);
 
 interface Frame {
   container: Container;
@@ -54,6 +61,8 @@ interface Frame {
 export interface WalkSlot extends ScanSlot {
   frame: Frame | null;
   key: string | number;
+  /** The slot is the property name `key` itself, not its value. */
+  isKey?: boolean;
 }
 
 interface Cursor {
@@ -124,8 +133,8 @@ function define(target: Container, key: string | number, value: unknown): void {
 
 /** Scans every string of `root` through `session` and returns the redacted value (the same object when nothing changed). */
 export function walkAndRedact(root: unknown, session: ScanSession<WalkSlot>, kind: WalkRoot): unknown {
-  if (typeof root === 'string') {
-    const slot: WalkSlot = { text: root, encoded: false, out: null, frame: null, key: '' };
+  if (typeof root === 'string' || (typeof root === 'number' && Number.isFinite(root))) {
+    const slot: WalkSlot = { text: String(root), encoded: false, out: null, frame: null, key: '' };
     session.add(slot);
     session.finish();
     return slot.out ?? root;
@@ -152,8 +161,11 @@ export function walkAndRedact(root: unknown, session: ScanSession<WalkSlot>, kin
     const key: string | number = top.keys === null ? top.i : top.keys[top.i]!;
     top.i += 1;
     const frame = top.frame;
+    if (typeof key === 'string' && key.length > 0 && !(frame.ctx !== CTX_GENERIC && MCP_FIELDS.has(key)) && !session.add({ text: key, encoded: false, out: null, frame, key, isKey: true })) break walk;
     const value = (frame.container as Record<string | number, unknown>)[key];
-    if (typeof value === 'string') {
+    if (typeof value === 'number') {
+      if (Number.isFinite(value) && !session.add({ text: String(value), encoded: false, out: null, frame, key })) break walk;
+    } else if (typeof value === 'string') {
       if (value.length === 0) continue;
       const mode = stringMode(frame, key);
       if (mode === SKIP) continue;
@@ -166,11 +178,38 @@ export function walkAndRedact(root: unknown, session: ScanSession<WalkSlot>, kin
   session.finish();
 
   if (session.changed.length === 0) return root;
+  const renames = new Map<Frame, Map<string, string>>();
   for (const slot of session.changed) {
-    const target = ensureCopy(slot.frame!);
-    define(target, slot.key, slot.out);
+    const frame = slot.frame!;
+    if (slot.isKey === true) {
+      let names = renames.get(frame);
+      if (names === undefined) renames.set(frame, (names = new Map()));
+      names.set(slot.key as string, slot.out!);
+      continue;
+    }
+    define(ensureCopy(frame), slot.key, slot.out);
   }
+  // After the values: their writes address properties by the original names.
+  for (const [frame, names] of renames) renameKeys(ensureCopy(frame) as Record<string, unknown>, names);
   return rootFrame.copy;
+}
+
+/** Renames properties of `target` (a copy this walk owns) in place, keeping order and every value. */
+function renameKeys(target: Record<string, unknown>, names: Map<string, string>): void {
+  const entries = Object.keys(target).map((key) => [key, target[key]] as const);
+  for (const [key] of entries) delete target[key];
+  const taken = new Set<string>();
+  for (const [key] of entries) if (!names.has(key)) taken.add(key);
+  for (const [key, value] of entries) {
+    let name = names.get(key);
+    if (name === undefined) name = key;
+    else {
+      const base = name;
+      for (let n = 2; taken.has(name); n += 1) name = `${base} #${n}`;
+      taken.add(name);
+    }
+    define(target, name, value);
+  }
 }
 
 /** The copy of `frame`'s container, copying (once) every ancestor on the way up that is not copied yet. */

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
-import { openLedger } from '../../app/ledger.js';
+import { IDLE_CHECKPOINT_MS, openLedger } from '../../app/ledger.js';
 import { resolveHome } from '../../app/paths.js';
+import { KeyringStandingGrants } from '../../approvals/standing-grants.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { approverForHome, type Approver } from '../../mcp/proxy/approver.js';
 import { runProxy } from '../../mcp/proxy/proxy.js';
@@ -61,12 +62,13 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   if (!io.stdin) throw new UsageError('silas proxy needs standard input', usage);
 
   const home = resolveHome(values.home, io.env);
-  const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: io.secretStore ?? new OsKeyring() });
+  const secretStore = io.secretStore ?? new OsKeyring();
+  // Every decision is recorded before it takes effect, and the ledger can be written only with
+  // the keyring's keys: without them the proxy refuses to start, saying which keyring to unlock.
+  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => io.err(`silas proxy: ${(error as Error).message}`) });
   try {
-    // The owner key from the keyring when it can be read, else the public key recorded at init.
-    const trusted = new Map<string, Uint8Array>();
-    if (ledger.signer) trusted.set(ledger.signer.fingerprint, ledger.signer.publicKey);
-    else for (const key of ledger.publicKeys.all()) trusted.set(key.fingerprint, key.publicKey);
+    // Only the owner key in the keyring authorises anything; keys in the database never do.
+    const trusted = ledger.trustedKeys();
     const policyFile = resolve(values.policy);
     const result = await runProxy({
       server: values.name ?? basename(command[0]!),
@@ -76,6 +78,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
       db: ledger.db,
       audit: ledger.audit,
       trustedKeys: () => trusted,
+      standingGrants: new KeyringStandingGrants(secretStore, home),
       approver: deps.approver ?? approverForHome(home, askTimeout * 1000),
       askTimeoutMs: askTimeout * 1000,
       homeDir: homedir(),

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { StandingApprovalRepository, type StandingApproval } from '../../approvals/standing-approvals.js';
+import { StandingApprovalRepository, type StandingLookup } from '../../approvals/standing-approvals.js';
+import { NO_STANDING_GRANTS, type StandingGrants } from '../../approvals/standing-grants.js';
 import { checkToolCallApproval, type SignedToolCallApproval, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
 
 export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | { ok: false; reason: string };
@@ -17,6 +18,8 @@ export class ApprovalConsumer {
   constructor(
     private readonly db: Database.Database,
     private readonly trustedKeys: () => ReadonlyMap<string, Uint8Array>,
+    /** The keyring's record of standing approvals in force; without it none is honoured. */
+    private readonly standingGrants: StandingGrants | undefined,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.standingApprovals = new StandingApprovalRepository(db, now);
@@ -26,11 +29,13 @@ export class ApprovalConsumer {
   }
 
   /**
-   * A valid, owner-signed "always allow" for exactly this server, tool and arguments, read
-   * from the database on every call so a revocation in the cockpit applies at once.
+   * The "always allow" in force for exactly this server, tool and arguments: signed by the
+   * keyring's owner key and listed by the keyring record, both read on every call so a
+   * revocation in the cockpit applies at once. Matching rows that are not in force are
+   * returned as refusals for the ledger.
    */
-  standing(server: string, normalizedTool: string, argsHash: string): StandingApproval | null {
-    return this.standingApprovals.findValid(server, normalizedTool, argsHash, this.trustedKeys());
+  standing(server: string, normalizedTool: string, argsHash: string): StandingLookup {
+    return this.standingApprovals.findValid(server, normalizedTool, argsHash, this.standingGrants ?? NO_STANDING_GRANTS);
   }
 
   /** `recordAllowed` appends the audit entry; it runs inside the transaction. */

@@ -10,10 +10,10 @@ import { ControlSocketApprover } from '../../approvals/socket-approver.js';
 export interface ApprovalRequest {
   server: string;
   tool: string;
-  /** The arguments DLP-redacted with every pattern (`dlp.redactForAudit`): for display only. */
+  /** The exact arguments that will be forwarded: the runtime hashes and signs these itself. */
   args: unknown;
-  /** sha256 hex of the RFC 8785 canonical arguments that will be forwarded (what the signature binds). */
-  argsHash: string;
+  /** `args` DLP-redacted with every pattern (`dlp.redactForAudit`): what the card shows; the runtime checks it is a redaction of `args`. */
+  display: unknown;
   requestId: string | number;
   sessionId: string;
   /** The tool rule that asked (normalised tool name as written in the policy). */

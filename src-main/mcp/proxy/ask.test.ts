@@ -80,7 +80,7 @@ describe('ask: human approval through the Approver', () => {
     let round = 0;
     const answer = (req: ApprovalRequest): ApprovalAnswer => {
       round += 1;
-      if (round === 1) return { outcome: 'approve', approval: signApprovalFor({ ...req, argsHash: '0'.repeat(64) }, home.signer) };
+      if (round === 1) return { outcome: 'approve', approval: signApprovalFor({ ...req, args: { path: '/somewhere/else' } }, home.signer) };
       const expired = signApprovalFor(req, home.signer, { now: new Date(Date.now() - 120_000), ttlMs: 60_000 });
       return { outcome: 'approve', approval: expired };
     };

@@ -9,7 +9,7 @@ export interface PendingAsk {
   id: string | number;
   /** The tool name as the client sent it: what the approval binds. */
   tool: string;
-  /** The arguments that will be forwarded (after request DLP): what the approval's hash binds. */
+  /** The arguments that will be forwarded (after request DLP): what the approval's hash binds, checked here on its return. */
   args: unknown;
   input: EvaluationInput;
   decision: PolicyDecision;
@@ -18,9 +18,10 @@ export interface PendingAsk {
 }
 
 /** Waits for the approver or the ask timeout, whichever comes first; never throws. */
-async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, argsHash: string, controller: AbortController): Promise<ApprovalAnswer> {
+async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: AbortController): Promise<ApprovalAnswer> {
   const st = ctx.state();
-  const displayArgs = st.dlp ? st.dlp.redactForAudit(ask.args ?? {}).value : (ask.args ?? {});
+  const args = ask.args ?? {};
+  const display = st.dlp ? st.dlp.redactForAudit(args).value : args;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ApprovalAnswer>((resolve) => {
     timer = setTimeout(() => resolve({ outcome: 'timeout' }), ctx.askTimeoutMs);
@@ -30,8 +31,8 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, argsHash: strin
       {
         server: ctx.server,
         tool: ask.tool,
-        args: displayArgs,
-        argsHash,
+        args,
+        display,
         requestId: ask.id,
         sessionId: ctx.sessionId,
         rule: ask.decision.tool ?? ask.tool,
@@ -57,7 +58,9 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   const key = idKey(ask.id);
   const st = ctx.state();
   const argsHash = argumentsHash(ask.args);
-  const standing = ctx.approvals.standing(ctx.server, ask.decision.tool ?? normalizeName(ask.tool), argsHash);
+  const { approval: standing, refused: notInForce } = ctx.approvals.standing(ctx.server, ask.decision.tool ?? normalizeName(ask.tool), argsHash);
+  // A matching standing approval that is not in force (revoked, forged, keyring unreachable) is a tampering signal: on the record.
+  for (const r of notInForce) ctx.audit.event('approvals.standing_refused', { standing_id: r.id, tool: ask.tool, reason: r.reason });
   if (standing) {
     // The person already said "always allow this tool with these arguments on this server",
     // with a signature over exactly that: no card, the call goes through, and the ledger says why.
@@ -75,7 +78,7 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   });
   // The person is asked only once the ASK is in the ledger.
   ctx.audit.afterCommit(() => {
-    void waitForAnswer(ctx, ask, argsHash, controller).then((answer) => {
+    void waitForAnswer(ctx, ask, controller).then((answer) => {
       controller.abort();
       // Stopping answered (or dropped) this call already; a late answer changes nothing.
       if (ctx.stopped() || ctx.asking.get(key) !== controller) return;

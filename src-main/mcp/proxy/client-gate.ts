@@ -1,10 +1,10 @@
-import { aipError, type JsonRpcErrorObject } from '../../aip/evaluate/errors.js';
+import { aipError, type JsonRpcErrorObject, type JsonRpcId } from '../../aip/evaluate/errors.js';
 import type { EvaluationInput, PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import { notificationAllowed } from '../../aip/evaluate/jsonrpc.js';
 import { normalizeName } from '../../aip/policy/normalize.js';
 import { argumentValidator } from './argument-validator.js';
 import { askHuman } from './ask.js';
-import { INVALID_REQUEST, parseClientLine } from './client-message.js';
+import { CLIENT_NOTIFICATIONS, INVALID_REQUEST, parseClientLine } from './client-message.js';
 import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
 
 /**
@@ -21,11 +21,16 @@ export function handleClientLine(ctx: ProxyContext, line: string): void {
       if (!parsed.notification) ctx.toClient(errorLine(parsed.id, { code: parsed.code, message: parsed.code === INVALID_REQUEST ? 'Invalid Request' : 'Parse error', data: { reason: parsed.reason } }));
       return;
     case 'response':
-      // The client answering the server's own request (sampling, roots, elicitation, ping).
-      ctx.toServer(line);
+      // The client answering the server's own request (sampling, roots, elicitation, ping):
+      // what a person typed or a model wrote travels to the server, so it is scanned like arguments.
+      forwardClientResponse(ctx, parsed.id, parsed.message, line);
       return;
     case 'notification':
-      if (notificationAllowed(st.policy, parsed.method)) ctx.toServer(line);
+      if (!CLIENT_NOTIFICATIONS.has(parsed.method)) {
+        // Never answered (the sender expects no reply), never forwarded: only the ledger knows.
+        const tool = toolNameOf(parsed.params);
+        ctx.audit.event('mcp.notification_dropped', { method: parsed.method, tool, reason: 'not a notification an MCP client may send; a request needs an id' });
+      } else if (notificationAllowed(st.policy, parsed.method)) ctx.toServer(line);
       else ctx.audit.event('mcp.notification_dropped', { method: parsed.method, reason: 'Method is in denied_methods' });
       return;
     case 'request':
@@ -65,8 +70,16 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
 
   // Tool-poisoning defence: a tool whose definition changed since it was pinned is refused
   // until the person approves the new definition (the pin is read fresh for that reason).
-  const announced = ctx.announcedHashes.get(tool);
-  const pin = announced === undefined ? null : ctx.pins.get(ctx.server, tool);
+  // Pins are keyed by the normalised name, as the policy is; the call must use the exact name
+  // announced, or a server could run an unannounced variant (`Fetch`) under `fetch`'s pin.
+  const normalized = normalizeName(tool);
+  const announced = ctx.announcedHashes.get(normalized);
+  const announcedName = ctx.toolDefs.get(normalized)?.name;
+  if (announced !== undefined && announcedName !== undefined && announcedName !== tool) {
+    const reason = `Tool name differs from the announced name ${JSON.stringify(announcedName)}; call the tool by its exact announced name`;
+    return answer(refused(decision, aipError('SchemaMismatch', { tool, reason, announced_name: announcedName }), 'tool_pin'));
+  }
+  const pin = announced === undefined ? null : ctx.pins.get(ctx.server, normalized);
   if (announced !== undefined && pin && pin.approvedHash !== announced) {
     const reason = 'Tool definition changed since it was pinned; approve the new version in the Silas cockpit';
     return answer(refused(decision, aipError('SchemaMismatch', { tool, reason, expected_hash: pin.approvedHash, actual_hash: announced }), 'tool_pin'));
@@ -74,7 +87,7 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
 
   let forwardArgs = args;
   if (st.dlp && args !== undefined) {
-    const definition = ctx.toolDefs.get(normalizeName(tool));
+    const definition = ctx.toolDefs.get(normalized);
     const scan = st.dlp.scanRequest(args, argumentValidator(definition?.inputSchema));
     ctx.audit.dlp('upstream', 'request', scan.events, { tool, request_id: id, action: scan.action, failure_reason: scan.redactionFailure?.reason });
     if (scan.action === 'block') {
@@ -94,3 +107,28 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   ctx.toServer(outgoing);
 }
 
+
+/** The tool an id-less call names, for the ledger (first 200 characters). */
+function toolNameOf(params: unknown): string | undefined {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return undefined;
+  const name = (params as Record<string, unknown>).name;
+  return typeof name === 'string' ? name.slice(0, 200) : undefined;
+}
+
+/**
+ * Request-side DLP (scan_requests, on_request_match) over a client's answer to the server. A
+ * blocked answer is replaced by a JSON-RPC error to the server's request, so the server is not
+ * left waiting and learns nothing of what was said.
+ */
+function forwardClientResponse(ctx: ProxyContext, id: JsonRpcId, message: Record<string, unknown>, line: string): void {
+  const dlp = ctx.state().dlp;
+  const field = 'result' in message ? 'result' : 'error';
+  if (!dlp) return ctx.toServer(line);
+  const scan = dlp.scanRequest(message[field]);
+  ctx.audit.dlp('upstream', 'client_response', scan.events, { request_id: id ?? undefined, field, action: scan.action });
+  if (scan.action === 'block') {
+    const rule = scan.error!.data.dlp_rule;
+    return ctx.toServer(errorLine(id, { code: scan.error!.code, message: scan.error!.message, data: { reason: "DLP pattern matched in the client's answer; it was not forwarded", dlp_rule: rule } }));
+  }
+  ctx.toServer(scan.action === 'redact' ? JSON.stringify({ ...message, [field]: scan.value }) : line);
+}

@@ -2,6 +2,20 @@ import { classifyClientMessage } from '../../aip/evaluate/jsonrpc.js';
 import type { JsonRpcId } from '../../aip/evaluate/errors.js';
 import { parseStrictJson } from './strict-json.js';
 
+/**
+ * The notifications an MCP client may send (MCP 2025-06-18 and the SDK's ClientNotification,
+ * which adds tasks/status), compared exactly: JSON-RPC methods are case-sensitive, and a
+ * message without an id that is not one of these (an id-less `tools/call`) would reach the
+ * server without any tool evaluation.
+ */
+export const CLIENT_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+  'notifications/tasks/status',
+]);
+
 /** JSON-RPC 2.0 codes for input that is not a valid message at all. */
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -14,7 +28,7 @@ export const INVALID_REQUEST = -32600;
 export type ParsedClientLine =
   | { kind: 'request'; id: string | number; method: string; params: unknown; message: Record<string, unknown> }
   | { kind: 'notification'; method: string; params: unknown }
-  | { kind: 'response'; id: JsonRpcId }
+  | { kind: 'response'; id: JsonRpcId; message: Record<string, unknown> }
   | { kind: 'invalid'; code: number; id: JsonRpcId; reason: string; notification: boolean };
 
 function recoverId(message: Record<string, unknown>, ambiguous: Set<string>): JsonRpcId {
@@ -43,7 +57,7 @@ export function parseClientLine(line: string): ParsedClientLine {
     case 'notification':
       return { kind: 'notification', method: classified.method, params: classified.params };
     case 'response':
-      return { kind: 'response', id: classified.id };
+      return { kind: 'response', id: classified.id, message };
     case 'request': {
       if (classified.id === null) return { kind: 'invalid', code: INVALID_REQUEST, id: null, reason: 'a request id must be a string or a number, not null', notification: false };
       if (classified.method === 'tools/call') {

@@ -3,11 +3,13 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ToolDefinition } from '../../aip/evaluate/evaluator.js';
+import { commandLineBases, PathBases } from '../../aip/evaluate/paths/path-bases.js';
 import type { PolicyError } from '../../aip/policy/load.js';
+import type { StandingGrants } from '../../approvals/standing-grants.js';
 import { ApprovalConsumer } from './approval-consumer.js';
 import type { Approver } from './approver.js';
 import { handleClientLine } from './client-gate.js';
-import { errorLine, type Forwarded, type ProxyContext } from './context.js';
+import { errorLine, noteAnnouncedRoots, type Forwarded, type ProxyContext } from './context.js';
 import { LineSplitter } from './lines.js';
 import { PolicySource } from './policy-source.js';
 import { ProxyAudit } from './proxy-audit.js';
@@ -23,6 +25,8 @@ export interface ProxyOptions {
   audit: AuditLog;
   /** Keys trusted for signed policies and approvals: the owner key (keyring, else the DB's). */
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  /** The keyring's record of standing approvals in force; without it none is honoured. */
+  standingGrants?: StandingGrants;
   approver: Approver;
   askTimeoutMs: number;
   /** Where the policy's protected-path expansion and automatic protection look. */
@@ -60,10 +64,13 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   const sessionId = options.sessionId ?? randomUUID();
   const audit = new ProxyAudit(options.audit, options.server, sessionId);
   const toolDefs = new Map<string, ToolDefinition>();
+  // The server runs in the proxy's directory and may resolve relative paths against any directory
+  // on its command line or any root the client announces (issue 9 item 13).
+  const pathBases = new PathBases(commandLineBases(options.cwd, options.args));
   const policy = new PolicySource({
     file: options.policyFile,
     trustedKeys: options.trustedKeys,
-    engine: { homeDir: options.homeDir, cwd: options.cwd, dataHome: options.dataHome, toolDefinition: (name) => toolDefs.get(name) ?? null },
+    engine: { homeDir: options.homeDir, cwd: options.cwd, dataHome: options.dataHome, pathBases, toolDefinition: (name) => toolDefs.get(name) ?? null },
     pollMs: options.pollMs,
     onReloaded: (state, previous) => {
       audit.event('aip.policy_reloaded', { policy_name: state.policy.name, policy_hash: state.policy.hash, previous_hash: previous });
@@ -104,7 +111,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     sessionId,
     audit,
     pins: new ToolPinRepository(options.db),
-    approvals: new ApprovalConsumer(options.db, options.trustedKeys),
+    approvals: new ApprovalConsumer(options.db, options.trustedKeys, options.standingGrants),
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs,
     state: () => policy.current(),
@@ -136,7 +143,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   relayStderr(child, ctx);
 
   const fromClient = new LineSplitter(
-    perMessage((line) => handleClientLine(ctx, line)),
+    perMessage((line) => {
+      noteAnnouncedRoots(pathBases, line, options.log);
+      handleClientLine(ctx, line);
+    }),
     undefined,
     () => ctx.toClient(errorLine(null, { code: -32700, message: 'Parse error', data: { reason: 'line too long' } })),
   );

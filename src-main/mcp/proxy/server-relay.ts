@@ -1,6 +1,7 @@
 import { normalizeName } from '../../aip/policy/normalize.js';
 import { toolSchemaHash, type McpToolDefinition } from '../../aip/policy/schema-hash.js';
-import { idKey, type Forwarded, type ProxyContext } from './context.js';
+import { aipError } from '../../aip/evaluate/errors.js';
+import { errorLine, idKey, type Forwarded, type ProxyContext } from './context.js';
 
 type Message = Record<string, unknown>;
 
@@ -56,9 +57,14 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
   }
   if ('result' in message) {
     if (pending.method === 'tools/list' && isRecord(message.result) && Array.isArray(message.result.tools)) {
-      const kept = reviewTools(ctx, message.result.tools);
-      if (kept.length !== message.result.tools.length) {
-        message.result = { ...message.result, tools: kept };
+      const review = reviewTools(ctx, message.result.tools);
+      if (!review.ok) {
+        const reason = `the server announced tools whose names normalise alike (${review.names.map((n) => JSON.stringify(n)).join(', ')} are both "${review.normalized}"); the list is refused because a policy rule or pin for one would also cover the other`;
+        ctx.audit.event('mcp.tools_list_refused', { reason: 'tool names normalise alike', normalized: review.normalized, names: review.names, request_id: pending.id });
+        return ctx.toClient(errorLine(pending.id, aipError('SchemaMismatch', { reason, names: review.names })));
+      }
+      if (review.kept.length !== message.result.tools.length) {
+        message.result = { ...message.result, tools: review.kept };
         changed = true;
       }
     }
@@ -78,36 +84,51 @@ function auditFields(pending: Forwarded) {
   return { method: pending.method, tool: pending.tool ?? undefined, request_id: pending.id };
 }
 
+type ToolReview = { ok: true; kept: unknown[] } | { ok: false; normalized: string; names: string[] };
+
 /**
  * Records each announced tool (definition for schema_hash, hash for the pin) and returns the
  * tools the client may see: a tool whose definition differs from its pin, or from the
- * policy's schema_hash, is hidden until the person approves it.
+ * policy's schema_hash, is hidden until the person approves it. Pins, definitions and hashes
+ * are keyed by the normalised name, the form the policy judges: `Fetch` or `fetch`+U+200B is
+ * the pinned `fetch` changed, never a new tool. A list in which two names normalise alike
+ * cannot be judged one tool at a time, so nothing of it is recorded and the caller refuses it.
  */
-function reviewTools(ctx: ProxyContext, tools: unknown[]): unknown[] {
+function reviewTools(ctx: ProxyContext, tools: unknown[]): ToolReview {
+  const byName = new Map<string, string>();
+  for (const tool of tools) {
+    if (!isRecord(tool) || typeof tool.name !== 'string') continue;
+    const normalized = normalizeName(tool.name);
+    const first = byName.get(normalized);
+    if (first !== undefined) return { ok: false, normalized, names: [first, tool.name] };
+    byName.set(normalized, tool.name);
+  }
   const policy = ctx.state().policy;
-  return tools.filter((tool) => {
+  const kept = tools.filter((tool) => {
     if (!isRecord(tool) || typeof tool.name !== 'string') return false;
     const definition: McpToolDefinition = { name: tool.name };
     if (typeof tool.description === 'string') definition.description = tool.description;
     if (tool.inputSchema !== undefined) definition.inputSchema = tool.inputSchema;
     const hash = toolSchemaHash(definition);
     const normalized = normalizeName(tool.name);
+    const names = { tool: normalized, announced_name: tool.name };
     ctx.toolDefs.set(normalized, definition);
-    const previous = ctx.announcedHashes.get(tool.name);
-    ctx.announcedHashes.set(tool.name, hash);
+    const previous = ctx.announcedHashes.get(normalized);
+    ctx.announcedHashes.set(normalized, hash);
 
     const rule = policy.toolRules.get(normalized);
     if (rule?.schemaHash) {
       const actual = toolSchemaHash(definition, rule.schemaHash.algorithm);
       if (actual !== rule.schemaHash.source.toLowerCase()) {
-        if (previous !== hash) ctx.audit.event('mcp.tool_hidden', { tool: tool.name, reason: 'schema_hash mismatch', expected_hash: rule.schemaHash.source, actual_hash: actual });
+        if (previous !== hash) ctx.audit.event('mcp.tool_hidden', { ...names, reason: 'schema_hash mismatch', expected_hash: rule.schemaHash.source, actual_hash: actual });
         return false;
       }
     }
-    const seen = ctx.pins.observe(ctx.server, tool.name, hash);
-    if (seen.kind === 'pinned') ctx.audit.event('mcp.tool_pinned', { tool: tool.name, hash });
+    const seen = ctx.pins.observe(ctx.server, normalized, hash);
+    if (seen.kind === 'pinned') ctx.audit.event('mcp.tool_pinned', { ...names, hash });
     if (seen.kind !== 'changed') return true;
-    if (seen.fresh) ctx.audit.event('mcp.tool_changed', { tool: tool.name, expected_hash: seen.expected, actual_hash: seen.actual });
+    if (seen.fresh) ctx.audit.event('mcp.tool_changed', { ...names, expected_hash: seen.expected, actual_hash: seen.actual });
     return false;
   });
+  return { ok: true, kept };
 }

@@ -25,6 +25,16 @@ describe('ToolPinRepository', () => {
     expect(pins.observe('other', 'fetch', 'sha256:z')).toMatchObject({ kind: 'pinned' });
     expect(pins.list('srv')).toHaveLength(1);
   });
+
+  it('adopts the oldest pin written under an announced name, dropping variants an attacker got pinned', () => {
+    const database = db();
+    const insert = database.prepare('INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES (?, ?, ?, ?, ?)');
+    insert.run('srv', 'readFile', 'sha256:genuine', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z');
+    insert.run('srv', 'ReadFile', 'sha256:poisoned', '2024-02-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z');
+    const pins = new ToolPinRepository(database);
+    expect(pins.observe('srv', 'readfile', 'sha256:poisoned')).toEqual({ kind: 'changed', expected: 'sha256:genuine', actual: 'sha256:poisoned', fresh: true });
+    expect(pins.list('srv').map((p) => [p.tool, p.approvedHash])).toEqual([['readfile', 'sha256:genuine']]);
+  });
 });
 
 describe('ApprovalConsumer', () => {
@@ -34,7 +44,7 @@ describe('ApprovalConsumer', () => {
 
   it('consumes a valid approval once, in the transaction that records it; a replay is refused', () => {
     const database = db();
-    const consumer = new ApprovalConsumer(database, () => keys);
+    const consumer = new ApprovalConsumer(database, () => keys, undefined);
     const approval = signToolCallApproval(binding, signer, new Date(), 60_000);
     const recorded: string[] = [];
     expect(consumer.consume(approval, binding, (nonce) => recorded.push(nonce))).toMatchObject({ ok: true, nonce: approval.payload.nonce });
@@ -44,7 +54,7 @@ describe('ApprovalConsumer', () => {
 
   it('rolls the nonce back when recording fails, so nothing is consumed without its audit entry', () => {
     const database = db();
-    const consumer = new ApprovalConsumer(database, () => keys);
+    const consumer = new ApprovalConsumer(database, () => keys, undefined);
     const approval = signToolCallApproval(binding, signer, new Date(), 60_000);
     expect(() =>
       consumer.consume(approval, binding, () => {
@@ -55,7 +65,7 @@ describe('ApprovalConsumer', () => {
   });
 
   it('refuses altered, expired and foreign approvals, naming the problem', () => {
-    const consumer = new ApprovalConsumer(db(), () => keys);
+    const consumer = new ApprovalConsumer(db(), () => keys, undefined);
     const ok = () => signToolCallApproval(binding, signer, new Date(), 60_000);
     const altered = ok();
     altered.payload.tool = 'read_file';

@@ -1,10 +1,13 @@
 import type Database from 'better-sqlite3';
+import { normalizeName } from '../../aip/policy/normalize.js';
 
 /**
  * Pins of MCP tool definitions per server (the tool-poisoning defence): the §3.5.4 hash of a
  * tool is recorded the first time a server shows it; a later, different hash is held as
  * `pendingHash` until the person approves it (the cockpit calls `approve`). Read from the
  * database on every check, so an approval given in the cockpit reaches running proxies at once.
+ * `tool` is the normalised name (spec 001 §4.1), the form the policy judges, so a name variant
+ * is the same tool changed, never a new one.
  */
 export interface ToolPin {
   server: string;
@@ -59,7 +62,7 @@ export class ToolPinRepository {
   /** Records what a server announced now and says how it compares to the pin. */
   observe(server: string, tool: string, hash: string): PinObservation {
     const at = this.now().toISOString();
-    const pin = this.get(server, tool);
+    const pin = this.get(server, tool) ?? this.adoptLegacy(server, tool);
     if (!pin) {
       // INSERT OR IGNORE: two proxies of one server may see the tool at the same moment.
       const inserted = this.insertStmt.run(server, tool, hash, at, at).changes === 1;
@@ -70,6 +73,25 @@ export class ToolPinRepository {
     const fresh = pin.pendingHash !== hash;
     if (fresh) this.pendingStmt.run(hash, at, server, tool);
     return { kind: 'changed', expected: pin.approvedHash, actual: hash, fresh };
+  }
+
+  /**
+   * Pins written before they were keyed by the normalised name carry the name as announced
+   * (`readFile`). The oldest such pin becomes the pin of the normalised name, so an upgrade
+   * does not trust a definition afresh; later variants (a name-variant attack already pinned)
+   * are discarded with it.
+   */
+  private adoptLegacy(server: string, tool: string): ToolPin | null {
+    const legacy = this.list(server)
+      .filter((p) => p.tool !== tool && normalizeName(p.tool) === tool)
+      .sort((a, b) => a.firstSeenAt.localeCompare(b.firstSeenAt));
+    const oldest = legacy[0];
+    if (!oldest) return null;
+    this.db.transaction(() => {
+      for (const p of legacy.slice(1)) this.db.prepare('DELETE FROM mcp_tool_pins WHERE server = ? AND tool = ?').run(server, p.tool);
+      this.db.prepare('UPDATE mcp_tool_pins SET tool = ? WHERE server = ? AND tool = ?').run(tool, server, oldest.tool);
+    })();
+    return this.get(server, tool);
   }
 
   /**

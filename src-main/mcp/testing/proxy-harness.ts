@@ -7,11 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { openLedger, recordInitialisation, type Ledger } from '../../app/ledger.js';
+import type { StandingGrants } from '../../approvals/standing-grants.js';
 import { formatPolicyError } from '../../cli/commands/policy-loading.js';
 import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../../keys/owner-key.js';
-import { MemorySecretStore } from '../../keys/secret-store.js';
+import { OsKeyring, type SecretStore } from '../../keys/secret-store.js';
 import { SILAS_BIN } from '../../testing/cli.js';
 import type { Approver } from '../proxy/approver.js';
 import { LineSplitter } from '../proxy/lines.js';
@@ -23,24 +24,27 @@ export const SERVERS = {
   fileTools: fileURLToPath(new URL('./servers/file-tools-server.mjs', import.meta.url)),
   changing: fileURLToPath(new URL('./servers/changing-tool-server.mjs', import.meta.url)),
   secrets: fileURLToPath(new URL('./servers/secrets-server.mjs', import.meta.url)),
+  variants: fileURLToPath(new URL('./servers/variant-tool-server.mjs', import.meta.url)),
+  elicits: fileURLToPath(new URL('./servers/elicit-server.mjs', import.meta.url)),
 };
 
 export interface TestHome {
   home: string;
   /** The owner key the home was initialised with (in-memory keyring). */
   signer: OwnerSigner;
-  secretStore: MemorySecretStore;
+  secretStore: SecretStore;
   /** Opens the ledger as a verifier would (DB public key). */
   open(): Ledger;
 }
 
 export function createTestHome(home: string): TestHome {
-  const secretStore = new MemorySecretStore();
+  // The real OS keyring (a throwaway one under scripts/with-keyring.sh): proxy children need it to write the ledger.
+  const secretStore = new OsKeyring();
   const ledger = openLedger(home, { create: true, keys: 'signer', secretStore });
   recordInitialisation(ledger);
   ledger.close();
   const signer = new OwnerKeyVault(secretStore, ownerAccountForHome(home)).load()!;
-  return { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() }) };
+  return { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore }) };
 }
 
 export function writePolicy(dir: string, spec: string, name = 'policy.yaml'): string {
@@ -49,10 +53,10 @@ export function writePolicy(dir: string, spec: string, name = 'policy.yaml'): st
   return file;
 }
 
-/** The environment for proxy children: no keyring session, so the DB's public key is used. */
+/** The environment for proxy children: this session's keyring, which holds the ledger key they write with. */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== 'DBUS_SESSION_BUS_ADDRESS') env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -146,11 +150,25 @@ export interface InProcessProxy {
 
 /**
  * The proxy core in this process with an injected approver (the real server still runs as a
- * child process); the ledger is opened as `silas proxy` opens it: public key from the DB.
+ * child process); the ledger is opened as `silas proxy` opens it: keys from the keyring only.
  */
-export async function startInProcessProxy(options: { home: string; policy: string; server: string; approver: Approver; askTimeoutMs?: number; sessionId?: string; env?: Record<string, string> }): Promise<InProcessProxy> {
-  const ledger = openLedger(options.home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() });
-  const trusted = new Map(ledger.publicKeys.all().map((k) => [k.fingerprint, k.publicKey as Uint8Array]));
+export async function startInProcessProxy(options: {
+  home: string;
+  policy: string;
+  server: string;
+  approver: Approver;
+  askTimeoutMs?: number;
+  sessionId?: string;
+  env?: Record<string, string>;
+  /** What the test client declares (elicitation, sampling) so a server may ask it. */
+  capabilities?: ClientCapabilities;
+  /** The keyring record of standing approvals the proxy consults; without it none is honoured. */
+  standingGrants?: StandingGrants;
+  /** The keyring the proxy reads (default: the OS keyring createTestHome used). */
+  secretStore?: SecretStore;
+}): Promise<InProcessProxy> {
+  const ledger = openLedger(options.home, { create: false, keys: 'verify', secretStore: options.secretStore ?? new OsKeyring() });
+  const trusted = ledger.trustedKeys();
   const input = new PassThrough();
   const output = new PassThrough();
   const logs: string[] = [];
@@ -163,6 +181,7 @@ export async function startInProcessProxy(options: { home: string; policy: strin
     db: ledger.db,
     audit: ledger.audit,
     trustedKeys: () => trusted,
+    standingGrants: options.standingGrants,
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs ?? 60_000,
     homeDir: homedir(),
@@ -176,7 +195,7 @@ export async function startInProcessProxy(options: { home: string; policy: strin
     sessionId,
     graceMs: 500,
   }).finally(() => ledger.close());
-  const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+  const client = new Client({ name: 'proxy-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
   await client.connect(new StreamClientTransport(input, output));
   return {
     client,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { approvalSigningBytes, type SignedToolCallApproval, type ToolCallApprovalPayload } from '../../approvals/tool-call-approval.js';
+import { approvalSigningBytes, argumentsHash, type SignedToolCallApproval, type ToolCallApprovalPayload } from '../../approvals/tool-call-approval.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '../proxy/approver.js';
 
 /**
- * Signs an approval for a request the way the runtime does: from the request's argsHash, with
- * the owner key, a fresh nonce and an expiry. `tamper` lets a test alter the payload afterwards.
+ * Signs an approval for a request the way the runtime does: over the hash of the request's
+ * arguments, with the owner key, a fresh nonce and an expiry. `tamper` lets a test alter the payload afterwards.
  */
 export function signApprovalFor(req: ApprovalRequest, signer: OwnerSigner, options: { ttlMs?: number; now?: Date } = {}): SignedToolCallApproval {
   const now = options.now ?? new Date();
@@ -13,7 +13,7 @@ export function signApprovalFor(req: ApprovalRequest, signer: OwnerSigner, optio
     type: 'silas.mcp.approval/v1',
     server: req.server,
     tool: req.tool,
-    argsHash: req.argsHash,
+    argsHash: argumentsHash(req.args),
     requestId: req.requestId,
     sessionId: req.sessionId,
     nonce: randomBytes(16).toString('hex'),
