@@ -11,6 +11,8 @@ describe('SandboxConfig', () => {
       filesystem_write: [],
       max_memory_mb: 512,
       max_cpu_seconds: 60,
+      max_processes: 256,
+      resource_limits: 'required',
       env: {},
     });
   });

@@ -27,6 +27,8 @@ export const SandboxErrorCode = {
   NotFound: 'E_SANDBOX_NOT_FOUND',
   /** The process could not be started. */
   SpawnFailed: 'E_SANDBOX_SPAWN_FAILED',
+  /** `resource_limits: required` but the run's aggregate process/memory limits (cgroups) cannot be enforced here. */
+  LimitUnavailable: 'E_SANDBOX_LIMIT_UNAVAILABLE',
 } as const;
 export type SandboxErrorCode = (typeof SandboxErrorCode)[keyof typeof SandboxErrorCode];
 
@@ -55,6 +57,14 @@ export const SandboxConfig = z
     filesystem_write: z.array(HostPath).max(64).default([]),
     max_memory_mb: z.number().int().min(16).max(1_048_576).default(512),
     max_cpu_seconds: z.number().int().min(1).max(86_400).default(60),
+    /** Processes and threads alive at once in one run, all together (a cgroup's pids.max). */
+    max_processes: z.number().int().min(1).max(32_768).default(256),
+    /**
+     * `required`: a run whose aggregate limits (max_processes, and max_memory_mb for all its
+     * processes together) cannot be enforced is refused with E_SANDBOX_LIMIT_UNAVAILABLE.
+     * `best_effort`: it runs with the per-process limits only, and says so in its result.
+     */
+    resource_limits: z.enum(['required', 'best_effort']).default('required'),
     env: SandboxEnv.default({}),
   })
   .strict();

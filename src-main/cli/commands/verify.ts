@@ -11,7 +11,8 @@ import { onePlanFile, readPlanFile, reportPlanRefusal, terminalSafe } from './pl
 const usage = `Usage: silas verify FILE [--workdir DIR] [--json]
 
   Run only the verify checks of a Silas plan (spec 002 §4.10), each in a fresh sandbox of its own
-  with the work directory mounted read-only, PATH and HOME only, and the network denied unless
+  with the work directory mounted read-only, an empty private HOME, the system PATH, no Python
+  user site or cwd on sys.path, no git/pip user configuration, and the network denied unless
   the check says network: true. Nothing else in the plan runs.
   Exit 0 only when every check passed; 1 when one failed, the plan is invalid or has no checks.
 
@@ -21,7 +22,8 @@ Options:
   --json          print {"all_passed","results":[{"name","passed","reason","output","exit_code"}]}
   -h, --help      show this help
 
-Checks fail closed when the sandbox (bubblewrap) is unavailable: their reason says why.`;
+Checks fail closed when the sandbox (bubblewrap) is unavailable, or when the run's aggregate
+process and memory limits (cgroups) cannot be enforced: their reason says why.`;
 
 export interface VerifyCommandDeps {
   /** The sandbox each check runs in; tests swap in one whose bubblewrap is missing. */

@@ -65,7 +65,7 @@ export interface AttemptResult {
 export const INTERRUPTED = 'interrupted by the person before it finished; a new approval can run it again';
 
 /** Sandbox failures no retry can fix: the work item fails instead of burning its attempts. */
-const FATAL_SANDBOX_CODES = new Set<string>([SandboxErrorCode.NetworkUnavailable, SandboxErrorCode.BackendUnavailable, SandboxErrorCode.PathInvalid]);
+const FATAL_SANDBOX_CODES = new Set<string>([SandboxErrorCode.NetworkUnavailable, SandboxErrorCode.BackendUnavailable, SandboxErrorCode.PathInvalid, SandboxErrorCode.LimitUnavailable]);
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -185,6 +185,7 @@ export async function runAttempt(deps: AttemptDeps, input: AttemptInput): Promis
       duration_seconds: execution.duration_seconds,
       output_chars: execution.return_value.length,
       artifacts: Object.keys(execution.artifacts).slice(0, 100),
+      sandbox_limits: execution.metadata.sandbox_limits ?? null,
     });
     if (errorCode !== null && FATAL_SANDBOX_CODES.has(errorCode)) {
       close({ status: 'failed', reason: execution.error ?? errorCode });

@@ -62,6 +62,8 @@ export interface BwrapPlan {
   etc: readonly string[];
   mounts: readonly Mount[];
   workDir: string;
+  /** An empty private tmpfs mounted here (a check's fresh HOME), or null. */
+  freshHome?: string | null;
   networkAccess: boolean;
   /** When set, the command runs under prlimit with these limits. */
   limits: { prlimitPath: string; maxMemoryMb: number; maxCpuSeconds: number } | null;
@@ -108,6 +110,7 @@ export function buildBwrapArgs(plan: BwrapPlan): string[] {
   }
   for (const path of plan.etc) args.push('--ro-bind', path, path);
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  if (plan.freshHome) args.push('--tmpfs', plan.freshHome);
   for (const mount of orderMounts(plan.mounts)) {
     args.push(mount.writable ? '--bind' : '--ro-bind', mount.path, mount.path);
   }

@@ -98,7 +98,9 @@ export class SandboxedEphemeralExecutor implements EphemeralExecutor {
 
   private toResult(envelope: ExecutionEnvelope, sandbox: Sandbox, run: SandboxRunResult, started: number): ExecutionResult {
     const success = !run.timedOut && run.exitCode === 0;
-    const error = run.timedOut ? `Timeout after ${envelope.timeout_seconds}s` : success ? null : `Exit code ${run.exitCode}`;
+    const hit = [run.limits.process_limit_hit ? `max_processes ${run.limits.max_processes}` : '', run.limits.memory_limit_hit ? `max_memory_mb ${run.limits.max_memory_mb}` : ''].filter(Boolean);
+    const limitNote = hit.length > 0 ? ` (the run reached its limit: ${hit.join(', ')})` : '';
+    const error = run.timedOut ? `Timeout after ${envelope.timeout_seconds}s${limitNote}` : success ? null : `Exit code ${run.exitCode}${limitNote}`;
     return ExecutionResult.parse({
       execution_id: envelope.execution_id,
       step_index: envelope.step_index,
@@ -117,6 +119,8 @@ export class SandboxedEphemeralExecutor implements EphemeralExecutor {
         network_isolated: sandbox.enforcement.networkIsolated,
         memory_limit_enforced: sandbox.enforcement.memoryLimit,
         cpu_limit_enforced: sandbox.enforcement.cpuLimit,
+        // The run's aggregate limits as enforced and whether it hit them (issue 9 item 12).
+        sandbox_limits: { ...run.limits },
       },
       taint: 'external',
       error,

@@ -4,8 +4,9 @@ import { SilasError } from '../../../src-shared/errors.js';
 import { SandboxConfig, SandboxEnv, SandboxErrorCode, type SandboxConfigInput } from '../../../src-shared/silas/execution.js';
 import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, INSTALL_HINT, probeBubblewrap } from './bubblewrap.js';
 import { buildBwrapArgs, discoverSystemEntries, presentEtcEntries, type Mount, type SystemEntry } from './bwrap-args.js';
-import { resolveSandboxPath } from './paths.js';
+import { isWithin, resolveSandboxPath } from './paths.js';
 import { startProcess, type RunningProcess } from './process-runner.js';
+import { detectRunLimiter, UNLIMITED_REPORT, type RunCgroup, type RunLimitReport, type RunLimiter } from './run-limits.js';
 import type {
   Sandbox,
   SandboxAvailability,
@@ -16,14 +17,23 @@ import type {
   SandboxRunResult,
 } from './types.js';
 
+/** Where a `freshHome` sandbox's empty HOME is mounted: a path no host directory is mounted at. */
+export const FRESH_HOME = '/run/silas-home';
+
 export interface BubblewrapSandboxManagerOptions {
   /** Relative paths in a SandboxConfig (the default work_dir is `./data/sandbox/work`) resolve here. */
   baseDir: string;
   /** Injectable so that a test can prove the fail-closed path with a missing binary. */
   bwrapPath?: string;
   prlimitPath?: string;
+  /** Where aggregate run limits come from; default: the cgroups this process may use (probed once). */
+  runLimiter?: RunLimiter;
   newId?: () => string;
 }
+
+/** Host shell that puts itself into the run's cgroups, then becomes bubblewrap (same pid, same fds). */
+const SHELL = '/bin/sh';
+const ENTER_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "silas-limits: cannot enter cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
 
 function describeIssues(error: z.ZodError, prefix: string): string {
   return error.issues.map((issue) => `${[prefix, ...issue.path.map(String)].filter(Boolean).join('.')}: ${issue.message}`).join('; ');
@@ -40,6 +50,7 @@ export class BubblewrapSandboxManager implements SandboxManager {
   private readonly sandboxes = new Map<string, BwrapSandbox>();
   private probe: Promise<SandboxAvailability> | null = null;
   private system: SystemEntry[] | null = null;
+  private limiter: RunLimiter | null = null;
 
   constructor(private readonly options: BubblewrapSandboxManagerOptions) {
     this.bwrapPath = options.bwrapPath ?? DEFAULT_BWRAP_PATH;
@@ -76,6 +87,14 @@ export class BubblewrapSandboxManager implements SandboxManager {
       );
     }
 
+    this.limiter ??= this.options.runLimiter ?? detectRunLimiter();
+    if (this.limiter.mechanism === null && config.resource_limits === 'required') {
+      throw new SilasError(
+        SandboxErrorCode.LimitUnavailable,
+        `sandbox_config.resource_limits is "required" but the run's aggregate limits (max_processes ${config.max_processes}, max_memory_mb ${config.max_memory_mb} for all its processes together) cannot be enforced: ${this.limiter.unavailableReason}. The run is refused. To fix, run Silas as root or in a delegated cgroup (see docs/silas/sandbox.md), or set resource_limits: best_effort.`,
+      );
+    }
+
     const readOnlyWorkDir = options.workDirAccess === 'read-only';
     const baseDir = this.options.baseDir;
     const workDir = resolveSandboxPath(config.work_dir, {
@@ -90,8 +109,14 @@ export class BubblewrapSandboxManager implements SandboxManager {
       // Listed last: the work dir's own access mode wins over a read or write entry naming the same path.
       { path: workDir, writable: !readOnlyWorkDir },
     ];
+    const homeDir = options.freshHome ? FRESH_HOME : null;
+    const overlapping = homeDir === null ? undefined : mounts.find((mount) => isWithin(mount.path, homeDir) || isWithin(homeDir, mount.path));
+    if (overlapping) {
+      // A bind over the fresh HOME (or around it) would hand the run a HOME someone else wrote.
+      throw new SilasError(SandboxErrorCode.PathInvalid, `sandbox_config: "${overlapping.path}" overlaps ${FRESH_HOME}, where the run's fresh HOME is mounted; mount a directory outside it`);
+    }
     this.system ??= discoverSystemEntries();
-    const sandbox = new BwrapSandbox(this.newId(), config, workDir, mounts, this.system, availability);
+    const sandbox = new BwrapSandbox(this.newId(), config, workDir, homeDir, mounts, this.system, availability, this.limiter);
     this.sandboxes.set(sandbox.id, sandbox);
     return sandbox;
   }
@@ -118,12 +143,15 @@ class BwrapSandbox implements Sandbox {
     readonly id: string,
     readonly config: SandboxConfig,
     readonly workDir: string,
+    readonly homeDir: string | null,
     private readonly mounts: Mount[],
     private readonly system: SystemEntry[],
     private readonly availability: SandboxAvailability,
+    private readonly limiter: RunLimiter,
   ) {
     const limits = availability.prlimitPath !== null;
-    this.enforcement = { filesystem: true, networkIsolated: !config.network_access, memoryLimit: limits, cpuLimit: limits };
+    const aggregate = limiter.mechanism !== null;
+    this.enforcement = { filesystem: true, networkIsolated: !config.network_access, memoryLimit: limits, cpuLimit: limits, processLimit: aggregate, runMemoryLimit: aggregate };
   }
 
   async run(request: SandboxRunRequest): Promise<SandboxRunResult> {
@@ -147,26 +175,38 @@ class BwrapSandbox implements Sandbox {
       etc: presentEtcEntries(this.config.network_access),
       mounts: this.mounts,
       workDir: this.workDir,
+      freshHome: this.homeDir,
       networkAccess: this.config.network_access,
       limits: prlimitPath ? { prlimitPath, maxMemoryMb: this.config.max_memory_mb, maxCpuSeconds: this.config.max_cpu_seconds } : null,
       argv,
     });
-    const process = startProcess(this.availability.bwrapPath, args, {
-      env: env.data,
-      stdin: request.stdin,
-      timeoutMs: request.timeoutMs,
-      maxOutputBytes: request.maxOutputBytes,
-      statusFd: true,
-      signal: request.signal,
-    });
-    this.running.add(process);
+    // Created per run, before anything starts: every process of the run is born inside it.
+    const cgroup = this.runCgroup();
+    const [file, fileArgs] = cgroup === null ? [this.availability.bwrapPath, args] : [SHELL, ['-c', ENTER_CGROUPS, 'silas-limits', ...cgroup.procsFiles, '--', this.availability.bwrapPath, ...args]];
     let outcome;
+    let limits: RunLimitReport = UNLIMITED_REPORT;
     try {
-      outcome = await process.done;
-    } catch (error) {
-      throw new SilasError(SandboxErrorCode.SpawnFailed, `Could not start bubblewrap at ${this.availability.bwrapPath}: ${(error as Error).message}`, { cause: error });
+      const process = startProcess(file, fileArgs, {
+        env: env.data,
+        stdin: request.stdin,
+        timeoutMs: request.timeoutMs,
+        maxOutputBytes: request.maxOutputBytes,
+        statusFd: true,
+        signal: request.signal,
+      });
+      this.running.add(process);
+      try {
+        outcome = await process.done;
+      } catch (error) {
+        throw new SilasError(SandboxErrorCode.SpawnFailed, `Could not start bubblewrap at ${this.availability.bwrapPath}: ${(error as Error).message}`, { cause: error });
+      } finally {
+        this.running.delete(process);
+      }
     } finally {
-      this.running.delete(process);
+      if (cgroup !== null) limits = await cgroup.finish();
+    }
+    if (cgroup !== null && outcome.code === 125 && /^silas-limits: /m.test(outcome.stderr.toString('utf8'))) {
+      throw new SilasError(SandboxErrorCode.LimitUnavailable, `The run could not enter its cgroup, so its limits would not apply: ${outcome.stderr.toString('utf8').trim().slice(0, 300)}. The run is refused; see docs/silas/sandbox.md.`);
     }
     const stderr = outcome.stderr.toString('utf8');
     let exitCode = parseExitCode(outcome.status);
@@ -186,7 +226,19 @@ class BwrapSandbox implements Sandbox {
       stderrBytes: outcome.stderrBytes,
       timedOut: outcome.timedOut,
       durationMs: outcome.durationMs,
+      limits,
     };
+  }
+
+  /** The run's cgroup; best_effort runs without one when it cannot be made, required ones are refused. */
+  private runCgroup(): RunCgroup | null {
+    if (this.limiter.mechanism === null) return null;
+    try {
+      return this.limiter.create({ maxProcesses: this.config.max_processes, maxMemoryMb: this.config.max_memory_mb });
+    } catch (error) {
+      if (this.config.resource_limits === 'best_effort') return null;
+      throw error;
+    }
   }
 
   async shutdown(): Promise<void> {

@@ -39,7 +39,7 @@ try {
   const bareP50 = p50(bare);
   const sandboxedP50 = p50(sandboxed);
   report('sandbox.start.bare_true.p50', 'ms', bareP50, { runs });
-  report('sandbox.start.sandboxed_true.p50', 'ms', sandboxedP50, { runs, limits: availability.prlimitPath !== null });
+  report('sandbox.start.sandboxed_true.p50', 'ms', sandboxedP50, { runs, limits: availability.prlimitPath !== null, aggregate_limits: sandbox.enforcement.processLimit });
   report('sandbox.start.overhead_ratio', 'x', sandboxedP50 / bareP50, { runs });
 
   // 100 verification checks, each in its own fresh sandbox, against a work dir with an artifact.

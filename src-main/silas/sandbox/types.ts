@@ -1,4 +1,5 @@
 import type { SandboxConfig, SandboxConfigInput } from '../../../src-shared/silas/execution.js';
+import type { RunLimitReport } from './run-limits.js';
 
 /** One command to run inside a sandbox. */
 export interface SandboxRunRequest {
@@ -29,6 +30,8 @@ export interface SandboxRunResult {
   stderrBytes: number;
   timedOut: boolean;
   durationMs: number;
+  /** The run's aggregate limits as enforced, and whether the run hit them. */
+  limits: RunLimitReport;
 }
 
 /** What this sandbox actually enforces, so callers and audit records can say so. */
@@ -41,6 +44,10 @@ export interface SandboxEnforcement {
   memoryLimit: boolean;
   /** RLIMIT_CPU set from max_cpu_seconds (per process; children get their own budget). */
   cpuLimit: boolean;
+  /** max_processes enforced for the whole run (a cgroup's pids.max). */
+  processLimit: boolean;
+  /** max_memory_mb enforced for all the run's processes together (a cgroup memory limit). */
+  runMemoryLimit: boolean;
 }
 
 export interface SandboxCreateOptions {
@@ -48,6 +55,11 @@ export interface SandboxCreateOptions {
   workDirAccess?: 'read-write' | 'read-only';
   /** Create work_dir when missing (default true for read-write, false for read-only). */
   createWorkDir?: boolean;
+  /**
+   * Mount an empty private tmpfs at FRESH_HOME (`sandbox.homeDir`), for runs whose HOME must hold
+   * nothing the agent wrote (verification checks): tools read configuration and code from $HOME.
+   */
+  freshHome?: boolean;
 }
 
 /** §4.7 Sandbox: one isolated runtime instance built from a SandboxConfig. */
@@ -55,6 +67,8 @@ export interface Sandbox {
   readonly id: string;
   /** Canonical host path of the work directory; it is mounted at the same path inside. */
   readonly workDir: string;
+  /** The empty private HOME of `freshHome` sandboxes, else null. */
+  readonly homeDir: string | null;
   readonly config: SandboxConfig;
   readonly enforcement: SandboxEnforcement;
   run(request: SandboxRunRequest): Promise<SandboxRunResult>;

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { VerificationReport } from '../../../src-shared/silas/execution.js';
 import type { VerificationCheck } from '../../../src-shared/silas/work.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { BubblewrapSandboxManager } from '../sandbox/sandbox-manager.js';
-import { VerificationRunner } from './verification-runner.js';
+import { BubblewrapSandboxManager, FRESH_HOME } from '../sandbox/sandbox-manager.js';
+import { checkEnvironment, VerificationRunner } from './verification-runner.js';
 
 const tempDir = useTempDirs('silas-verify-');
 const sandboxManager = new BubblewrapSandboxManager({ baseDir: '/nonexistent-base' });
@@ -80,12 +80,13 @@ describe('VerificationRunner: every expectation type against real commands', () 
 });
 
 describe('VerificationRunner: the agent cannot influence verification', () => {
-  it('runs with only PATH and HOME (= the work dir) in the environment (bwrap adds PWD)', async () => {
+  it('runs with only the check environment (fresh HOME, no user config) in the environment (bwrap adds PWD)', async () => {
     process.env.AGENT_SECRET_PROBE = 'leak';
     try {
       const workDir = tempDir();
       const result = await one({ name: 'env', run: '/usr/bin/env', expect: { not_empty: true } }, workDir);
-      expect(result.output.trim().split('\n').sort()).toEqual([`HOME=${workDir}`, 'PATH=/usr/local/bin:/usr/bin:/bin', `PWD=${workDir}`]);
+      const expected = Object.entries({ ...checkEnvironment(FRESH_HOME), PWD: workDir }).map(([name, value]) => `${name}=${value}`);
+      expect(result.output.trim().split('\n').sort()).toEqual(expected.sort());
     } finally {
       delete process.env.AGENT_SECRET_PROBE;
     }

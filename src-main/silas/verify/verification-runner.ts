@@ -7,18 +7,42 @@ import {
   VerificationResult,
 } from '../../../src-shared/silas/execution.js';
 import { VerificationCheck } from '../../../src-shared/silas/work.js';
+import { isWithin } from '../sandbox/paths.js';
 import type { Sandbox, SandboxManager } from '../sandbox/types.js';
 import { evaluateExpectation } from './expectations.js';
 import { canonicalRoots, lookupConfined } from './file-confinement.js';
 
-/** §5.3: the only environment a check sees (plus PWD, which bubblewrap sets to the work dir). */
+/** §5.3: the system directories only; interpreters are never found in the agent's work dir. */
 export const VERIFY_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/**
+ * Everything a check's tools would otherwise read from places the agent wrote (issue 9 item 2):
+ * Python's user site and script/cwd entry on sys.path (a planted .pth, usercustomize or ast.py),
+ * cached bytecode next to the sources, git's global and system config, pip's config files.
+ * HOME itself is an empty tmpfs of the check's own sandbox, never the work dir.
+ */
+export function checkEnvironment(home: string): Record<string, string> {
+  return {
+    PATH: VERIFY_PATH,
+    HOME: home,
+    PYTHONNOUSERSITE: '1',
+    PYTHONSAFEPATH: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+    // Bytecode is read from (and would be written to) this empty tree only, so a forged
+    // __pycache__/*.pyc in the work dir is never loaded.
+    PYTHONPYCACHEPREFIX: `${home}/.pycache`,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    PIP_CONFIG_FILE: '/dev/null',
+    PIP_NO_INPUT: '1',
+  };
+}
 /** How much of each stream is read; predicates see this much, the report keeps 1000 characters. */
 const CAPTURE_BYTES = 1024 * 1024;
 
 export interface VerificationRunnerOptions {
   sandboxManager: SandboxManager;
-  /** The task's work directory (host path): the check's cwd and HOME, mounted read-only. */
+  /** The task's work directory (host path): the check's cwd, mounted read-only. */
   workDir: string;
   /** Configured project directories: mounted read-only and permitted for `file_exists`. */
   projectDirs?: readonly string[];
@@ -39,7 +63,8 @@ export function truncateOutput(text: string): string {
 
 /**
  * §4.10 / §5.3 VerificationRunner. Each check runs in a fresh sandbox of its own, never the
- * agent's: the work dir is mounted read-only, the environment is PATH and HOME only, the network
+ * agent's: the work dir is mounted read-only, HOME is an empty tmpfs, the environment is
+ * `checkEnvironment` only, the network
  * is unshared unless the check says `network: true`. Nothing the agent controls (its env, its
  * sandbox config, its output) is an input here; only the approved checks and the work dir are.
  */
@@ -47,6 +72,11 @@ export class VerificationRunner {
   constructor(private readonly options: VerificationRunnerOptions) {
     for (const dir of [options.workDir, ...(options.projectDirs ?? [])]) {
       if (!isAbsolute(dir)) throw new SilasError(SandboxErrorCode.PathInvalid, `VerificationRunner: "${dir}" must be an absolute path`);
+    }
+    const onPath = VERIFY_PATH.split(':').find((entry) => isWithin(entry, options.workDir) || isWithin(options.workDir, entry));
+    if (onPath !== undefined) {
+      // The agent writes the work dir: a check would run the agent's `python3` instead of the system's.
+      throw new SilasError(SandboxErrorCode.PathInvalid, `VerificationRunner: the work dir "${options.workDir}" overlaps the check PATH entry "${onPath}"; use a work dir outside the system directories`);
     }
   }
 
@@ -91,13 +121,16 @@ export class VerificationRunner {
           max_cpu_seconds: this.options.maxCpuSeconds ?? 60,
           env: {},
         },
-        { workDirAccess: 'read-only', createWorkDir: false },
+        { workDirAccess: 'read-only', createWorkDir: false, freshHome: true },
       );
+      if (sandbox.homeDir === null) {
+        throw new SilasError(SandboxErrorCode.BackendUnavailable, 'the sandbox manager gave the check no fresh HOME (freshHome); the check cannot run without the work dir as HOME');
+      }
       // `run` is a shell command (§3.3; the spec's own plans use pipes): it is the argument of
       // sh -c inside the sandbox, from the approved plan, never built from agent output.
       const run = await sandbox.run({
         argv: ['/bin/sh', '-c', check.run],
-        env: { PATH: VERIFY_PATH, HOME: sandbox.workDir },
+        env: checkEnvironment(sandbox.homeDir),
         timeoutMs: check.timeout * 1000,
         maxOutputBytes: CAPTURE_BYTES,
       });
