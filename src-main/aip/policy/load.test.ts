@@ -348,6 +348,19 @@ describe('errors name the YAML path, line and column and what was expected', () 
     expect(onlyFailure('apiVersion: 2\nkind: AgentPolicy\n')).toMatchObject({ message: expect.stringContaining('unknown apiVersion the number 2') });
   });
 
+  it('a missing apiVersion is reported together with every other error, each located', () => {
+    // `silas policy validate` promises all errors at once; a missing apiVersion must not hide the rest.
+    const errors = failures('kind: AgentPolicy\nmetadata:\n  name: t\n  bogus: 1\nspec:\n  mode: enforcing\n');
+    expect(errors.map((e) => [e.path, e.line, e.column])).toEqual([
+      ['apiVersion', 1, 1],
+      ['metadata.bogus', 4, 3],
+      ['spec.mode', 6, 9],
+    ]);
+    expect(errors[0]!.message).toContain('required key "apiVersion" is missing; expected aip.io/v1alpha2 or aip.io/v1alpha1');
+    expect(errors[1]!.message).toContain('unknown key "bogus" in metadata');
+    expect(errors[2]!.message).toContain('expected one of "enforce", "monitor", got "enforcing"');
+  });
+
   it('a wrong kind and missing sections are reported together', () => {
     const errors = failures('apiVersion: aip.io/v1alpha2\nkind: Policy\n');
     expect(errors.map((e) => [e.path, e.line, e.column])).toEqual([

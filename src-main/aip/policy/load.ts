@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import RE2 from 're2';
-import { Lexer, LineCounter, isAlias, isCollection, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document } from 'yaml';
+import { Lexer, LineCounter, isAlias, isCollection, isMap, isPair, isScalar, isSeq, parseAllDocuments, type Document, type YAMLMap } from 'yaml';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import { verifyEd25519 } from '../../keys/ed25519.js';
 import { formatDuration, parseDuration, parseRate, parseSize } from './durations.js';
@@ -383,19 +383,8 @@ function buildPolicy(reader: PolicyReader, doc: Document.Parsed, json: JsonObjec
     return null;
   }
   // apiVersion first: it decides which keys exist (§9.3: unknown versions are rejected).
-  const apiPair = root.items.find((pair) => isScalar(pair.key) && pair.key.value === 'apiVersion');
-  if (!apiPair) {
-    reader.error('apiVersion', root, `required key "apiVersion" is missing; expected ${API_VERSIONS.join(' or ')}`);
-    return null;
-  }
-  const apiNode = reader.resolve(apiPair.value);
-  if (!isScalar(apiNode) || typeof apiNode.value !== 'string' || !(API_VERSIONS as readonly string[]).includes(apiNode.value)) {
-    const got = isScalar(apiNode) && typeof apiNode.value === 'string' ? `"${apiNode.value}"` : describe(apiNode);
-    reader.error('apiVersion', apiPair.value ?? apiPair.key, `unknown apiVersion ${got}; expected ${API_VERSIONS.join(' or ')} (§9.3: documents with an unknown apiVersion are rejected)`);
-    return null;
-  }
-  const apiVersion = apiNode.value as ApiVersion;
-  reader.version = apiVersion;
+  const apiVersion = readApiVersion(reader, root);
+  if (apiVersion === null) return null;
 
   const top = reader.map(root, '', root, TOP_KEYS);
   if (!top) return null;
@@ -425,6 +414,29 @@ function buildPolicy(reader: PolicyReader, doc: Document.Parsed, json: JsonObjec
     document: json,
     sourcePath,
   };
+}
+
+/**
+ * The declared apiVersion; null when it names a version this loader does not know (a future
+ * version may define other keys, so checking them against ours would only mislead). A missing
+ * apiVersion is an error too, but the rest is still checked as the current version, so that
+ * `silas policy validate` reports every error at once; the policy is refused either way.
+ */
+function readApiVersion(reader: PolicyReader, root: YAMLMap<unknown, unknown>): ApiVersion | null {
+  const apiPair = root.items.find((pair) => isScalar(pair.key) && pair.key.value === 'apiVersion');
+  if (!apiPair) {
+    reader.error('apiVersion', root, `required key "apiVersion" is missing; expected ${API_VERSIONS.join(' or ')} (the rest was checked as ${API_VERSIONS[0]}); add "apiVersion: ${API_VERSIONS[0]}" as the first line`);
+    reader.version = API_VERSIONS[0]!;
+    return reader.version;
+  }
+  const apiNode = reader.resolve(apiPair.value);
+  if (!isScalar(apiNode) || typeof apiNode.value !== 'string' || !(API_VERSIONS as readonly string[]).includes(apiNode.value)) {
+    const got = isScalar(apiNode) && typeof apiNode.value === 'string' ? `"${apiNode.value}"` : describe(apiNode);
+    reader.error('apiVersion', apiPair.value ?? apiPair.key, `unknown apiVersion ${got}; expected ${API_VERSIONS.join(' or ')} (§9.3: documents with an unknown apiVersion are rejected)`);
+    return null;
+  }
+  reader.version = apiNode.value as ApiVersion;
+  return reader.version;
 }
 
 interface Metadata {

@@ -74,6 +74,16 @@ describe('silas policy validate', () => {
     expect(lines[2]).toBe(`${file}: invalid, 2 errors`);
   });
 
+  it('a policy without apiVersion gets every error listed, not only the missing apiVersion', async () => {
+    const file = write('no-version.yaml', 'kind: AgentPolicy\nmetadata:\n  name: t\n  bogus: 1\nspec:\n  mode: enforcing\n');
+    const result = await runSilas(['policy', 'validate', file]);
+    expect(result.code).toBe(1);
+    const lines = result.out.split('\n');
+    expect(lines.map((l) => l.split(' ')[0])).toEqual([`${file}:1:1`, `${file}:4:3`, `${file}:6:9`, `${file}:`]);
+    expect(lines[0]).toContain('apiVersion: required key "apiVersion" is missing');
+    expect(lines[3]).toBe(`${file}: invalid, 3 errors`);
+  });
+
   it('prints warnings on stderr as FILE:LINE:COL warning: …', async () => {
     const file = write('monitor.yaml', VALID.replace('spec:\n', 'spec:\n  mode: monitor\n'));
     const result = await runSilas(['policy', 'validate', file]);
