@@ -32,48 +32,58 @@ async function tail(silas: SilasRuntime, count: number): Promise<TailEntry[]> {
 
 test.describe('Activity: the live audit log', () => {
   test('lists the runtime entries newest first and verifies the chain on connect', async ({ page, silas }) => {
+    // init: runtime.initialised + its checkpoint; start: runtime.started + the checkpoint that covers it.
+    const total = await silas.settledEntries();
+    expect(total).toBe(4);
     await openCockpit(page, silas);
     await openActivity(page);
 
     const rows = auditRows(page);
-    await expect(rows).toHaveCount(2);
-    await expect(rows.nth(0)).toContainText(rowIndex(1));
-    await expect(rows.nth(0)).toContainText('runtime.started');
-    await expect(rows.nth(0)).toContainText('mode: headless');
-    await expect(rows.nth(1)).toContainText(rowIndex(0));
-    await expect(rows.nth(1)).toContainText('runtime.initialised');
-    await expect(page.getByText('2 entries', { exact: true })).toBeVisible();
-    await expect(chainBadge(page)).toHaveText('Chain intact · 2 entries verified');
+    await expect(rows).toHaveCount(total);
+    await expect(rows.nth(0)).toContainText(rowIndex(3));
+    await expect(rows.nth(0)).toContainText('audit.checkpoint');
+    await expect(rows.nth(1)).toContainText(rowIndex(2));
+    await expect(rows.nth(1)).toContainText('runtime.started');
+    await expect(rows.nth(1)).toContainText('mode: headless');
+    await expect(rows.nth(3)).toContainText(rowIndex(0));
+    await expect(rows.nth(3)).toContainText('runtime.initialised');
+    await expect(page.getByText(`${total} entries`, { exact: true })).toBeVisible();
+    await expect(chainBadge(page)).toHaveText(`Chain intact · ${total} entries verified`);
   });
 
   test('an entry appended by another process appears on top without a reload, and expands to its stored JSON', async ({ page, silas }) => {
+    const total = await silas.settledEntries();
     await openCockpit(page, silas);
     await openActivity(page);
     const rows = auditRows(page);
-    await expect(rows).toHaveCount(2);
-    await expect(chainBadge(page)).toHaveText('Chain intact · 2 entries verified');
+    await expect(rows).toHaveCount(total);
+    await expect(chainBadge(page)).toHaveText(`Chain intact · ${total} entries verified`);
     // A reload or navigation would wipe this marker.
     await page.evaluate('window.__e2eSamePage = true');
 
     const index = await appendNote(silas, 'e2e live note');
-    expect(index).toBe(2);
+    expect(index).toBe(total);
 
-    await expect(rows).toHaveCount(3);
-    await expect(rows.nth(0)).toContainText(rowIndex(index));
-    await expect(rows.nth(0)).toContainText('operator.note');
-    await expect(rows.nth(0)).toContainText('text: e2e live note');
-    await expect(rows.nth(1)).toContainText('runtime.started');
-    await expect(page.getByText('1 new since verification', { exact: true })).toBeVisible();
+    // The CLI checkpoints what it wrote before it exits: the note, then the checkpoint covering it.
+    await expect(rows).toHaveCount(total + 2);
+    await expect(rows.nth(0)).toContainText(rowIndex(index + 1));
+    await expect(rows.nth(0)).toContainText('audit.checkpoint');
+    const noteRow = rows.nth(1);
+    await expect(noteRow).toContainText(rowIndex(index));
+    await expect(noteRow).toContainText('operator.note');
+    await expect(noteRow).toContainText('text: e2e live note');
+    await expect(rows.nth(2)).toContainText('audit.checkpoint');
+    await expect(page.getByText('2 new since verification', { exact: true })).toBeVisible();
     expect(await page.evaluate('window.__e2eSamePage === true')).toBe(true);
 
     // The row's one button is its toggle.
-    const toggle = rows.nth(0).getByRole('button');
+    const toggle = noteRow.getByRole('button');
     await expect(toggle).toHaveAttribute('aria-expanded', 'false');
     await toggle.click();
     await expect(toggle).toHaveAttribute('aria-expanded', 'true');
     const detailId = await toggle.getAttribute('aria-controls');
     expect(detailId).toBe(`audit-entry-${index}`);
-    const detail = rows.nth(0).locator(`#${detailId}`);
+    const detail = noteRow.locator(`#${detailId}`);
     await expect(detail).toContainText('"text": "e2e live note"');
 
     const shown = JSON.parse(await detail.innerText()) as TailEntry;
@@ -92,15 +102,16 @@ test.describe('Activity: the live audit log', () => {
   });
 
   test('re-verification catches a row edited directly in the SQLite file, at the right entry', async ({ page, silas }) => {
+    const total = await silas.settledEntries();
     await openCockpit(page, silas);
     await openActivity(page);
-    await expect(chainBadge(page)).toHaveText('Chain intact · 2 entries verified');
+    await expect(chainBadge(page)).toHaveText(`Chain intact · ${total} entries verified`);
 
     const index = await appendNote(silas, 'e2e note to be forged');
-    await expect(auditRows(page).nth(0)).toContainText(rowIndex(index));
+    await expect(auditRows(page).nth(0)).toContainText(rowIndex(index + 1));
     const reverify = page.getByRole('button', { name: 'Re-verify chain' });
     await reverify.click();
-    await expect(chainBadge(page)).toHaveText('Chain intact · 3 entries verified');
+    await expect(chainBadge(page)).toHaveText(`Chain intact · ${total + 2} entries verified`);
 
     // Tamper behind the runtime's back while it keeps running.
     const db = new Database(silas.database, { fileMustExist: true, timeout: 10_000 });

@@ -25,18 +25,23 @@ test.describe('graceful shutdown', () => {
     expect(verdict.entries).toBeGreaterThanOrEqual(3);
     expect(verdict.checkpoints).toBeGreaterThanOrEqual(1);
 
-    const tail = await silas.cli('audit', 'tail', '-n', '1', '--json');
+    // runtime.stopped is the last decision; the shutdown checkpoint entry that covers it follows.
+    const tail = await silas.cli('audit', 'tail', '-n', '2', '--json');
     expect(tail.code, tail.stderr).toBe(0);
-    const last = JSON.parse(tail.stdout.trim()) as { index: number; event: string; data: Record<string, unknown>; hash: string };
-    expect(last.event).toBe('runtime.stopped');
-    expect(last.data).toEqual({ reason: 'SIGTERM' });
-    expect(last.index).toBe(verdict.entries - 1);
+    const [stopped, checkpointEntry] = tail.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { index: number; event: string; data: Record<string, unknown>; hash: string });
+    expect(stopped!.event).toBe('runtime.stopped');
+    expect(stopped!.data).toEqual({ reason: 'SIGTERM' });
+    expect(checkpointEntry!.event).toBe('audit.checkpoint');
+    expect(checkpointEntry!.index).toBe(verdict.entries - 1);
 
-    // The last checkpoint covers that final entry.
+    // The last signed checkpoint is that final entry.
     const db = new Database(silas.database, { readonly: true, fileMustExist: true, timeout: 10_000 });
     try {
       const checkpoint = db.prepare('SELECT idx, hash FROM audit_checkpoints ORDER BY idx DESC LIMIT 1').get() as { idx: number; hash: string } | undefined;
-      expect(checkpoint).toEqual({ idx: last.index, hash: last.hash });
+      expect(checkpoint).toEqual({ idx: checkpointEntry!.index, hash: checkpointEntry!.hash });
     } finally {
       db.close();
     }
