@@ -16,7 +16,7 @@ import './styles/review.css';
 import './styles/servers.css';
 import './styles/policies.css';
 
-// Wired once, outside React (DESIGN convention 7): StrictMode's double effects must not open two sockets.
+// Wired once, outside React (docs/architecture.md §4.7): StrictMode's double effects must not open two sockets.
 const transport = chooseTransport(window);
 const store = createCockpitStore({ connection: transport.state, route: parseRoute(window.location.hash) });
 const cockpit = connectCockpit({ transport, store, window, notifications: browserNotifications(window) });

@@ -58,7 +58,7 @@ function combinedDecisions(approvals: DecisionQueue, plans: Pick<DecisionQueue, 
 const SECURITY_EVENTS_PER_MINUTE = 20;
 
 /**
- * The composition root (DESIGN convention 4): every service is built here and handed its
+ * The composition root (docs/architecture.md §4.4): every service is built here and handed its
  * dependencies. Nothing else in src-main reaches for a shared instance.
  */
 export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<RuntimeConfig, 'home' | 'mode'>, overrides: RuntimeOverrides = {}): Promise<Runtime> {

@@ -3,7 +3,8 @@ import type { CallAccess } from '../../src-shared/contract/define.js';
 export type Transport = 'ipc' | 'websocket' | 'local-socket' | 'in-process';
 
 /**
- * What a session may do, by the one credential its transport accepts (DESIGN invariant 8).
+ * What a session may do, by the one credential its transport accepts (DESIGN invariant 8;
+ * docs/architecture.md §2 and docs/control-plane.md).
  * The local socket takes only the ask credential from control.json, which any same-user
  * process (a proxy, a CLI command, an MCP server behind a proxy) can read: it may ask, never
  * read the person's queue or decide. The WebSocket takes only the cockpit credential, which is

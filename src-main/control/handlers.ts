@@ -18,7 +18,7 @@ export interface HandlerServices {
   now?: () => Date;
 }
 
-/** Thin handlers (DESIGN convention 3): arguments are parsed and the caller's access checked by the router; each calls one service. */
+/** Thin handlers (docs/architecture.md §4.3): arguments are parsed and the caller's access checked by the router; each calls one service. */
 export function createHandlers(services: HandlerServices): CallHandlers {
   const now = services.now ?? (() => new Date());
   return {

@@ -4,7 +4,7 @@ import { COCKPIT_INDEX_URL, isCockpitUrl, isHttpsUrl } from './origin.js';
 
 /**
  * The renderer gets no Node, no shared JS world with the preload, a Chromium sandbox, and
- * full web security; the preload bridge is its only way to reach the runtime.
+ * full web security; the preload bridge is its only way to reach the runtime (docs/architecture.md §4.6).
  */
 export function cockpitWebPreferences(preloadPath: string): WebPreferences {
   return {

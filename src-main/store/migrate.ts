@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { Migration } from './migrations/index.js';
 
+/** A migration's recorded checksum: an edited, already-applied migration is refused (docs/architecture.md §4.5). */
 export function migrationChecksum(migration: Migration): string {
   return createHash('sha256').update(migration.sql, 'utf8').digest('hex');
 }

@@ -87,7 +87,7 @@ function describeError(error: unknown): string {
 }
 
 /**
- * Wires transport, client and store together once, outside React (DESIGN convention 7).
+ * Wires transport, client and store together once, outside React (docs/architecture.md §4.7).
  * Every (re)connect reloads what the cockpit shows; a generation counter drops answers that
  * belong to a connection that has since been replaced.
  */

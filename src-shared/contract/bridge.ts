@@ -13,7 +13,7 @@ export type BridgeEventListener = (name: EventName, payload: unknown) => void;
 
 /**
  * What the preload exposes: one named function per contract call, plus one subscription that
- * returns its unsubscribe function. Never `ipcRenderer` itself (DESIGN convention 2).
+ * returns its unsubscribe function. Never `ipcRenderer` itself (docs/architecture.md §4.2).
  */
 export type SilasBridge = { readonly [N in CallName]: (args: CallArgs<N>) => Promise<Envelope<CallResult<N>>> } & {
   readonly onEvent: (listener: BridgeEventListener) => () => void;

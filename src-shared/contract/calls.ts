@@ -10,7 +10,7 @@ import { defineCall } from './define.js';
 export const AUDIT_PAGE_MAX = 1000;
 
 /**
- * Every control-plane call, declared once. Handlers (src-main/control), the preload bridge
+ * Every control-plane call, declared once (docs/architecture.md §4.1). Handlers (src-main/control), the preload bridge
  * and the renderer client are all typed from this object; `access` is the one place that says
  * who may call it (the router enforces it). `clients.planWrap` writes nothing but needs
  * `decide`: its preview is the first step of rewriting a client's configuration.
