@@ -32,7 +32,8 @@ export function homeError(home: string, error: unknown): Error {
   return new SilasError(ErrorCode.Config, `cannot prepare data home ${home}: ${(error as Error).message}`, { cause: error });
 }
 
-function pidAlive(pid: number): boolean {
+/** A process with this pid exists (EPERM: it exists but is another user's). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -6,6 +6,7 @@ import { MemorySecretStore } from '../keys/secret-store.js';
 import { runSilas } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 import { GENESIS_HASH, entryHash } from './chain.js';
+import type { EntryRow } from './repository.js';
 
 // The attacker here is a process with write access to the data home's database but not to the
 // OS keyring (played by the in-memory store the legitimate commands are given): it edits SQLite
@@ -19,15 +20,7 @@ interface Home {
   keyring: MemorySecretStore;
 }
 
-interface Row {
-  idx: number;
-  id: string;
-  ts: string;
-  event: string;
-  data: string;
-  prev_hash: string;
-  hash: string;
-}
+type Row = EntryRow;
 
 /** A home with `count` operator notes written through the CLI (so its checkpoints are the real ones). */
 async function homeWith(count: number): Promise<Home> {

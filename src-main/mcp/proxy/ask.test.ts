@@ -1,12 +1,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, SERVERS, startInProcessProxy, writePolicy, type InProcessProxy } from '../testing/proxy-harness.js';
 import { never, ScriptedApprover, signApprovalFor } from '../testing/test-approver.js';
 import type { ApprovalAnswer, ApprovalRequest } from './approver.js';
 import { UnreachableApprover } from './approver.js';
+import { rpcError } from '../testing/rpc-error.js';
 
 const tempDir = useTempDirs('silas-ask-');
 const running: InProcessProxy[] = [];
@@ -25,16 +25,6 @@ async function setup(answer: ConstructorParameters<typeof ScriptedApprover>[0], 
   const target = join(dir, 'victim.txt');
   writeFileSync(target, 'x');
   return { dir, home, approver, proxy, target, del: () => proxy.client.callTool({ name: 'delete_file', arguments: { path: target } }) };
-}
-
-async function rpcError(promise: Promise<unknown>): Promise<{ code: number; data: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof McpError) return { code: error.code, data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
 }
 
 function auditOf(home: ReturnType<typeof createTestHome>) {
@@ -92,7 +82,7 @@ describe('ask: human approval through the Approver', () => {
 
   it('answers a denial with -32004 and the person\'s reason', async () => {
     const s = await setup(() => ({ outcome: 'deny', reason: 'not today' }));
-    expect(await rpcError(s.del())).toEqual({ code: -32004, data: { tool: 'delete_file', reason: 'The user denied the request: not today' } });
+    expect(await rpcError(s.del())).toEqual({ code: -32004, message: 'User denied', data: { tool: 'delete_file', reason: 'The user denied the request: not today' } });
     expect(auditOf(s.home).map((d) => [d.decision, d.error_code ?? null])).toEqual([
       ['ASK', null],
       ['BLOCK', -32004],

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import { childEnv, connectThroughProxy, createTestHome, SERVERS, spawnProxy, writePolicy, type ProxiedClient } from '../testing/proxy-harness.js';
@@ -8,6 +7,7 @@ import { SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { spawnSync } from 'node:child_process';
 import { ToolPinRepository } from './tool-pins.js';
+import { rpcError } from '../testing/rpc-error.js';
 
 const tempDir = useTempDirs('silas-proxy-');
 const open: ProxiedClient[] = [];
@@ -19,17 +19,6 @@ async function connect(options: Parameters<typeof connectThroughProxy>[0]): Prom
   const proxied = await connectThroughProxy(options);
   open.push(proxied);
   return proxied;
-}
-
-/** The JSON-RPC error of a call, or a failure when the call succeeded. */
-async function rpcError(promise: Promise<unknown>): Promise<{ code: number; message: string; data: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof McpError) return { code: error.code, message: error.message.replace(/^MCP error -?\d+: /, ''), data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
 }
 
 function entries(home: ReturnType<typeof createTestHome>): AuditEntry[] {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, SERVERS, startInProcessProxy, writePolicy, type InProcessProxy } from '../testing/proxy-harness.js';
 import { ScriptedApprover } from '../testing/test-approver.js';
 import { ToolPinRepository } from './tool-pins.js';
+import { rpcError } from '../testing/rpc-error.js';
 
 /* Issue 9 item 5: a hostile server re-announces a pinned tool under a name that normalises alike. */
 
@@ -37,16 +37,6 @@ async function start(mode: 'case' | 'zero-width' | 'both') {
       .split('\n')
       .filter((line) => line.includes('"tools/call"'));
   return { home, proxy, events, toolCallsReceived };
-}
-
-async function rpcError(promise: Promise<unknown>): Promise<{ code: number; data: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof McpError) return { code: error.code, data: error.data as Record<string, unknown> };
-    throw error;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('tool pins hold against name variants', () => {

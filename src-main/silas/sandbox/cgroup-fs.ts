@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidAlive } from '../../app/home.js';
 
 // The host's cgroup filesystem as the run limiter uses it: reading and writing control files,
 // finding this process's cgroups, and creating/removing run cgroups without leaving any behind.
@@ -18,15 +19,6 @@ export function read(path: string): string {
 export function counter(text: string, key: string): number {
   const match = new RegExp(`^${key} (\\d+)$`, 'm').exec(text);
   return match ? Number(match[1]) : 0;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Kills every process still in `dir` and removes it; the kernel needs a moment to reap them. */
