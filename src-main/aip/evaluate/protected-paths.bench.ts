@@ -57,7 +57,9 @@ try {
   const script = { command: units.join('') };
   const pairs = { items: Array.from({ length: 22_000 }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) };
   const wide = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p, limits: { maxComparisons: 10_000_000, maxResolutions: 1_000_000, maxNodes: 1_000_000 } });
-  for (const [name, args] of Object.entries({ shell_1mb: script, pairs_1mb: pairs })) {
+  // Shell variables: 1 MB of assignments and references (`$D`, `${D:-…}`) of 100 names.
+  const variables = { command: Array.from({ length: 30_000 }, (_, i) => `D${i % 100}=lib/m${i}; cat $D${i % 100}/f${i}.txt "\${D${i % 100}:-src}"/g.md; `).join('') };
+  for (const [name, args] of Object.entries({ shell_1mb: script, pairs_1mb: pairs, shell_variables_1mb: variables })) {
     if (wide.find(args) !== null) throw new Error(`benchmark case ${name} unexpectedly matched`);
     const run = opsPerSecond(() => wide.find(args), 3000);
     report(`aip.protected_paths.${name}`, 'us/check', 1e6 / run.opsPerSec, { chars: JSON.stringify(args).length, realpath: false });

@@ -185,4 +185,21 @@ describe('ProtectedPathMatcher — joins stay linear in the size of the argument
     expect(matcher(40 * units).find({ command })).toBeNull();
     expect(matcher(40 * units).find({ command: `${command} cd ~ && cat .ssh/id_rsa` })).toMatchObject({ reason: 'protected_path', argumentPath: 'args.command' });
   });
+
+  it('1 MB of variable assignments and references: a bounded number of joins per word', () => {
+    const units = 30_000;
+    const command = Array.from({ length: units }, (_, i) => `D${i % 100}=lib/m${i}; cat $D${i % 100}/f${i}.txt "\${D${i % 100}:-src}"/g.md; `).join('');
+    expect(command.length).toBeGreaterThan(1_000_000);
+    // Four distinct relative words per unit (the assignment, its value and two expanded paths), each under cwd.
+    expect(matcher(10 * units).find({ command })).toBeNull();
+    expect(matcher(10 * units).find({ command: `${command} H=~; cat $H/.ssh/id_rsa` })).toMatchObject({ reason: 'protected_path', argumentPath: 'args.command' });
+  });
+
+  it('expansion past a budget proportional to the text fails closed instead of growing', () => {
+    // 100,000 references to a 1,000-character value would be 100 MB of words; doubling 60 times, 2^60.
+    const repeated = `X=${'a'.repeat(1000)}; ${'echo $X/x; '.repeat(100_000)}`;
+    expect(matcher(1_000_000).find({ command: repeated })).toMatchObject({ reason: 'too_large', argumentPath: 'args.command' });
+    const doubling = `X=ab; ${'X=$X$X; '.repeat(60)}cat $X`;
+    expect(matcher(1_000_000).find({ command: doubling })).toMatchObject({ reason: 'too_large', argumentPath: 'args.command' });
+  });
 });

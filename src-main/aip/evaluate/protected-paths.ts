@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
 import { MAX_PATH_BASES, type PathBases } from './paths/path-bases.js';
 import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
+import type { Environment } from './paths/shell-vars.js';
 
 /*
  * Protected paths: spec 001 §3.4.5, §4.3 step 2 (`arguments_contain_protected_path`), §10.1.
@@ -35,7 +36,7 @@ import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
  *   `file=@…`), a path glued to an option (`-i~/.ssh/id_rsa`); and the word without surrounding
  *   punctuation (`~/.ssh/id_rsa.` at the end of a sentence). `~`, `~user` (a sibling of
  *   `homeDir`), `~+`, `$HOME`, `${HOME}`, `$PWD`, `${PWD}` are expanded anywhere a word starts or
- *   a variable appears; other variables cannot be known and are not.
+ *   a variable appears; the shell reader also expands the other variables (see "Shell reading").
  * - Brace expansion (`~/.{ssh,aws}`, `{r..t}`) applies to blank-free words that hold a separator,
  *   `~` or `$`, or start with `.` or `{` (the only ways a one-segment word becomes `.env`), or to
  *   every such word when the policy has glob entries; so compact JSON is not multiplied out.
@@ -64,8 +65,11 @@ import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
  *   one scope fails closed.
  * - Shell reading (paths/shell.ts): nested scripts (`bash -c '…'`, quoted words holding shell
  *   syntax) are read again up to `maxShellDepth` levels; `$(…)` and backquotes are evaluated
- *   when the output is known (echo, printf '%s', pwd, nested); an unknowable output glued to
- *   path text or used as a `cd` target gives `{reason: 'unknowable'}` (block).
+ *   when the output is known (echo, printf '%s', pwd, nested); variables are expanded from the
+ *   script's own assignments (paths/shell-vars.ts), then from `environment` when given (unset:
+ *   empty); an unknowable output or variable glued to path text or used as a `cd` target gives
+ *   `{reason: 'unknowable'}` (block). Variable expansion past EXPANSION_FACTOR times a string's
+ *   length fails closed (`too_large`).
  * - Case: case-insensitive on darwin and win32 (their default filesystems), exact elsewhere. On
  *   win32 a trailing dot/space and an NTFS stream suffix (`credentials::$DATA`) are removed from
  *   each segment, as Windows does; both separators and drive letters are understood.
@@ -95,7 +99,7 @@ import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
  *   `cwd` is not the home directory).
  * - Not caught (residual risk, for the sandbox rather than argument inspection): an ancestor of
  *   a protected path, a substitution standing alone as a word whose output is a path at run
- *   time (`cat $(base64 -d …)`), unknown variables, a bare
+ *   time (`cat $(base64 -d …)`) or a variable standing alone whose value cannot be known, a bare
  *   word (no separator, not starting with `.`/`~`) inside a longer string that is itself a
  *   symlink, and hard links made before the policy applied.
  * - Fail closed: arguments nested more than `maxDepth` containers deep (a cycle included), with
@@ -186,6 +190,12 @@ export interface ProtectedPathMatcherOptions {
    * directories, MCP roots); read at every `find`, so roots announced later count at once.
    */
   pathBases?: PathBases;
+  /**
+   * The environment the server's commands run with (it inherits the proxy's). Variables a
+   * command string does not assign expand from it, an unset one to nothing; without it they
+   * cannot be known (docs/protected-paths.md, "Shell variables").
+   */
+  environment?: Environment;
   /** Absolute paths protected regardless of the policy: the policy file (§10.1) and the data home. */
   alwaysProtect?: readonly string[];
   /** Resolves symlinks; null when the path does not exist. Default: `fs.realpathSync.native`. */
@@ -354,6 +364,7 @@ export class ProtectedPathMatcher {
   private entries: Entry[] = [];
   private globEntries = false;
   private readonly pathBases: PathBases | null;
+  private readonly environment: Environment | undefined;
   /** The `pathBases` revision `bases` was computed from. */
   private basesRevision = -1;
   /** `cwd`, the path bases, and each with symlinks resolved where that differs. */
@@ -376,6 +387,7 @@ export class ProtectedPathMatcher {
     this.home = this.path.resolve(options.homeDir);
     this.cwd = this.path.resolve(options.cwd);
     this.pathBases = options.pathBases ?? null;
+    this.environment = options.environment;
     this.rp = options.realpath ?? defaultRealpath;
     this.rl = options.readlink ?? (options.realpath ? noReadlink : defaultReadlink);
     this.realFs = !options.realpath && !options.readlink && !this.win;
@@ -801,11 +813,12 @@ export class ProtectedPathMatcher {
    * that makes up part of a path fails closed.
    */
   private shellWords(s: string, scope: Scope): string[] {
-    const reading = readShell(s, { win: this.win, maxDepth: this.limits.maxShellDepth, expandHome: (w) => this.expandHome(w) });
+    const reading = readShell(s, { win: this.win, maxDepth: this.limits.maxShellDepth, expandHome: (w) => this.expandHome(w), environment: this.environment });
+    if (reading.overflow !== null) throw new LimitReached('too_large', reading.overflow);
     const unknowable = reading.unknowable[0];
     if (unknowable !== undefined) {
       const shown = unknowable.replaceAll(UNKNOWN_OUTPUT, '$(…)').replaceAll(CURRENT_DIR, '$PWD');
-      throw new LimitReached('unknowable', `the path "${shown.slice(0, 200)}" depends on a command's output that cannot be known before it runs`);
+      throw new LimitReached('unknowable', `the path "${shown.slice(0, 200)}" depends on a command's output or a shell variable that cannot be known before it runs`);
     }
     for (const dir of reading.dirs) {
       // `cd $PWD/x` is `cd x`; `cd "$(pwd)"` stays where it is.

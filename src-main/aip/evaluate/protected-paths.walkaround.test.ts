@@ -25,11 +25,11 @@ function world() {
   return { root, home, project, data };
 }
 
-function evaluator(entries: string[], options: { home: string; cwd: string; pathBases?: PathBases }) {
+function evaluator(entries: string[], options: { home: string; cwd: string; pathBases?: PathBases; environment?: Record<string, string> }) {
   const yaml = `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: walkaround\nspec:\n  allowed_tools: [run_command, read_file, read_text_file, copy]\n  protected_paths:\n${entries.map((e) => `    - ${JSON.stringify(e)}\n`).join('')}`;
   const loaded = loadPolicyText(yaml, { sourcePath: null });
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  return createPolicyEngine(loaded.policy, { homeDir: options.home, cwd: options.cwd, pathBases: options.pathBases }).evaluator;
+  return createPolicyEngine(loaded.policy, { homeDir: options.home, cwd: options.cwd, pathBases: options.pathBases, environment: options.environment }).evaluator;
 }
 
 const call = (tool: string, args: unknown) => ({ method: 'tools/call', tool, args });
@@ -138,5 +138,101 @@ describe('item 13: relative paths against every directory the server may use', (
     const ev = evaluator([join(data, 'secrets')], { home, cwd: '/', pathBases: bases });
     expect(ev.evaluate(call('read_text_file', { path: 'notes.txt' }))).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
     expect(ev.evaluate(call('read_text_file', { path: join(data, 'notes.txt') }))).toMatchObject({ decision: 'ALLOW' });
+  });
+});
+
+describe('item 8: protected paths through shell variables', () => {
+  // HOME_ABS stands for the home directory, USERS for its parent.
+  const concrete = (command: string, home: string) => command.replaceAll('HOME_ABS', home).replaceAll('USERS', join(home, '..'));
+
+  it.each([
+    ['an assignment', 'X=~; cat $X/.ssh/id_rsa'],
+    ['export', 'export D=~; cat "$D/.ssh/id_rsa"'],
+    ['${X} braces', 'D=HOME_ABS; cat ${D}/.ssh/id_rsa'],
+    ['a variable holding .ssh joined to ~/', 'K=.ssh; cat ~/$K/id_rsa'],
+    ['declare -r', 'declare -r R=~; tar czf - $R/.ssh'],
+    ['local and readonly', 'readonly A=~; local B=.ssh; cat "$A/$B/id_rsa"'],
+    ['several assignments on one line', 'A=USERS B=u; cat $A/$B/.ssh/id_rsa'],
+    ['a chain of variables', 'H=~; Y=$H/.ssh; cat $Y/id_rsa'],
+    ['a value from a known substitution', 'X=$(echo ~); cat $X/.ssh/id_rsa'],
+    ['an assignment inside bash -c', "bash -c 'X=~; cat $X/.ssh/id_rsa'"],
+    ['an assignment prefixing bash -c', "D=~ bash -c 'cat $D/.ssh/id_rsa'"],
+    ['an exported variable read by a nested shell', "export D=~; sh -c 'cat $D/.ssh/id_rsa'"],
+    ['a variable expanded into a double-quoted nested script', 'X=~; bash -c "cd $X && cat .ssh/id_rsa"'],
+    ['eval of a variable', 'X=~; eval "cat $X/.ssh/id_rsa"'],
+    ['${X:-default}', 'cat ${NOPE_NOT_SET:-~/.ssh}/id_rsa'],
+    ['${X-default}', 'cat "${NOPE_NOT_SET-~}/.ssh/id_rsa"'],
+    ['${X:=default}', ': ${S:=~}; cat $S/.ssh/id_rsa'],
+    ['a for loop over a directory', 'for d in /tmp ~; do cat $d/.ssh/id_rsa; done'],
+    ['a for loop over the parent of home', 'for d in /tmp USERS; do cat $d/u/.ssh/id_rsa; done'],
+    ['cd into a variable', 'X=~; cd "$X" && cat .ssh/id_rsa'],
+    ['HOME reassigned, then ~', 'HOME=USERS; cat ~/u/.ssh/id_rsa'],
+    ['HOME reassigned, then a bare cd', 'HOME=USERS; cd; cat u/.ssh/id_rsa'],
+    ['positional arguments of sh -c', "sh -c 'cat \"$1\"/.ssh/id_rsa' sh ~"],
+    ['+= appending', 'P=~; P+=/.ssh; cat $P/id_rsa'],
+  ])('%s is refused with -32007', (_label, command) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command: concrete(command, home) }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007, failedArg: 'args.command' });
+  });
+
+  it.each([
+    ['a variable not assigned in the script, glued to a path', 'cat $SOMEWHERE/.ssh/id_rsa'],
+    ['a value from an unknowable substitution', 'X=$(git rev-parse --show-toplevel); cat $X/id_rsa'],
+    ['a variable as the directory of cd', 'cd "$PROJECT_ROOT" && cat id_rsa'],
+    ['an operation on the value', 'X=/tmp/x; cat ${X%/*}/.ssh/id_rsa'],
+    ['an array', 'X=(~); cat $X/.ssh/id_rsa'],
+    ['a for loop without a word list', 'for d; do cat $d/.ssh/id_rsa; done'],
+  ])('without a known environment, %s is refused, saying why', (_label, command) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    expect(decision.reason).toMatch(/cannot be known/);
+  });
+
+  it.each([
+    ['a variable the environment provides', 'cat $SECRETS/id_rsa'],
+    ['an environment variable in braces as a cd target', 'cd "${SECRETS}" && cat id_rsa'],
+    ['a variable read from input', 'read X < where.txt; cat $X/.ssh/id_rsa'],
+    ['a value from an unknowable substitution', 'X=$(cat where.txt); cat "$X/.ssh/id_rsa"'],
+    ['an assignment that may not run keeps the unset value', 'if false; then X=/tmp; fi; cat $HOME$X/.ssh/id_rsa'],
+    ['a loop body using a value assigned later in the loop', 'for i in 1 2; do cat $D/.ssh/id_rsa; D=~; done'],
+    ['a loop body using a value the loop changes afterwards', 'X=/tmp; for i in 1 2; do cat $HOME$X/.ssh/id_rsa; X=; done'],
+    ['a function using a value assigned before it is called', 'f() { cat $K/.ssh/id_rsa; }; K=~; f'],
+    ['CDPATH set by the script', 'CDPATH=/tmp:~; cd .ssh && cat id_rsa'],
+    ['OLDPWD set by the script', 'OLDPWD=~; cd -; cat .ssh/id_rsa'],
+    ['an unexported variable that a nested shell sees unset', "X=/nothing; bash -c 'cat $HOME$X/.ssh/id_rsa'"],
+  ])('with the server environment known, %s is refused with -32007', (_label, command) => {
+    const { home, project } = world();
+    const environment = { HOME: home, USER: 'u', TMPDIR: '/tmp', SECRETS: join(home, '.ssh') };
+    const decision = evaluator(['~/.ssh'], { home, cwd: project, environment }).evaluate(call('run_command', { command }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007, failedArg: 'args.command' });
+  });
+
+  it.each([
+    'X=build; mkdir -p $X/out',
+    'echo $USER',
+    'git commit -m "$MSG"',
+    'export NODE_ENV=production; npm run build',
+    'OUT=dist && rm -rf "$OUT"/*',
+    'for f in src/*.ts; do cp $f $f.bak; done',
+    "bash -c 'X=src; ls $X'",
+    'echo "${GREETING:-hello}"',
+    'name=report; cat docs/$name.md > out/${name}.txt',
+  ])('without a known environment, legitimate command %s is allowed', (command) => {
+    const { home, project } = world();
+    expect(evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command }))).toMatchObject({ decision: 'ALLOW' });
+  });
+
+  it.each([
+    'cd "$TMPDIR" && tar xf bundle.tar',
+    'ls $TMPDIR/cache/$USER',
+    'cat $UNSET_IN_ENVIRONMENT/notes.txt',
+    "sh -c 'cd $TMPDIR; ls'",
+    'echo "fee: $5.50"',
+  ])('with a known harmless environment, legitimate command %s is allowed', (command) => {
+    const { home, project } = world();
+    const environment = { HOME: home, USER: 'u', TMPDIR: '/tmp' };
+    expect(evaluator(['~/.ssh'], { home, cwd: project, environment }).evaluate(call('run_command', { command }))).toMatchObject({ decision: 'ALLOW' });
   });
 });

@@ -70,7 +70,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   const policy = new PolicySource({
     file: options.policyFile,
     trustedKeys: options.trustedKeys,
-    engine: { homeDir: options.homeDir, cwd: options.cwd, dataHome: options.dataHome, pathBases, toolDefinition: (name) => toolDefs.get(name) ?? null },
+    engine: { homeDir: options.homeDir, cwd: options.cwd, dataHome: options.dataHome, pathBases, environment: options.env ?? process.env, toolDefinition: (name) => toolDefs.get(name) ?? null },
     pollMs: options.pollMs,
     onReloaded: (state, previous) => {
       audit.event('aip.policy_reloaded', { policy_name: state.policy.name, policy_hash: state.policy.hash, previous_hash: previous });

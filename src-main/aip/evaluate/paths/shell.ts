@@ -1,24 +1,29 @@
 /*
  * Shell reading for the protected-path matcher (issue 9 item 8): the words a POSIX shell would
- * see in a command string, with quotes removed, escapes decoded and command substitutions
- * (`$(…)`, backquotes) evaluated where their output can be known (`echo`, `printf '%s'`, `pwd`,
- * nested). Words that hold shell syntax (`bash -c 'cd ~ && cat .ssh/id_rsa'`, `ssh host '…'`)
- * are read again as scripts, up to `maxDepth` levels; each level reads each character once, so
- * the work stays linear in the text. The matcher resolves the words; this module only reads.
+ * see in a command string, with quotes removed, escapes decoded, command substitutions (`$(…)`,
+ * backquotes) evaluated where their output can be known (`echo`, `printf '%s'`, `pwd`, nested)
+ * and variables expanded (paths/shell-vars.ts: assignments of the script itself, then the
+ * server's environment when it is known). Words that hold shell syntax (`bash -c 'cd ~ && cat
+ * .ssh/id_rsa'`, `ssh host '…'`) are read again as scripts, up to `maxDepth` levels. Each level
+ * reads each character once, and variable expansion may add at most EXPANSION_FACTOR times the
+ * text (past that the reading reports `overflow`), so the work stays linear in the text. The
+ * matcher resolves the words; this module only reads.
  */
 
-/** Stands for the output of a command substitution that cannot be known. */
-export const UNKNOWN_OUTPUT = '\u0002';
-/** Stands for the shell's current directory (`$PWD`, `$(pwd)`): the matcher puts every candidate in. */
-export const CURRENT_DIR = '\u0001';
+import { CURRENT_DIR, UNKNOWN_OUTPUT } from './shell-markers.js';
+import { EMPTY_VALUE, MAX_ALTERNATIVES, merge, UNKNOWN_VALUE, VarScope, type Environment, type Value } from './shell-vars.js';
+
+export { CURRENT_DIR, UNKNOWN_OUTPUT };
 
 export interface ShellReading {
   /** Every word at every depth. */
   words: string[];
-  /** Directories the script changes into (`cd`, `pushd`, `-C`, `--cwd=`…), in order; a bare `cd` is `~`. */
+  /** Directories the script changes into (`cd`, `pushd`, `-C`, `--cwd=`…), in order; a bare `cd` is home. */
   dirs: string[];
-  /** Words in which an unknowable output is glued to path text, or is a directory changed into. */
+  /** Words in which an unknowable output or variable is glued to path text, or is a directory changed into. */
   unknowable: string[];
+  /** Why the reading stopped before the end (variables expanding past the budget); null when it did not. */
+  overflow: string | null;
 }
 
 export interface ShellOptions {
@@ -27,7 +32,18 @@ export interface ShellOptions {
   maxDepth: number;
   /** `~`, `$HOME`: what `echo ~` prints. */
   expandHome(word: string): string;
+  /** The environment the commands run with (the MCP server's); absent when it cannot be known. */
+  environment?: Environment;
 }
+
+/** Variable expansion may add this many times the script's length (plus EXPANSION_SLACK) in all. */
+export const EXPANSION_FACTOR = 4;
+const EXPANSION_SLACK = 65_536;
+/** `${A:-${B:-…}}` nested deeper than this is unknowable. */
+const MAX_BRACE_NESTING = 16;
+/** Marks a multi-valued expansion inside a word being read; the next character names the slot. */
+const SLOT = '\u0003';
+const SLOT_BASE = 0xe000;
 
 /** Commands whose output is one name without a separator: a one-segment wildcard. */
 const NAME_PRODUCERS = new Set(['date', 'whoami', 'id', 'hostname', 'uname', 'nproc', 'arch', 'logname']);
@@ -37,46 +53,119 @@ const DIR_OPTION_EQ = /^--(?:cwd|directory|chdir|workdir|work-dir|working-direct
 const SCRIPT_LIKE = /[\s;&|<>()`]|\$\(/;
 /** Path text next to an unknowable output: it may then be any path. */
 const PATH_TEXT = /[/\\~.]/;
+/** Reserved words that open a body whose assignments may not run (or run again), and close it. */
+const OPENERS = new Set(['if', 'while', 'until', 'for', 'select', 'case', '{', 'function']);
+const CLOSERS = new Set(['fi', 'done', 'esac', '}']);
+const PREFIXES = new Set(['then', 'do', 'else', 'elif', '!', 'time']);
+const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+const READERS = new Set(['read', 'mapfile', 'readarray']);
+const VARIABLE_SETTERS = new Set([...DECLARERS, ...READERS, 'getopts', 'printf', 'unset']);
+/** POSIX special built-ins: `X=v eval …` keeps X afterwards. */
+const SPECIAL_BUILTINS = new Set([':', '.', 'eval', 'exec', 'export', 'readonly', 'return', 'set', 'shift', 'source', 'trap', 'unset']);
+const SHELL_NAME = /(?:^|\/)(?:ba|da|z|k|mk|a|fi|c|tc)?sh$/;
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NAME_AT = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
+
+type Word = string[];
+type Close = ')' | '`' | '}' | null;
+
+interface Shared {
+  out: ShellReading;
+  options: ShellOptions;
+  /** Characters variable expansion may still add. */
+  budget: number;
+  readonly limit: number;
+}
+
+class ExpansionOverflow extends Error {}
 
 export function readShell(text: string, options: ShellOptions): ShellReading {
-  const out: ShellReading = { words: [], dirs: [], unknowable: [] };
-  new ShellReader(text, options, out, 0).script(0, null);
+  const out: ShellReading = { words: [], dirs: [], unknowable: [], overflow: null };
+  // The slot marker is the reader's own: in the input it is just an odd character.
+  const clean = text.includes(SLOT) ? text.replaceAll(SLOT, '\ufffd') : text;
+  const limit = EXPANSION_FACTOR * text.length + EXPANSION_SLACK;
+  const shared: Shared = { out, options, budget: limit, limit };
+  const vars = new VarScope(null, { environment: options.environment, home: options.expandHome('~') });
+  try {
+    new ShellReader(clean, shared, vars, 0).script(0, null);
+  } catch (error) {
+    if (!(error instanceof ExpansionOverflow)) throw error;
+    out.overflow = `shell variables expanding to more than ${limit} characters`;
+  }
   return out;
 }
 
 class ShellReader {
   private i = 0;
+  /** Depth of if/while/for/case/{…} bodies, and of `( … )`: assignments there may not run, or not persist. */
+  private body = 0;
+  private parens = 0;
+  private changedDir = false;
 
   constructor(
     private readonly s: string,
-    private readonly options: ShellOptions,
-    private readonly out: ShellReading,
+    private readonly shared: Shared,
+    private readonly vars: VarScope,
     private readonly depth: number,
+    /** Read inside a body of the script around it (a substitution or nested script in a loop). */
+    private readonly outerBody = false,
+    private readonly braces = 0,
   ) {}
 
   /**
-   * Reads commands from `start` until `close` (`)` or a backquote) or the end; returns the
-   * substitution's output (known text, or containing UNKNOWN_OUTPUT) and leaves `i` after `close`.
+   * Reads commands from `start` until `close` or the end; returns the substitution's output
+   * (known text, or containing UNKNOWN_OUTPUT) and leaves `i` after `close`. A body that used a
+   * variable assigned after it (a loop's next round, a function called later) is read once more
+   * with every value the script gives that variable.
    */
   script(start: number, close: ')' | '`' | null): { end: number; output: string } {
+    let commands = this.pass(start, close);
+    if (this.vars.rereadNeeded && this.vars.hints === null) {
+      this.vars.hints = this.vars.everAssigned;
+      this.body = 0;
+      this.parens = 0;
+      this.changedDir = false;
+      commands = this.pass(start, close);
+    }
+    // The top level prints into nothing the matcher reads.
+    return { end: this.i, output: close === null ? '' : this.output(commands) };
+  }
+
+  private pass(start: number, close: Close): Word[][] {
     const s = this.s;
     const n = s.length;
+    const wordMode = close === '}';
     this.i = start;
-    const commands: string[][] = [];
-    let command: string[] = [];
+    const commands: Word[][] = [];
+    let command: Word[] = [];
     let cur = '';
     let inWord = false;
+    let slots: string[][] = [];
+    let before = ';';
+    // Reserved words open and close bodies as soon as they are read: `{ cat $K/x; }` is in one.
+    let leading = !wordMode;
     const endWord = (): void => {
-      if (inWord) command.push(cur);
+      if (inWord) {
+        const word = this.finish(cur, slots);
+        if (leading) leading = this.reserved(word);
+        command.push(word);
+      }
       cur = '';
       inWord = false;
+      slots = [];
     };
-    const endCommand = (): void => {
+    const endCommand = (sep: string): void => {
       endWord();
-      if (command.length > 0) commands.push(command);
+      if (command.length > 0) {
+        if (!wordMode) this.command(command, before, sep);
+        commands.push(command);
+      }
       command = [];
+      before = sep;
+      leading = !wordMode;
     };
-    /** Appends substitution output; unquoted, its blanks split words as the shell does. */
+    /** Appends expanded text; unquoted, its blanks split words as the shell does. */
     const append = (output: string, quoted: boolean): void => {
       if (quoted) {
         cur += output;
@@ -92,13 +181,23 @@ class ShellReader {
         }
       }
     };
+    /** A variable's alternatives: one is text; several hold a slot the word is multiplied by. */
+    const expansion = (value: string | string[], quoted: boolean): void => {
+      if (typeof value === 'string' || value.length === 1) append(typeof value === 'string' ? value : value[0]!, quoted);
+      else if ((!quoted && value.some((v) => /\s/.test(v))) || slots.length >= MAX_ALTERNATIVES) append(UNKNOWN_OUTPUT, quoted);
+      else {
+        cur += SLOT + String.fromCharCode(SLOT_BASE + slots.length);
+        slots.push(value);
+        inWord = true;
+      }
+    };
     while (this.i < n) {
       const c = s[this.i]!;
       if (close !== null && c === close) {
         this.i += 1;
         break;
       }
-      if (c === '\\' && !this.options.win) {
+      if (c === '\\' && !this.shared.options.win) {
         if (this.i + 1 < n && s[this.i + 1] !== '\n') {
           cur += s[this.i + 1];
           inWord = true;
@@ -123,7 +222,7 @@ class ShellReader {
               cur += d;
               this.i += 1;
             } else {
-              append(sub, true);
+              expansion(sub, true);
             }
           } else {
             cur += d;
@@ -143,15 +242,35 @@ class ShellReader {
           inWord = true;
           this.i += 1;
         } else {
-          append(sub, false);
+          expansion(sub, false);
         }
+      } else if (c === '~' && !inWord && this.vars.assigned('HOME')) {
+        // `~` is whatever the script set HOME to.
+        expansion(this.value('HOME'), true);
+        this.i += 1;
+      } else if (wordMode) {
+        if (isBlank(s.charCodeAt(this.i))) endWord();
+        else {
+          cur += c;
+          inWord = true;
+        }
+        this.i += 1;
       } else if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
         // Process substitution: a /dev/fd path whose commands are read like any other.
         endWord();
         this.nested(this.i + 2, ')');
-      } else if (c === '\n' || c === ';' || c === '&' || c === '|' || c === '(' || c === ')') {
-        endCommand();
+      } else if (c === '(' && inWord && cur.endsWith('=') && ASSIGNMENT.test(cur)) {
+        // `X=(a b)`: an array, whose elements are read as words; `$X` is not followed.
+        cur += UNKNOWN_OUTPUT;
+        endCommand('(');
+        this.parens += 1;
         this.i += 1;
+      } else if (c === '\n' || c === ';' || c === '&' || c === '|' || c === '(' || c === ')') {
+        const sep = (c === '&' || c === '|') && s[this.i + 1] === c ? c + c : c;
+        endCommand(sep);
+        if (c === '(') this.parens += 1;
+        else if (c === ')') this.parens = Math.max(0, this.parens - 1);
+        this.i += sep.length;
       } else if (isBlank(s.charCodeAt(this.i)) || c === '<' || c === '>') {
         endWord();
         this.i += 1;
@@ -161,14 +280,25 @@ class ShellReader {
         this.i += 1;
       }
     }
-    endCommand();
-    for (const cmd of commands) this.command(cmd);
-    // The top level prints into nothing the matcher reads.
-    return { end: this.i, output: close === null ? '' : this.output(commands) };
+    endCommand('\n');
+    return commands;
   }
 
-  /** At `$` or a backquote: a substitution's output, `$PWD`, or null when it is a plain `$`. */
-  private dollarOrBackquote(): string | null {
+  /** Counts a body opened or closed by a reserved word at a command's start; false for any other word. */
+  private reserved(word: Word): boolean {
+    const w = word.length === 1 ? word[0]! : '';
+    if (OPENERS.has(w)) this.body += 1;
+    else if (CLOSERS.has(w)) this.body = Math.max(0, this.body - 1);
+    else return PREFIXES.has(w);
+    return true;
+  }
+
+  private inBody(): boolean {
+    return this.body > 0 || this.parens > 0 || this.outerBody;
+  }
+
+  /** At `$` or a backquote: a substitution's output, a variable's alternatives, or null for a plain `$`. */
+  private dollarOrBackquote(): string | string[] | null {
     const s = this.s;
     if (s[this.i] === '`') return this.nested(this.i + 1, '`');
     const next = s[this.i + 1];
@@ -179,78 +309,281 @@ class ShellReader {
       return '0';
     }
     if (next === '(') return this.nested(this.i + 2, ')');
-    if (s.startsWith('PWD', this.i + 1) && !/[A-Za-z0-9_]/.test(s[this.i + 4] ?? '')) {
-      this.i += 4;
-      return CURRENT_DIR;
+    if (next === '{') return this.braced();
+    NAME_AT.lastIndex = this.i + 1;
+    const m = NAME_AT.exec(s);
+    if (m === null) return null;
+    this.i += 1 + m[0].length;
+    return this.value(m[0]);
+  }
+
+  /** `${NAME}`, `${NAME:-word}`, `${NAME-word}`, `:=`, `:+`, `:?`; any other operation is unknowable. */
+  private braced(): string[] {
+    const s = this.s;
+    let j = this.i + 2;
+    NAME_AT.lastIndex = j;
+    const m = this.braces < MAX_BRACE_NESTING ? NAME_AT.exec(s) : null;
+    if (m === null) {
+      this.i = j;
+      this.braceWord();
+      return [UNKNOWN_OUTPUT];
     }
-    if (s.startsWith('{PWD}', this.i + 1)) {
-      this.i += 6;
-      return CURRENT_DIR;
+    const name = m[0];
+    j += name.length;
+    if (s[j] === '}') {
+      this.i = j + 1;
+      return this.value(name);
     }
-    return null;
+    const colon = s[j] === ':';
+    const op = s[colon ? j + 1 : j];
+    if (op !== '-' && op !== '=' && op !== '+' && op !== '?') {
+      // `${X%/*}`, `${X/a/b}`, `${X:0:3}`, `${X[0]}`, `${!X}`…: the result cannot be known.
+      this.i = j;
+      this.braceWord();
+      return [UNKNOWN_OUTPUT];
+    }
+    this.i = j + (colon ? 2 : 1);
+    const word = this.braceWord();
+    const v = this.vars.lookup(name, this.inBody());
+    const unknown = v.alts.includes(UNKNOWN_OUTPUT);
+    const set = v.alts.filter((a) => !(colon && a === ''));
+    const mayBeUnset = v.maybeUnset || unknown || set.length < v.alts.length;
+    let alts: string[];
+    if (op === '+') alts = [...(set.length > 0 ? word : []), ...(mayBeUnset ? [''] : [])];
+    else if (op === '?') alts = v.alts;
+    else alts = mayBeUnset ? merge({ alts: set, maybeUnset: false }, { alts: word, maybeUnset: false }).alts : v.alts;
+    if (op === '=') this.vars.assign(name, { alts, maybeUnset: false }, false);
+    if (alts.length === 0) alts = [''];
+    this.charge(alts);
+    return alts;
+  }
+
+  /** The word of `${X:-word}` up to its `}`: its alternatives, `~` expanded. */
+  private braceWord(): string[] {
+    const inner = new ShellReader(this.s, this.shared, this.vars, this.depth, this.inBody(), this.braces + 1);
+    const words: Word[] = inner.pass(this.i, '}').flat();
+    this.i = inner.i;
+    const flat = words.flat();
+    let alts: string[];
+    if (words.length === 0) alts = [''];
+    else if (words.length === 1) alts = words[0]!;
+    else alts = flat.length === words.length ? [flat.join(' ')] : [UNKNOWN_OUTPUT];
+    return alts.map((a) => this.assignedValue(a));
+  }
+
+  private value(name: string): string[] {
+    const alts = this.vars.lookup(name, this.inBody()).alts;
+    this.charge(alts);
+    return alts;
+  }
+
+  /** Counts expanded text against the budget: past it the reading stops, not fully inspected. */
+  private charge(texts: readonly string[]): void {
+    for (const t of texts) this.shared.budget -= t.length + 1;
+    if (this.shared.budget < 0) throw new ExpansionOverflow();
+  }
+
+  /** A word's alternatives: one per combination of its multi-valued expansions (bounded). */
+  private finish(cur: string, slots: string[][]): Word {
+    if (slots.length === 0) return [cur];
+    let words = [''];
+    let from = 0;
+    for (let k = cur.indexOf(SLOT); k !== -1; k = cur.indexOf(SLOT, k + 2)) {
+      const alts = slots[cur.charCodeAt(k + 1) - SLOT_BASE]!;
+      if (words.length * alts.length > MAX_ALTERNATIVES) return [unknownSlots(cur)];
+      const text = cur.slice(from, k);
+      words = words.flatMap((w) => alts.map((a) => w + text + a));
+      from = k + 2;
+    }
+    const tail = cur.slice(from);
+    words = words.map((w) => w + tail);
+    this.charge(words);
+    return words;
   }
 
   /** A substitution: read at the next depth (or not at all past the limit: unknowable). */
   private nested(start: number, close: ')' | '`'): string {
-    if (this.depth >= this.options.maxDepth) {
+    if (this.depth >= this.shared.options.maxDepth) {
       const end = this.s.indexOf(close, start);
       this.i = end === -1 ? this.s.length : end + 1;
       return UNKNOWN_OUTPUT;
     }
-    const inner = new ShellReader(this.s, this.options, this.out, this.depth + 1);
+    // A subshell: it sees every variable, and what it assigns stays inside.
+    const inner = new ShellReader(this.s, this.shared, this.vars.derive(), this.depth + 1, this.inBody());
     const { end, output } = inner.script(start, close);
     this.i = end;
     return output;
   }
 
-  /** Records one command's words, directories and nested scripts. */
-  private command(texts: string[]): void {
-    for (let k = 0; k < texts.length; k += 1) {
-      const w = texts[k]!;
-      this.out.words.push(w);
-      const next = texts[k + 1];
-      if (w === 'cd' || w === 'pushd') {
-        let target = k + 1;
-        while (target < texts.length && /^-[LPe@]+$/.test(texts[target]!)) target += 1;
-        const dir = texts[target];
-        if (dir === undefined) this.dir('~');
-        else if (dir !== '-') this.dir(dir);
-      } else if (DIR_OPTIONS.has(w) && next !== undefined) {
-        this.dir(next);
-      } else if (DIR_OPTION_EQ.test(w)) {
-        this.dir(w.slice(w.indexOf('=') + 1));
+  /**
+   * Records one command: reserved words, assignments, built-ins that set variables, then its
+   * words, directories and nested scripts. `before`/`after`: the separators around it.
+   */
+  private command(texts: Word[], before: string, after: string): void {
+    let k = 0;
+    let loop = false;
+    // Reserved words were counted as they were read (`reserved`).
+    for (; k < texts.length && texts[k]!.length === 1; k += 1) {
+      const w = texts[k]![0]!;
+      if (w === 'for' || w === 'select') {
+        this.loopVariable(texts, k);
+        loop = true;
+        break;
       }
-      if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.out.unknowable.push(w);
-      // `bash -c '…'`, `ssh host '…'`, `eval "…"`: the word is a script of its own.
-      if (this.depth < this.options.maxDepth && k > 0 && SCRIPT_LIKE.test(w)) {
-        new ShellReader(w, this.options, this.out, this.depth + 1).script(0, null);
+      if (!OPENERS.has(w) && !CLOSERS.has(w) && !PREFIXES.has(w)) break;
+    }
+    // An assignment that surely runs, in this shell, replaces the value; any other adds to it.
+    const plain = !this.inBody() && before !== '&&' && before !== '||' && before !== '|' && after !== '|' && after !== '&';
+    let j = k;
+    while (!loop && j < texts.length && ASSIGNMENT.test(texts[j]![0]!)) j += 1;
+    const name = !loop && j < texts.length ? texts[j]![0]! : null;
+    let scope = this.vars;
+    if (!loop && name === null) {
+      for (let x = k; x < j; x += 1) this.assignWord(this.vars, texts[x]!, plain);
+    } else if (name !== null && j > k) {
+      // `X=v cmd`: X is in cmd's environment (and the scripts it runs), not the shell's.
+      scope = this.vars.derive();
+      for (let x = k; x < j; x += 1) this.assignWord(scope, texts[x]!, true, true);
+      if (SPECIAL_BUILTINS.has(name)) for (let x = k; x < j; x += 1) this.assignWord(this.vars, texts[x]!, false);
+    }
+    if (name !== null) this.builtin(name, texts, j, plain);
+    for (let x = 0; x < texts.length; x += 1) {
+      const alts = texts[x]!;
+      const first = alts[0]!;
+      if (first === 'cd' || first === 'pushd') this.changeDir(texts, x);
+      else if (DIR_OPTIONS.has(first) && texts[x + 1] !== undefined) for (const d of texts[x + 1]!) this.dir(d);
+      for (const w of alts) {
+        this.shared.out.words.push(w);
+        if (DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
+        if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.shared.out.unknowable.push(w);
+        // `bash -c '…'`, `ssh host '…'`, `eval "…"`: the word is a script of its own.
+        if (this.depth < this.shared.options.maxDepth && x > 0 && SCRIPT_LIKE.test(w)) this.nestedScript(w, texts, x, scope, name);
+      }
+    }
+  }
+
+  private nestedScript(w: string, texts: Word[], x: number, scope: VarScope, name: string | null): void {
+    let vars: VarScope;
+    if (name === 'eval') vars = scope;
+    else {
+      // A new shell: `sh -c SCRIPT a0 a1` gives it `$0`, `$1`; other scripts' arguments are unknown.
+      const option = texts[x - 1]![0]!;
+      const shellC = name !== null && SHELL_NAME.test(name) && /^-[a-z]*c[a-z]*$/.test(option);
+      vars = scope.derive(true, shellC ? texts.slice(x + 1).map((t) => (t.length === 1 ? t[0]! : UNKNOWN_OUTPUT)) : null);
+    }
+    new ShellReader(w, this.shared, vars, this.depth + 1, this.inBody()).script(0, null);
+  }
+
+  /** Built-ins that set variables: declarations, `read` and friends (unknowable), `unset`. */
+  private builtin(name: string, texts: Word[], j: number, plain: boolean): void {
+    if (!VARIABLE_SETTERS.has(name)) return;
+    const words = texts.slice(j + 1).map((t) => t[0]!);
+    if (DECLARERS.has(name)) {
+      let exported = name === 'export';
+      let nameref = false;
+      words.forEach((w, x) => {
+        if (/^[-+]/.test(w)) {
+          if (/^-[a-zA-Z]*x/.test(w)) exported = true;
+          if (/^-[a-zA-Z]*n/.test(w) && name !== 'export') nameref = true;
+        } else if (ASSIGNMENT.test(w)) {
+          this.assignWord(this.vars, texts[j + 1 + x]!, plain && name !== 'local', exported, nameref);
+        } else if (NAME.test(w)) {
+          if (exported) this.vars.markExported(w);
+          if (nameref) this.vars.assign(w, UNKNOWN_VALUE, false);
+        }
+      });
+    } else if (READERS.has(name) || name === 'getopts') {
+      for (const w of words) if (NAME.test(w)) this.vars.assign(w, UNKNOWN_VALUE, false);
+    } else if (name === 'printf') {
+      const v = words.indexOf('-v');
+      if (v !== -1 && words[v + 1] !== undefined && NAME.test(words[v + 1]!)) this.vars.assign(words[v + 1]!, UNKNOWN_VALUE, false);
+    } else if (name === 'unset') {
+      for (const w of words) if (NAME.test(w)) this.vars.assign(w, EMPTY_VALUE, plain);
+    }
+  }
+
+  /** `for NAME in WORDS`: NAME is each of the words (bounded); without `in`, the arguments: unknowable. */
+  private loopVariable(texts: Word[], k: number): void {
+    const name = texts[k + 1]?.[0];
+    if (name === undefined || !NAME.test(name)) return;
+    const alts = texts[k + 2]?.[0] === 'in' ? texts.slice(k + 3).flat() : [UNKNOWN_OUTPUT];
+    const value: Value = alts.length > MAX_ALTERNATIVES ? UNKNOWN_VALUE : { alts: alts.length === 0 ? [''] : alts.map((a) => this.shared.options.expandHome(a)), maybeUnset: false };
+    this.vars.assign(name, value, true);
+  }
+
+  private assignWord(scope: VarScope, word: Word, replace: boolean, exported = false, unknowable = false): void {
+    const m = ASSIGNMENT.exec(word[0]!)!;
+    const name = m[1]!;
+    let alts = word.map((a) => this.assignedValue(a.slice(a.indexOf('=') + 1)));
+    if (m[2] === '+') {
+      const old = scope.lookup(name, false).alts;
+      alts = old.length * alts.length > MAX_ALTERNATIVES ? [UNKNOWN_OUTPUT] : old.flatMap((o) => alts.map((a) => o + a));
+      this.charge(alts);
+    }
+    scope.assign(name, unknowable ? UNKNOWN_VALUE : { alts, maybeUnset: false }, replace, exported);
+  }
+
+  /** An assigned value as the shell stores it: `~` expanded at the start and after each `:`. */
+  private assignedValue(v: string): string {
+    const home = this.shared.options.expandHome;
+    const out = home(v);
+    return out.includes(':~') ? out.replace(/:~(?=[/\\:]|$)/g, `:${home('~')}`) : out;
+  }
+
+  private changeDir(texts: Word[], x: number): void {
+    let target = x + 1;
+    while (target < texts.length && /^-[LPe@]+$/.test(texts[target]![0]!)) target += 1;
+    const dir = texts[target];
+    if (dir === undefined) {
+      for (const d of this.value('HOME')) this.dir(d);
+    } else if (dir[0] === '-') {
+      // `cd -`: back to $OLDPWD, an earlier target unless the script or the environment set it.
+      if (this.vars.assigned('OLDPWD') || !this.changedDir) for (const d of this.value('OLDPWD')) this.dir(d);
+    } else {
+      for (const d of dir) {
+        this.dir(d);
+        this.cdPath(d);
+      }
+    }
+    this.changedDir = true;
+  }
+
+  /** A relative `cd` target is also looked for under each `$CDPATH` directory (when it can be known). */
+  private cdPath(dir: string): void {
+    if (dir === '' || /^(?:[/\\~]|\.\.?(?:[/\\]|$))/.test(dir)) return;
+    if (!this.vars.assigned('CDPATH') && this.shared.options.environment === undefined) return;
+    for (const alt of this.value('CDPATH')) {
+      for (const entry of alt.split(':').slice(0, 16)) {
+        if (entry !== '') this.dir(entry.endsWith('/') ? entry + dir : `${entry}/${dir}`);
       }
     }
   }
 
   private dir(word: string): void {
-    this.out.dirs.push(word);
-    if (word.includes(UNKNOWN_OUTPUT)) this.out.unknowable.push(word);
+    this.shared.out.dirs.push(word);
+    if (word.includes(UNKNOWN_OUTPUT)) this.shared.out.unknowable.push(word);
   }
 
   /** What the commands print, when that is known: echo, printf with `%s`, pwd, names. */
-  private output(commands: string[][]): string {
+  private output(commands: Word[][]): string {
     const parts: string[] = [];
-    for (const texts of commands) {
+    for (const words of commands) {
+      if (words.some((w) => w.length > 1)) return UNKNOWN_OUTPUT;
+      const texts = words.map((w) => w[0]!);
       const name = texts[0]!;
       if (texts.some((t) => t.includes(UNKNOWN_OUTPUT))) return UNKNOWN_OUTPUT;
       if (name === 'echo') {
         let k = 1;
         while (k < texts.length && /^-[neE]+$/.test(texts[k]!)) k += 1;
-        parts.push(texts.slice(k).map((t) => this.options.expandHome(t)).join(' '));
+        parts.push(texts.slice(k).map((t) => this.shared.options.expandHome(t)).join(' '));
       } else if (name === 'printf') {
-        const printed = printf(texts.slice(1).map((t) => this.options.expandHome(t)));
+        const printed = printf(texts.slice(1).map((t) => this.shared.options.expandHome(t)));
         if (printed === null) return UNKNOWN_OUTPUT;
         parts.push(printed);
       } else if (name === 'pwd') {
         parts.push(CURRENT_DIR);
-      } else if (name === 'cd' || name === 'pushd' || name === 'true' || name === ':') {
-        // No output; the directory change is recorded.
+      } else if (name === 'cd' || name === 'pushd' || name === 'true' || name === ':' || texts.every((t) => ASSIGNMENT.test(t))) {
+        // No output; the directory change or assignment is recorded.
       } else if (NAME_PRODUCERS.has(name)) {
         parts.push('*');
       } else {
@@ -259,6 +592,17 @@ class ShellReader {
     }
     return parts.join(' ').trim();
   }
+}
+
+/** A word whose expansions have too many combinations: each multi-valued one is unknowable. */
+function unknownSlots(cur: string): string {
+  let out = '';
+  let from = 0;
+  for (let k = cur.indexOf(SLOT); k !== -1; k = cur.indexOf(SLOT, k + 2)) {
+    out += cur.slice(from, k) + UNKNOWN_OUTPUT;
+    from = k + 2;
+  }
+  return out + cur.slice(from);
 }
 
 /** `printf FORMAT ARGS…` with only `%s` and `%%` directives; null for anything else. */
