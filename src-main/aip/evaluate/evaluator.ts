@@ -49,8 +49,11 @@ export interface ProtectedPathHit {
 }
 
 export interface EvaluatorDeps {
-  /** Searches arguments for protected paths (§3.4.5); absent means none are protected. */
-  protectedPaths?: { find(args: unknown): ProtectedPathHit | null };
+  /**
+   * Searches arguments for protected paths (§3.4.5); absent means none are protected. `tool`
+   * (as sent) tells which strings are run as commands (paths/executed.ts).
+   */
+  protectedPaths?: { find(args: unknown, context?: { tool: string }): ProtectedPathHit | null };
   /** The tool definitions the server announced (tools/list), by normalised name; for schema_hash. */
   toolDefinition?: (normalizedTool: string) => ToolDefinition | null;
   rateLimiter?: ToolRateLimiter;
@@ -132,7 +135,7 @@ export class PolicyEvaluator {
       return { kind: 'RateLimited', reason: `Rate limit ${rule.rateLimit.source} exceeded`, data };
     }
 
-    const hit = this.deps.protectedPaths?.find(args) ?? null;
+    const hit = this.deps.protectedPaths?.find(args, { tool: rawTool }) ?? null;
     if (hit && hit.reason !== undefined && hit.reason !== 'protected_path') {
       // Arguments too deep or too large to search completely: fail closed.
       return { kind: 'ProtectedPath', reason: `Arguments could not be fully inspected for protected paths: ${hit.detail ?? hit.reason}`, data, failedArg: hit.argumentPath };

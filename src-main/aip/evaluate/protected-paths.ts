@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
+import { isCommandKey, isExecutingTool } from './paths/executed.js';
 import { MAX_PATH_BASES, type PathBases } from './paths/path-bases.js';
 import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
 import type { Environment } from './paths/shell-vars.js';
@@ -68,8 +69,11 @@ import type { Environment } from './paths/shell-vars.js';
  *   when the output is known (echo, printf '%s', pwd, nested); variables are expanded from the
  *   script's own assignments (paths/shell-vars.ts), then from `environment` when given (unset:
  *   empty); an unknowable output or variable glued to path text or used as a `cd` target gives
- *   `{reason: 'unknowable'}` (block). Variable expansion past EXPANSION_FACTOR times a string's
- *   length fails closed (`too_large`).
+ *   `{reason: 'unknowable'}` (block) in a string that is run as a command (paths/executed.ts:
+ *   by the tool's name or a key on the string's path; every string when `find` is not told the
+ *   tool). Elsewhere (a file's content) the unknowable part is dropped, as if it stood alone,
+ *   and the rest is checked: writing a file is not running it. Variable expansion past
+ *   EXPANSION_FACTOR times a string's length fails closed (`too_large`).
  * - Case: case-insensitive on darwin and win32 (their default filesystems), exact elsewhere. On
  *   win32 a trailing dot/space and an NTFS stream suffix (`credentials::$DATA`) are removed from
  *   each segment, as Windows does; both separators and drive letters are understood.
@@ -135,7 +139,7 @@ export interface ProtectedPathMatch {
 
 /** The arguments could not be inspected completely; the evaluator must block (fail closed). */
 export interface UninspectableArguments {
-  /** `unknowable`: a command substitution whose output cannot be known makes up part of a path. */
+  /** `unknowable`: output that cannot be known makes up part of a path in a string run as a command. */
   reason: 'too_deep' | 'too_large' | 'unknowable';
   protectedPath: '';
   source: 'limit';
@@ -149,6 +153,12 @@ export interface UninspectableArguments {
 }
 
 export type ProtectedPathFinding = ProtectedPathMatch | UninspectableArguments;
+
+/** What `find` knows of the call besides its arguments. */
+export interface ArgumentContext {
+  /** The tool called, as the agent sent it: decides which strings are run as commands (paths/executed.ts). */
+  tool: string;
+}
 
 export interface ProtectedPathLimits {
   /** Nesting of objects/arrays below the arguments object. */
@@ -316,6 +326,10 @@ interface Scan {
   names: Map<string, Set<string> | null>;
   parts: (string | number)[];
   location: 'value' | 'key';
+  /** The tool runs its arguments, or its name is not known: every string is a command. */
+  executingTool: boolean;
+  /** Keys on the current path that name a command (`command`, `args`, …): strings below them are commands. */
+  commandKeys: number;
 }
 
 /** A string that is exactly one candidate path (see `scanString`). */
@@ -477,12 +491,15 @@ export class ProtectedPathMatcher {
 
   /**
    * §4.3 step 2. Returns the first finding, or null when no string in `args` names a protected
-   * path. A `too_deep`/`too_large` finding means the arguments were not fully inspected: block.
+   * path. A `too_deep`/`too_large`/`unknowable` finding means the arguments were not fully
+   * inspected: block. `context.tool` narrows the `unknowable` rule to strings run as commands;
+   * without it every string is one.
    */
-  find(args: unknown): ProtectedPathFinding | null {
+  find(args: unknown, context?: ArgumentContext): ProtectedPathFinding | null {
     if (this.entries.length === 0) return null;
     if (this.pathBases !== null && this.pathBases.revision !== this.basesRevision) this.refreshBases(this.newScan(Number.POSITIVE_INFINITY));
     const scan = this.newScan(this.limits.maxResolutions);
+    scan.executingTool = context === undefined || isExecutingTool(context.tool);
     try {
       const hit = this.walk(args, 0, scan);
       if (hit) return hit;
@@ -627,6 +644,8 @@ export class ProtectedPathMatcher {
       names: new Map(),
       parts: [],
       location: 'value',
+      executingTool: true,
+      commandKeys: 0,
     };
     return scan;
   }
@@ -696,8 +715,12 @@ export class ProtectedPathMatcher {
       scan.scope = inner;
       if (keyHit) return keyHit;
       scan.location = 'value';
+      // Classified once per key, not per string below it: the walk stays linear.
+      const command = !scan.executingTool && isCommandKey(key) ? 1 : 0;
+      scan.commandKeys += command;
       const hit = this.walk((value as Record<string, unknown>)[key], depth + 1, scan);
       if (hit) return hit;
+      scan.commandKeys -= command;
       scan.parts.pop();
     }
     return null;
@@ -726,7 +749,7 @@ export class ProtectedPathMatcher {
     }
     // The string's own `cd` targets are directories for its words only, not for its siblings'.
     const own: Scope = { parent: scan.scope, dirs: [] };
-    const words = this.words(s, own);
+    const words = this.words(s, own, scan.executingTool || scan.commandKeys > 0);
     const scope = own.dirs.length > 0 ? own : scan.scope;
     for (const [word, isWhole] of words) {
       for (const form of this.expand(word)) {
@@ -749,8 +772,11 @@ export class ProtectedPathMatcher {
     return null;
   }
 
-  /** Candidate words of one string, each flagged whether it is the whole (trimmed) string. */
-  private words(s: string, scope: Scope): Map<string, boolean> {
+  /**
+   * Candidate words of one string, each flagged whether it is the whole (trimmed) string.
+   * `executed`: the string is run as a command (see `shellWords`).
+   */
+  private words(s: string, scope: Scope, executed: boolean): Map<string, boolean> {
     const out = new Map<string, boolean>();
     const whole = s.trim();
     out.set(whole, true);
@@ -770,7 +796,7 @@ export class ProtectedPathMatcher {
       if (!out.has(t)) out.set(t, true);
       // The whole string's own variants only when it is one word: a long text has none worth the cost.
       if (!/\s/.test(t)) this.wordVariants(t, out);
-      for (const w of this.shellWords(v, scope)) this.wordVariants(w, out);
+      for (const w of this.shellWords(v, scope, executed)) this.wordVariants(w, out);
       for (const w of v.split(NAIVE_SPLIT)) this.wordVariants(w, out);
     }
     return out;
@@ -809,18 +835,26 @@ export class ProtectedPathMatcher {
 
   /**
    * Shell words (see paths/shell.ts): nested scripts read again, known substitutions evaluated.
-   * `cd`/`pushd`/`-C` targets become directories of the string's scope; an unknowable output
-   * that makes up part of a path fails closed.
+   * `cd`/`pushd`/`-C` targets become directories of the string's scope. An unknowable output
+   * that makes up part of a path fails closed when the string is `executed`; otherwise (a
+   * file's content, which writing does not run) it is dropped from its word and its directory,
+   * as if it stood alone, and the rest is checked.
    */
-  private shellWords(s: string, scope: Scope): string[] {
+  private shellWords(s: string, scope: Scope, executed: boolean): string[] {
     const reading = readShell(s, { win: this.win, maxDepth: this.limits.maxShellDepth, expandHome: (w) => this.expandHome(w), environment: this.environment });
     if (reading.overflow !== null) throw new LimitReached('too_large', reading.overflow);
     const unknowable = reading.unknowable[0];
-    if (unknowable !== undefined) {
+    if (unknowable !== undefined && executed) {
       const shown = unknowable.replaceAll(UNKNOWN_OUTPUT, '$(…)').replaceAll(CURRENT_DIR, '$PWD');
       throw new LimitReached('unknowable', `the path "${shown.slice(0, 200)}" depends on a command's output or a shell variable that cannot be known before it runs`);
     }
-    for (const dir of reading.dirs) {
+    for (const target of reading.dirs) {
+      let dir = target;
+      if (dir.includes(UNKNOWN_OUTPUT)) {
+        // Not executed (else it threw above): `cd "$(tool)"` adds no directory.
+        dir = dir.replaceAll(UNKNOWN_OUTPUT, '');
+        if (dir === '') continue;
+      }
       // `cd $PWD/x` is `cd x`; `cd "$(pwd)"` stays where it is.
       const rel = dir.startsWith(CURRENT_DIR) ? `.${dir.slice(1)}` : dir.replaceAll(CURRENT_DIR, this.cwd);
       for (const form of this.expand(rel)) scope.dirs.push(form);

@@ -26,7 +26,7 @@ function world() {
 }
 
 function evaluator(entries: string[], options: { home: string; cwd: string; pathBases?: PathBases; environment?: Record<string, string> }) {
-  const yaml = `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: walkaround\nspec:\n  allowed_tools: [run_command, read_file, read_text_file, copy]\n  protected_paths:\n${entries.map((e) => `    - ${JSON.stringify(e)}\n`).join('')}`;
+  const yaml = `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: walkaround\nspec:\n  allowed_tools: [run_command, execute_command, bash, read_file, read_text_file, copy, write_file, create_file, edit_file, str_replace_editor]\n  protected_paths:\n${entries.map((e) => `    - ${JSON.stringify(e)}\n`).join('')}`;
   const loaded = loadPolicyText(yaml, { sourcePath: null });
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
   return createPolicyEngine(loaded.policy, { homeDir: options.home, cwd: options.cwd, pathBases: options.pathBases, environment: options.environment }).evaluator;
@@ -234,5 +234,72 @@ describe('item 8: protected paths through shell variables', () => {
     const { home, project } = world();
     const environment = { HOME: home, USER: 'u', TMPDIR: '/tmp' };
     expect(evaluator(['~/.ssh'], { home, cwd: project, environment }).evaluate(call('run_command', { command }))).toMatchObject({ decision: 'ALLOW' });
+  });
+});
+
+describe('item 8: unknowable output is refused only in strings that are run as commands', () => {
+  // A file's content is not run by writing it; running it later is a call of its own, checked
+  // then. So an unknowable part of a path in content is a stand-alone word; knowable parts are
+  // still expanded and checked.
+  const MAKEFILE = 'BUILD := build\n$(BUILD)/main.o: main.c\n\tcc -c main.c -o $(BUILD)/main.o\n';
+  const SCRIPT = '#!/bin/sh\nROOT=$(git rev-parse --show-toplevel)\ncat $ROOT/README.md\n';
+  const NPM_BIN = '$(npm bin)/eslint .';
+
+  it.each([
+    ['write_file', 'content', MAKEFILE],
+    ['write_file', 'content', SCRIPT],
+    ['write_file', 'content', NPM_BIN],
+    ['create_file', 'text', MAKEFILE],
+    ['create_file', 'text', SCRIPT],
+    ['edit_file', 'new_str', NPM_BIN],
+    ['str_replace_editor', 'new_str', SCRIPT],
+  ])('%s writing %s with an unknowable part of a path is allowed (%#)', (tool, key, text) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call(tool, { path: 'build/Makefile', [key]: text }));
+    expect(decision).toMatchObject({ decision: 'ALLOW', errorCode: null });
+  });
+
+  it('edits nested in an array are written, not run, too', () => {
+    const { home, project } = world();
+    const args = { path: 'scripts/lint.sh', edits: [{ oldText: 'eslint .', newText: NPM_BIN }] };
+    expect(evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('edit_file', args))).toMatchObject({ decision: 'ALLOW' });
+  });
+
+  it.each([
+    ['a Makefile', MAKEFILE],
+    ['a script', SCRIPT],
+    ['$(npm bin)', NPM_BIN],
+  ])('the same text (%s) as a run_command command is refused, saying why', (_label, command) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('run_command', { command }));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007, failedArg: 'args.command' });
+    expect(decision.reason).toMatch(/cannot be known/);
+  });
+
+  it.each([
+    ['execute_command', { command: SCRIPT }],
+    ['bash', { input: NPM_BIN }],
+    ['write_file', { path: 'x', command: NPM_BIN }],
+    ['write_file', { path: 'x', script: { body: SCRIPT } }],
+    ['write_file', { path: 'x', argv: ['sh', '-c', NPM_BIN] }],
+  ])('a command-running tool or a command-like key (%s %j) still refuses it', (tool, args) => {
+    const { home, project } = world();
+    const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call(tool, args));
+    expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007 });
+    expect(decision.reason).toMatch(/cannot be known/);
+  });
+
+  it.each([
+    ['$(echo ~)', 'cat $(echo ~)/.ssh/id_rsa'],
+    ['a variable assigned ~', 'X=~; cat $X/.ssh/id_rsa'],
+    ['cd ~ then a relative path', 'cd ~ && cat .ssh/id_rsa'],
+    ['next to an unknowable substitution', 'ROOT=$(git rev-parse --show-toplevel)\ncat ~/.ssh/id_rsa $ROOT/README.md'],
+  ])('a knowable walk-around (%s) inside write_file content is still refused', (_label, content) => {
+    const { home, project } = world();
+    for (const key of ['content', 'text', 'new_str']) {
+      const decision = evaluator(['~/.ssh'], { home, cwd: project }).evaluate(call('write_file', { path: 'notes.sh', [key]: content }));
+      expect(decision).toMatchObject({ decision: 'BLOCK', errorCode: -32007, failedArg: `args.${key}` });
+      expect(decision.reason).toMatch(/touches protected path ~\/\.ssh/);
+    }
   });
 });
