@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Builds the browser cockpit, and the desktop app too when Electron is installed (it is
-// optional; without it `silas start` serves the cockpit to a browser).
-//   node scripts/prestart.js            before `npm start`: a failed build stops the start.
+// Builds the JavaScript the `silas` command runs (scripts/build-cli.js), the browser cockpit,
+// and the desktop app too when Electron is installed (it is optional; without it `silas start`
+// serves the cockpit to a browser).
+//   node scripts/prestart.js            before `npm start`: a failed cockpit build stops the start.
 //   node scripts/prestart.js --install  npm's `prepare` (npm install / npm ci in this checkout):
-//                                       so `npx silas start` serves the cockpit right after
-//                                       install. It never fails the install: without dev
-//                                       dependencies it says so, and `silas start` builds later.
+//                                       so `npx silas` starts without compiling TypeScript and
+//                                       `npx silas start` serves the cockpit right after install.
+//                                       It never fails the install: without dev dependencies it
+//                                       says so, and `silas` runs its sources through tsx.
+// A failed or skipped CLI build never stops anything: bin/silas.js then runs the sources.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
@@ -21,13 +24,15 @@ function available(pkg) {
   }
 }
 
-function run(script) {
+function run(script, { required = !installing } = {}) {
   const result = spawnSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
   if (result.status === 0) return;
-  if (!installing) process.exit(result.status ?? 1);
-  console.warn(`silas: \`npm run ${script}\` failed during install; \`silas start\` will try again, or run it yourself to see why.`);
+  if (required) process.exit(result.status ?? 1);
+  console.warn(`silas: \`npm run ${script}\` failed; ${script === 'build:cli' ? '`silas` runs its TypeScript sources instead (slower start)' : '`silas start` will try again'}, or run it yourself to see why.`);
 }
 
+if (available('esbuild')) run('build:cli', { required: false });
+else console.warn('silas: esbuild is not installed, so `silas` runs its TypeScript sources through tsx (slower start); `npm run build:cli` builds them when it is.');
 if (installing && !available('vite')) {
   console.warn('silas: dev dependencies are not installed, so the cockpit was not built; `silas start` builds it when they are, or run `npm run build:cockpit`.');
   process.exit(0);

@@ -1,19 +1,10 @@
 import { isSilasError } from '../../src-shared/errors.js';
 import { APP_VERSION } from '../app/version.js';
-import { aipCommand } from './commands/aip.js';
-import { auditCommand } from './commands/audit.js';
-import { clientsCommand } from './commands/clients.js';
-import { doctorCommand } from './commands/doctor.js';
-import { initCommand } from './commands/init.js';
-import { planCommand } from './commands/plan.js';
-import { policyCommand } from './commands/policy.js';
-import { proxyCommand } from './commands/proxy.js';
-import { runCommand } from './commands/run.js';
-import { startCommand } from './commands/start.js';
-import { verifyCommand } from './commands/verify.js';
-import { UsageError, type CliIo, type Command } from './io.js';
+import { COMMANDS } from './commands/registry.js';
+import { UsageError, type CliIo } from './io.js';
 
-export const COMMANDS: readonly Command[] = [initCommand, startCommand, policyCommand, proxyCommand, aipCommand, auditCommand, clientsCommand, doctorCommand, planCommand, verifyCommand, runCommand];
+// Re-exported for tests and tools that list the commands; each module loads only when run.
+export { COMMANDS };
 
 function topUsage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -38,12 +29,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.out(APP_VERSION);
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.err(`silas: unknown command "${name}"\n\n${topUsage()}`);
     return 2;
   }
   try {
+    const command = await entry.load();
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,0 +1,27 @@
+import type { Command } from '../io.js';
+
+/**
+ * The command table `silas --help` prints, with each command's module loaded only when that
+ * command runs: every MCP client spawns one `silas proxy` per server at launch, so a start must
+ * not pay for the other commands' imports (issue 10 item 8). The name and summary are repeated
+ * here so that help needs no module; registry.test.ts keeps them equal to the modules' own.
+ */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'init', summary: 'create the data home, database and owner key', load: async () => (await import('./init.js')).initCommand },
+  { name: 'start', summary: 'start the runtime (desktop app, or headless cockpit server)', load: async () => (await import('./start.js')).startCommand },
+  { name: 'policy', summary: 'validate, hash and sign AIP policies; compute tool schema hashes', load: async () => (await import('./policy.js')).policyCommand },
+  { name: 'proxy', summary: 'Run an MCP server behind an AIP policy (stdio relay with audit and approvals)', load: async () => (await import('./proxy.js')).proxyCommand },
+  { name: 'aip', summary: 'AIP tools: run conformance vectors', load: async () => (await import('./aip.js')).aipCommand },
+  { name: 'audit', summary: 'verify, read and export the audit chain', load: async () => (await import('./audit.js')).auditCommand },
+  { name: 'clients', summary: 'list MCP client configurations; wrap and unwrap their servers with silas proxy', load: async () => (await import('./clients.js')).clientsCommand },
+  { name: 'doctor', summary: 'check this machine and data home, and say how to fix problems', load: async () => (await import('./doctor.js')).doctorCommand },
+  { name: 'plan', summary: 'check a Silas plan: its plan hash and approval card', load: async () => (await import('./plan.js')).planCommand },
+  { name: 'verify', summary: "run a plan's verify checks in the sandbox and report", load: async () => (await import('./verify.js')).verifyCommand },
+  { name: 'run', summary: 'approve and run a Silas task plan in the sandbox, verified externally', load: async () => (await import('./run.js')).runCommand },
+];
