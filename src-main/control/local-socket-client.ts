@@ -1,7 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { CallCore } from '../../src-shared/contract/call-core.js';
 import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
-import type { Envelope } from '../../src-shared/contract/envelope.js';
+import { LineSplitter, ndjsonFrame } from '../../src-shared/contract/ndjson.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 
 /**
@@ -11,9 +12,7 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
  */
 export class LocalSocketClient {
   private socket: Socket | null = null;
-  private buffer = '';
-  private nextId = 1;
-  private readonly pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  private readonly calls = new CallCore();
   private closedReason: string | null = null;
 
   private constructor() {}
@@ -33,9 +32,24 @@ export class LocalSocketClient {
       }, timeoutMs);
       const socket = connect(path);
       this.socket = socket;
-      socket.setEncoding('utf8');
       let ready = false;
-      socket.once('connect', () => socket.write(`${JSON.stringify({ type: 'auth', token })}\n`));
+      const lines = new LineSplitter((line) => {
+        let raw: unknown;
+        try {
+          raw = JSON.parse(line);
+        } catch {
+          return;
+        }
+        const frame = this.calls.receive(raw);
+        if (frame?.type === 'ready') {
+          ready = true;
+          clearTimeout(timer);
+          resolve();
+        } else if (frame?.type === 'closed') {
+          if (!ready) reject(unavailable(frame.reason || 'refused'));
+        }
+      });
+      socket.once('connect', () => socket.write(ndjsonFrame({ type: 'auth', token })));
       socket.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         if (!ready) reject(unavailable(error.code ?? error.message));
@@ -46,49 +60,19 @@ export class LocalSocketClient {
         if (!ready) reject(unavailable('connection closed during authentication'));
         this.fail('the control center closed the connection');
       });
-      socket.on('data', (chunk: string) => {
-        this.buffer += chunk;
-        let newline = this.buffer.indexOf('\n');
-        while (newline >= 0) {
-          const line = this.buffer.slice(0, newline);
-          this.buffer = this.buffer.slice(newline + 1);
-          newline = this.buffer.indexOf('\n');
-          let frame: { type?: string; id?: unknown; result?: Envelope<unknown>; reason?: string };
-          try {
-            frame = JSON.parse(line) as typeof frame;
-          } catch {
-            continue;
-          }
-          if (frame.type === 'ready') {
-            ready = true;
-            clearTimeout(timer);
-            resolve();
-          } else if (frame.type === 'closed') {
-            if (!ready) reject(unavailable(frame.reason ?? 'refused'));
-          } else if (frame.type === 'result' && typeof frame.id === 'number' && frame.result) {
-            this.pending.get(frame.id)?.(frame.result);
-            this.pending.delete(frame.id);
-          }
-        }
-      });
+      socket.on('data', (chunk: Buffer) => lines.push(chunk));
     });
   }
 
   private fail(reason: string): void {
     this.closedReason ??= reason;
-    for (const [id, settle] of this.pending) {
-      settle({ ok: false, error: { code: ErrorCode.Unavailable, message: reason } });
-      this.pending.delete(id);
-    }
+    this.calls.failAll(reason);
   }
 
   async call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> {
-    if (!this.socket || this.closedReason) throw new SilasError(ErrorCode.Unavailable, this.closedReason ?? 'not connected');
-    const id = this.nextId++;
-    const envelope = await new Promise<Envelope<unknown>>((resolve) => {
-      this.pending.set(id, resolve);
-      this.socket!.write(`${JSON.stringify({ type: 'call', id, name, args })}\n`);
-    });
+    const socket = this.socket;
+    if (!socket || this.closedReason) throw new SilasError(ErrorCode.Unavailable, this.closedReason ?? 'not connected');
+    const envelope = await this.calls.call(name, args, (frame) => socket.write(ndjsonFrame(frame)));
     if (!envelope.ok) throw new SilasError(envelope.error.code, envelope.error.message);
     return envelope.value as CallResult<N>;
   }

@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { LineSplitter, ndjsonFrame } from '../../src-shared/contract/ndjson.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { ControlSession, sessionSettings, type SessionLink, type SessionSettings } from './control-session.js';
 import { tokenDigest } from './websocket-transport.js';
 
-export const LOCAL_SOCKET_MAX_LINE_BYTES = 1024 * 1024;
+/** The longest frame a client may send, in characters; a longer one closes the connection (1009). */
+export const LOCAL_SOCKET_MAX_LINE = 1024 * 1024;
 
 export interface LocalSocketOptions extends SessionSettings {
   /** A UNIX socket path (HOME/control.sock) or a Windows named pipe (\\.\pipe\…). */
@@ -54,12 +56,12 @@ export class LocalSocketTransport {
     let open = true;
     const link: SessionLink = {
       send: (frame) => {
-        if (open) socket.write(`${JSON.stringify(frame)}\n`);
+        if (open) socket.write(ndjsonFrame(frame));
       },
       close: (code, reason) => {
         if (!open) return;
         open = false;
-        socket.end(`${JSON.stringify({ type: 'closed', code, reason })}\n`);
+        socket.end(ndjsonFrame({ type: 'closed', code, reason }));
       },
       isOpen: () => open && !socket.destroyed,
     };
@@ -70,22 +72,16 @@ export class LocalSocketTransport {
       ...sessionSettings(this.options),
     });
     this.sockets.set(socket, session);
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      if (Buffer.byteLength(buffer) > LOCAL_SOCKET_MAX_LINE_BYTES && !buffer.includes('\n')) {
+    const lines = new LineSplitter(
+      (line) => session.receive(line),
+      LOCAL_SOCKET_MAX_LINE,
+      () => {
         link.close(1009, 'frame too large');
         socket.destroy();
-        return;
-      }
-      let newline = buffer.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (line.trim() !== '') session.receive(line);
-        newline = buffer.indexOf('\n');
-      }
+      },
+    );
+    socket.on('data', (chunk: Buffer) => {
+      if (!socket.destroyed) lines.push(chunk);
     });
     const done = () => {
       open = false;
@@ -100,7 +96,7 @@ export class LocalSocketTransport {
   async close(graceMs = 2000): Promise<void> {
     this.server?.close();
     await Promise.all([...this.sockets.values()].map((session) => session.drain(graceMs)));
-    for (const socket of this.sockets.keys()) socket.end(`${JSON.stringify({ type: 'closed', code: 1001, reason: 'runtime shutting down' })}\n`);
+    for (const socket of this.sockets.keys()) socket.end(ndjsonFrame({ type: 'closed', code: 1001, reason: 'runtime shutting down' }));
     for (const socket of this.sockets.keys()) socket.destroySoon();
     this.server = null;
     if (process.platform !== 'win32') rmSync(this.options.path, { force: true });

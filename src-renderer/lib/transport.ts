@@ -1,4 +1,5 @@
 import type { CallName, Envelope } from '../../src-shared/contract/index.js';
+import { Emitter } from '../../src-shared/emitter.js';
 import { ErrorCode } from '../../src-shared/errors.js';
 
 /** Where the cockpit stands with the runtime; every surface shows this (spec 002 §0.5.1). */
@@ -23,26 +24,9 @@ export function unavailable(message: string): Envelope<never> {
   return { ok: false, error: { code: ErrorCode.Unavailable, message } };
 }
 
-/** A small listener registry; a throwing listener must not starve the others. */
-export class Listeners<A extends unknown[]> {
-  private readonly set = new Set<(...args: A) => void>();
-
-  add(listener: (...args: A) => void): () => void {
-    this.set.add(listener);
-    return () => {
-      this.set.delete(listener);
-    };
-  }
-
-  emit(...args: A): void {
-    for (const listener of [...this.set]) {
-      try {
-        listener(...args);
-      } catch (error) {
-        console.error('silas cockpit: listener failed', error);
-      }
-    }
-  }
+/** The cockpit's listener registry: a throwing listener is logged and must not starve the others. */
+export function listeners<A extends unknown[]>(): Emitter<A> {
+  return new Emitter<A>((error) => console.error('silas cockpit: listener failed', error));
 }
 
 /**

@@ -1,7 +1,7 @@
-import { ServerFrame, WS_CLOSE_UNAUTHORIZED, type CallName, type Envelope } from '../../src-shared/contract/index.js';
+import { CallCore, WS_CLOSE_UNAUTHORIZED, type CallName, type Envelope } from '../../src-shared/contract/index.js';
 import { reconnectDelay } from './backoff.js';
 import {
-  Listeners,
+  listeners,
   unavailable,
   type ConnectionState,
   type Transport,
@@ -44,13 +44,12 @@ export class WebSocketTransport implements Transport {
   private readonly url: string;
   private readonly token: string;
   private readonly createSocket: (url: string) => WebSocketLike;
-  private readonly events = new Listeners<[string, unknown]>();
-  private readonly states = new Listeners<[ConnectionState]>();
-  private readonly pending = new Map<number, (envelope: Envelope<unknown>) => void>();
+  private readonly events = listeners<[string, unknown]>();
+  private readonly states = listeners<[ConnectionState]>();
+  private readonly calls = new CallCore();
   private socket: WebSocketLike | null = null;
   private current: ConnectionState = 'connecting';
   private failedAttempts = 0;
-  private nextId = 1;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
 
@@ -70,24 +69,15 @@ export class WebSocketTransport implements Transport {
     if (this.current !== 'connected' || !socket) {
       return Promise.resolve(unavailable(`${name}: not connected to the Silas runtime (${this.current})`));
     }
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
-      try {
-        socket.send(JSON.stringify({ type: 'call', id, name, args }));
-      } catch {
-        this.pending.delete(id);
-        resolve(unavailable(`${name}: the connection to the Silas runtime is closing`));
-      }
-    });
+    return this.calls.call(name, args, (frame) => socket.send(JSON.stringify(frame)));
   }
 
   onEvent(listener: TransportEventListener): () => void {
-    return this.events.add(listener);
+    return this.events.subscribe(listener);
   }
 
   onState(listener: TransportStateListener): () => void {
-    return this.states.add(listener);
+    return this.states.subscribe(listener);
   }
 
   close(): void {
@@ -128,22 +118,14 @@ export class WebSocketTransport implements Transport {
     } catch {
       return;
     }
-    const frame = ServerFrame.safeParse(raw);
-    if (!frame.success) return;
-    const value = frame.data;
-    if (value.type === 'ready') {
+    const value = this.calls.receive(raw);
+    if (value?.type === 'ready') {
       this.failedAttempts = 0;
       this.setState('connected');
-    } else if (value.type === 'result') {
-      if (typeof value.id !== 'number') return;
-      const resolve = this.pending.get(value.id);
-      if (!resolve) return;
-      this.pending.delete(value.id);
-      resolve(value.result as Envelope<unknown>);
-    } else if (value.type === 'event') {
-      this.events.emit(value.name, value.payload);
+    } else if (value?.type === 'event') {
+      this.events.publish(value.name, value.payload);
     }
-    // 'closed' belongs to the local socket; a WebSocket learns about closing from its close frame.
+    // Results are settled by the call core; 'closed' belongs to the local socket; a WebSocket learns about closing from its close frame.
   }
 
   /** Handles close and error alike; whichever arrives first for a socket wins. */
@@ -174,14 +156,12 @@ export class WebSocketTransport implements Transport {
   }
 
   private failPending(message: string): void {
-    const waiting = [...this.pending.values()];
-    this.pending.clear();
-    for (const resolve of waiting) resolve(unavailable(message));
+    this.calls.failAll(message);
   }
 
   private setState(state: ConnectionState): void {
     if (this.current === state) return;
     this.current = state;
-    this.states.emit(state);
+    this.states.publish(state);
   }
 }

@@ -1,5 +1,5 @@
 import type { CallName, Envelope } from '../../src-shared/contract/index.js';
-import { Listeners, type ConnectionState, type Transport } from '../lib/transport.js';
+import { listeners, type ConnectionState, type Transport } from '../lib/transport.js';
 
 type Handler = (args: unknown) => Envelope<unknown> | Promise<Envelope<unknown>>;
 
@@ -9,8 +9,8 @@ export class FakeTransport implements Transport {
   readonly calls: { name: CallName; args: unknown }[] = [];
   closed = false;
   private readonly handlers = new Map<string, Handler>();
-  private readonly events = new Listeners<[string, unknown]>();
-  private readonly states = new Listeners<[ConnectionState]>();
+  private readonly events = listeners<[string, unknown]>();
+  private readonly states = listeners<[ConnectionState]>();
 
   constructor(state: ConnectionState = 'connecting') {
     this.state = state;
@@ -33,11 +33,11 @@ export class FakeTransport implements Transport {
   }
 
   onEvent(listener: (name: string, payload: unknown) => void): () => void {
-    return this.events.add(listener);
+    return this.events.subscribe(listener);
   }
 
   onState(listener: (state: ConnectionState) => void): () => void {
-    return this.states.add(listener);
+    return this.states.subscribe(listener);
   }
 
   close(): void {
@@ -46,11 +46,11 @@ export class FakeTransport implements Transport {
 
   setState(state: ConnectionState): void {
     this.state = state;
-    this.states.emit(state);
+    this.states.publish(state);
   }
 
   emit(name: string, payload: unknown): void {
-    this.events.emit(name, payload);
+    this.events.publish(name, payload);
   }
 }
 

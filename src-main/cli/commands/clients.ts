@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { quote } from 'shell-quote';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { defaultHome, resolveHome } from '../../app/paths.js';
 import { currentLocationContext, findClient, knownClientNames, type ClientSpec } from '../../mcp/clients/locations.js';
@@ -59,10 +60,6 @@ function checkServerNames(config: LoadedConfig, names: readonly string[] | undef
     const list = known.length > 0 ? known.map((n) => JSON.stringify(n)).join(', ') : 'none';
     throw new UsageError(`no server ${unknown.map((n) => JSON.stringify(n)).join(', ')} in ${config.file}; its servers: ${list}`, usage);
   }
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 // ---------------------------------------------------------------- list
@@ -129,8 +126,8 @@ async function confirm(io: CliIo, question: string): Promise<boolean | undefined
 
 function commandFor(sub: string, client: ClientSpec, values: { config?: string; home?: string }): string {
   const parts = ['silas', 'clients', sub, client.id];
-  if (values.config !== undefined) parts.push('--config', shellQuote(values.config));
-  if (values.home !== undefined) parts.push('--home', shellQuote(values.home));
+  if (values.config !== undefined) parts.push('--config', quote([values.config]));
+  if (values.home !== undefined) parts.push('--home', quote([values.home]));
   return parts.join(' ');
 }
 

@@ -34,16 +34,23 @@ export function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: Wr
   return { command: runtime.node, args };
 }
 
+/** Splices every edit in one pass: thousands of entries in a large file stay linear. */
 function applyEdits(text: string, edits: Edit[]): string {
-  const sorted = [...edits].sort((a, b) => b.start - a.start);
-  let out = text;
-  for (const edit of sorted) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
-  return out;
+  const sorted = [...edits].sort((a, b) => a.start - b.start);
+  const parts: string[] = [];
+  let at = 0;
+  for (const edit of sorted) {
+    parts.push(text.slice(at, edit.start), edit.text);
+    at = edit.end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 function lineIndent(text: string, offset: number): string {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
-  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+  const indent = /[ \t]*/y;
+  indent.lastIndex = text.lastIndexOf('\n', offset - 1) + 1;
+  return indent.exec(text)![0];
 }
 
 function newlineOf(text: string): string {
@@ -51,11 +58,10 @@ function newlineOf(text: string): string {
 }
 
 /** Formats a string array like `like` was formatted: one item per line, or on one line. */
-function formatArray(text: string, items: readonly string[], like: JsonArrayNode | undefined): string {
+function formatArray(text: string, nl: string, items: readonly string[], like: JsonArrayNode | undefined): string {
   const encoded = items.map((item) => JSON.stringify(item));
   const original = like ? text.slice(like.start, like.end) : '';
   if (like && like.items.length > 0 && original.includes('\n')) {
-    const nl = newlineOf(text);
     const closeIndent = lineIndent(text, like.end - 1);
     const itemIndent = lineIndent(text, like.items[0]!.start);
     return `[${nl}${itemIndent}${encoded.join(`,${nl}${itemIndent}`)}${nl}${closeIndent}]`;
@@ -69,25 +75,25 @@ function formatArray(text: string, items: readonly string[], like: JsonArrayNode
 }
 
 /** Replace (or insert) an entry's command and args. */
-function setCommandEdits(text: string, entry: ServerEntry, command: string, args: readonly string[]): Edit[] {
+function setCommandEdits(text: string, nl: string, entry: ServerEntry, command: string, args: readonly string[]): Edit[] {
   const commandProp = getProp(entry.node, 'command')!;
   const argsProp = getProp(entry.node, 'args');
   const edits: Edit[] = [{ start: commandProp.value.start, end: commandProp.value.end, text: JSON.stringify(command) }];
   if (argsProp) {
     const like = argsProp.value.kind === 'array' ? argsProp.value : undefined;
-    edits.push({ start: argsProp.value.start, end: argsProp.value.end, text: formatArray(text, args, like) });
+    edits.push({ start: argsProp.value.start, end: argsProp.value.end, text: formatArray(text, nl, args, like) });
   } else {
-    edits.push({ start: commandProp.value.end, end: commandProp.value.end, text: insertedProp(text, entry.node, commandProp, 'args', formatArray(text, args, undefined)) });
+    edits.push({ start: commandProp.value.end, end: commandProp.value.end, text: insertedProp(text, nl, entry.node, commandProp, 'args', formatArray(text, nl, args, undefined)) });
   }
   return edits;
 }
 
 /** `, "key": value`, on its own line when the object spreads over lines, placed after `after`. */
-function insertedProp(text: string, object: JsonObjectNode, after: JsonProp, key: string, valueText: string): string {
+function insertedProp(text: string, nl: string, object: JsonObjectNode, after: JsonProp, key: string, valueText: string): string {
   const colon = text.slice(after.keyEnd, after.value.start);
   const separator = /^\s*:\s*$/.test(colon) && !colon.includes('\n') ? colon : ': ';
   const multiline = text.slice(object.start, object.end).includes('\n');
-  const lead = multiline ? `,${newlineOf(text)}${lineIndent(text, after.keyStart)}` : ', ';
+  const lead = multiline ? `,${nl}${lineIndent(text, after.keyStart)}` : ', ';
   return `${lead}${JSON.stringify(key)}${separator}${valueText}`;
 }
 
@@ -103,12 +109,13 @@ function removePropEdit(object: JsonObjectNode, prop: JsonProp): Edit {
 /** The text with each named entry's command and args replaced by the proxy command line. */
 export function wrapEntries(parsed: ParsedConfig, runtime: ProxyRuntime, targets: ReadonlyMap<string, WrapSpec>): string {
   const edits: Edit[] = [];
+  const nl = newlineOf(parsed.text);
   for (const entry of parsed.servers) {
     const spec = targets.get(entry.name);
     if (!spec) continue;
     if (entry.transport !== 'stdio' || entry.problem || entry.wrapped) throw new Error(`internal: entry "${entry.name}" cannot be wrapped`);
     const line = proxyCommandLine(runtime, entry.name, spec, { command: entry.command!, args: entry.args ?? [] });
-    edits.push(...setCommandEdits(parsed.text, entry, line.command, line.args));
+    edits.push(...setCommandEdits(parsed.text, nl, entry, line.command, line.args));
   }
   return applyEdits(parsed.text, edits);
 }
@@ -125,6 +132,7 @@ export interface EntryRestore {
  */
 export function unwrapEntries(parsed: ParsedConfig, restores: readonly EntryRestore[]): string {
   const edits: Edit[] = [];
+  const nl = newlineOf(parsed.text);
   for (const restore of restores) {
     const entry = parsed.servers.find((e) => e.name === restore.name);
     if (!entry?.wrapped) throw new Error(`internal: entry "${restore.name}" is not wrapped`);
@@ -138,11 +146,11 @@ export function unwrapEntries(parsed: ParsedConfig, restores: readonly EntryRest
       const oldArgsText = oldArgs ? source.text.slice(oldArgs.value.start, oldArgs.value.end) : undefined;
       if (argsProp && oldArgsText !== undefined) edits.push({ start: argsProp.value.start, end: argsProp.value.end, text: oldArgsText });
       else if (argsProp) edits.push(removePropEdit(entry.node, argsProp));
-      else if (oldArgsText !== undefined) edits.push({ start: commandProp.value.end, end: commandProp.value.end, text: insertedProp(parsed.text, entry.node, commandProp, 'args', oldArgsText) });
+      else if (oldArgsText !== undefined) edits.push({ start: commandProp.value.end, end: commandProp.value.end, text: insertedProp(parsed.text, nl, entry.node, commandProp, 'args', oldArgsText) });
     } else {
       const original = entry.wrapped.original;
       if (!original) throw new Error(`internal: entry "${restore.name}" has no original command`);
-      edits.push(...setCommandEdits(parsed.text, entry, original.command, original.args));
+      edits.push(...setCommandEdits(parsed.text, nl, entry, original.command, original.args));
     }
   }
   return applyEdits(parsed.text, edits);

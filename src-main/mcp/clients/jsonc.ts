@@ -1,9 +1,12 @@
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+
 /*
- * A small JSON / JSONC parser that remembers where every value sits in the text, so that a
- * client configuration can be edited by splicing only the values that change: indentation, key
+ * Client configurations read with `jsonc-parser` (VS Code's own reader), keeping where every
+ * value sits in the text so that an edit splices only the values that change: indentation, key
  * order, comments, line endings and everything else stay byte for byte.
  *
- * Strict mode is RFC 8259 JSON (plus a leading UTF-8 byte-order mark, which is skipped and kept).
+ * The library is lenient where a client is not, so one pass over its tokens first applies our
+ * rules. Strict mode is RFC 8259 JSON (plus a leading UTF-8 byte-order mark, skipped and kept);
  * JSONC mode also accepts `//` and `/* *\/` comments and trailing commas, as VS Code does.
  * Duplicate keys are refused in both modes: a client would silently use one of them and an edit
  * of the other would be a wrap that does not take effect.
@@ -58,198 +61,132 @@ export class JsonSyntaxError extends Error {
 
 const MAX_DEPTH = 256;
 
+// jsonc-parser's SyntaxKind and ScanError are const enums, which isolatedModules cannot import.
+const T = { openBrace: 1, closeBrace: 2, openBracket: 3, closeBracket: 4, comma: 5, colon: 6, null: 7, true: 8, false: 9, string: 10, number: 11, lineComment: 12, blockComment: 13, eof: 17 } as const;
+const SCAN_ERRORS: Record<number, string> = {
+  1: 'unterminated /* comment',
+  2: 'unterminated string',
+  3: 'a number must have digits after "." and "e"',
+  4: 'invalid \\u escape',
+  5: 'invalid escape',
+  6: 'a control character inside a string must be escaped',
+};
+
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
-    }
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
   }
   return { line, column: offset - lineStart + 1 };
 }
 
-export function parseJsonText(text: string, options: ParseOptions): JsonNode {
-  return new Parser(text, options).parseDocument();
+function fail(text: string, message: string, at: number): never {
+  const { line, column } = lineColumn(text, at);
+  throw new JsonSyntaxError(message, at, line, column);
 }
 
-class Parser {
-  private pos = 0;
-
-  constructor(
-    private readonly text: string,
-    private readonly options: ParseOptions,
-  ) {}
-
-  parseDocument(): JsonNode {
-    if (this.text.charCodeAt(0) === 0xfeff) this.pos = 1;
-    this.skipTrivia();
-    if (this.pos >= this.text.length) this.fail('the file is empty; expected a JSON object');
-    const node = this.parseValue(0);
-    this.skipTrivia();
-    if (this.pos < this.text.length) this.fail(`unexpected ${this.describe()} after the end of the JSON value`);
-    return node;
+/**
+ * Walks the tokens as a small state machine: the grammar jsonc-parser accepts, narrowed to what
+ * the mode allows, with a message that says what was expected. Iterative, so nesting is bounded
+ * here before the library's recursive parse ever sees it.
+ */
+function checkTokens(text: string, jsonc: boolean): void {
+  const scanner = createScanner(text, false);
+  const stack: ('object' | 'array')[] = [];
+  let expect: 'value' | 'key' | 'colon' | 'after' = 'value';
+  let previous = 0;
+  let any = false;
+  for (;;) {
+    const kind = scanner.scan() as number;
+    const at = scanner.getTokenOffset();
+    const error = scanner.getTokenError() as number;
+    if (kind === T.lineComment || kind === T.blockComment) {
+      if (!jsonc) fail(text, 'comments are not allowed in this file (plain JSON)', at);
+      if (error !== 0) fail(text, SCAN_ERRORS[error]!, at);
+      continue;
+    }
+    if (kind > T.blockComment && kind !== T.eof && kind !== 16) continue;
+    if (error !== 0) fail(text, SCAN_ERRORS[error] ?? 'invalid token', at);
+    const found = kind === T.eof ? 'end of file' : `character ${JSON.stringify(text[at])}`;
+    const top = stack.at(-1);
+    if (kind === T.eof && !any) fail(text, 'the file is empty; expected a JSON object', at);
+    const closes = (kind === T.closeBrace && top === 'object' && expect === 'key') || (kind === T.closeBracket && top === 'array' && expect === 'value');
+    if (closes && previous !== T.openBrace && previous !== T.openBracket) {
+      if (!jsonc) fail(text, `trailing comma before ${text[at]} is not allowed in this file (plain JSON)`, at);
+    }
+    if (closes || (expect === 'after' && kind === (top === 'object' ? T.closeBrace : T.closeBracket) && top !== undefined)) {
+      stack.pop();
+      expect = 'after';
+    } else if (expect === 'value' && (kind === T.openBrace || kind === T.openBracket)) {
+      stack.push(kind === T.openBrace ? 'object' : 'array');
+      if (stack.length > MAX_DEPTH) fail(text, `nested deeper than ${MAX_DEPTH} levels`, at);
+      expect = kind === T.openBrace ? 'key' : 'value';
+    } else if (expect === 'value' && kind >= T.null && kind <= T.number) {
+      expect = 'after';
+    } else if (expect === 'key' && kind === T.string) {
+      expect = 'colon';
+    } else if (expect === 'colon' && kind === T.colon) {
+      expect = 'value';
+    } else if (expect === 'after' && kind === T.comma && top !== undefined) {
+      expect = top === 'object' ? 'key' : 'value';
+    } else if (expect === 'after' && kind === T.eof && top === undefined) {
+      return;
+    } else if (expect === 'key') {
+      fail(text, `expected a "quoted" property name, found ${found}`, at);
+    } else if (expect === 'colon') {
+      fail(text, `expected ":" after the property name, found ${found}`, at);
+    } else if (expect === 'value') {
+      fail(text, `expected a JSON value, found ${found}`, at);
+    } else if (top === undefined) {
+      fail(text, `unexpected ${found} after the end of the JSON value`, at);
+    } else {
+      fail(text, top === 'object' ? `expected "," or "}" after a property value, found ${found}` : `expected "," or "]" after an array item, found ${found}`, at);
+    }
+    any = true;
+    previous = kind;
   }
+}
 
-  private fail(message: string, at = this.pos): never {
-    const { line, column } = lineColumn(this.text, at);
-    throw new JsonSyntaxError(message, at, line, column);
+function convert(text: string, node: Node): JsonNode {
+  const start = node.offset;
+  const end = node.offset + node.length;
+  switch (node.type) {
+    case 'object': {
+      const props: JsonProp[] = [];
+      const seen = new Set<string>();
+      for (const prop of node.children ?? []) {
+        const [key, value] = prop.children ?? [];
+        if (!key || !value) fail(text, 'a property without a value', prop.offset);
+        const name = key.value as string;
+        if (seen.has(name)) fail(text, `duplicate key ${JSON.stringify(name)}; a client would use only one of them, remove the other`, key.offset);
+        seen.add(name);
+        props.push({ key: name, keyStart: key.offset, keyEnd: key.offset + key.length, value: convert(text, value) });
+      }
+      return { kind: 'object', start, end, props };
+    }
+    case 'array':
+      return { kind: 'array', start, end, items: (node.children ?? []).map((item) => convert(text, item)) };
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'null':
+      return { kind: node.type, start, end, value: node.value as JsonScalarNode['value'] };
+    default:
+      return fail(text, `unexpected ${node.type}`, start);
   }
+}
 
-  private describe(): string {
-    if (this.pos >= this.text.length) return 'end of file';
-    return `character ${JSON.stringify(this.text[this.pos])}`;
-  }
-
-  private skipTrivia(): void {
-    const text = this.text;
-    for (;;) {
-      const c = text.charCodeAt(this.pos);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
-        this.pos++;
-      } else if (c === 0x2f /* / */ && (text[this.pos + 1] === '/' || text[this.pos + 1] === '*')) {
-        if (!this.options.jsonc) this.fail('comments are not allowed in this file (plain JSON)');
-        if (text[this.pos + 1] === '/') {
-          const newline = text.indexOf('\n', this.pos);
-          this.pos = newline === -1 ? text.length : newline;
-        } else {
-          const close = text.indexOf('*/', this.pos + 2);
-          if (close === -1) this.fail('unterminated /* comment');
-          this.pos = close + 2;
-        }
-      } else {
-        return;
-      }
-    }
-  }
-
-  private parseValue(depth: number): JsonNode {
-    if (depth > MAX_DEPTH) this.fail(`nested deeper than ${MAX_DEPTH} levels`);
-    const c = this.text[this.pos];
-    if (c === '{') return this.parseObject(depth);
-    if (c === '[') return this.parseArray(depth);
-    if (c === '"') {
-      const start = this.pos;
-      const value = this.parseString();
-      return { kind: 'string', start, end: this.pos, value };
-    }
-    const start = this.pos;
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (this.text.startsWith(word, this.pos)) {
-        this.pos += word.length;
-        return { kind: value === null ? 'null' : 'boolean', start, end: this.pos, value };
-      }
-    }
-    const number = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-    number.lastIndex = this.pos;
-    const match = number.exec(this.text);
-    if (match && match[0].length > 0) {
-      this.pos += match[0].length;
-      return { kind: 'number', start, end: this.pos, value: Number(match[0]) };
-    }
-    return this.fail(`expected a JSON value, found ${this.describe()}`);
-  }
-
-  private parseString(): string {
-    const start = this.pos;
-    const text = this.text;
-    this.pos++;
-    for (;;) {
-      if (this.pos >= text.length) this.fail('unterminated string', start);
-      const c = text.charCodeAt(this.pos);
-      if (c === 0x22) break;
-      if (c < 0x20) this.fail('a control character inside a string must be escaped');
-      if (c === 0x5c) {
-        const escape = text[this.pos + 1];
-        if (escape === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(this.pos + 2, this.pos + 6))) this.fail('invalid \\u escape');
-          this.pos += 6;
-          continue;
-        }
-        if (escape === undefined || !'"\\/bfnrt'.includes(escape)) this.fail(`invalid escape \\${escape ?? ''}`);
-        this.pos += 2;
-        continue;
-      }
-      this.pos++;
-    }
-    this.pos++;
-    return JSON.parse(text.slice(start, this.pos)) as string;
-  }
-
-  private parseObject(depth: number): JsonObjectNode {
-    const start = this.pos;
-    this.pos++;
-    const props: JsonProp[] = [];
-    const seen = new Set<string>();
-    this.skipTrivia();
-    if (this.text[this.pos] === '}') {
-      this.pos++;
-      return { kind: 'object', start, end: this.pos, props };
-    }
-    for (;;) {
-      this.skipTrivia();
-      if (this.text[this.pos] === '}' && props.length > 0) {
-        if (!this.options.jsonc) this.fail('trailing comma before } is not allowed in this file (plain JSON)');
-        this.pos++;
-        break;
-      }
-      if (this.text[this.pos] !== '"') this.fail(`expected a "quoted" property name, found ${this.describe()}`);
-      const keyStart = this.pos;
-      const key = this.parseString();
-      const keyEnd = this.pos;
-      if (seen.has(key)) this.fail(`duplicate key ${JSON.stringify(key)}; a client would use only one of them, remove the other`, keyStart);
-      seen.add(key);
-      this.skipTrivia();
-      if (this.text[this.pos] !== ':') this.fail(`expected ":" after the property name, found ${this.describe()}`);
-      this.pos++;
-      this.skipTrivia();
-      const value = this.parseValue(depth + 1);
-      props.push({ key, keyStart, keyEnd, value });
-      this.skipTrivia();
-      if (this.text[this.pos] === ',') {
-        this.pos++;
-        continue;
-      }
-      if (this.text[this.pos] === '}') {
-        this.pos++;
-        break;
-      }
-      this.fail(`expected "," or "}" after a property value, found ${this.describe()}`);
-    }
-    return { kind: 'object', start, end: this.pos, props };
-  }
-
-  private parseArray(depth: number): JsonArrayNode {
-    const start = this.pos;
-    this.pos++;
-    const items: JsonNode[] = [];
-    this.skipTrivia();
-    if (this.text[this.pos] === ']') {
-      this.pos++;
-      return { kind: 'array', start, end: this.pos, items };
-    }
-    for (;;) {
-      this.skipTrivia();
-      if (this.text[this.pos] === ']' && items.length > 0) {
-        if (!this.options.jsonc) this.fail('trailing comma before ] is not allowed in this file (plain JSON)');
-        this.pos++;
-        break;
-      }
-      items.push(this.parseValue(depth + 1));
-      this.skipTrivia();
-      if (this.text[this.pos] === ',') {
-        this.pos++;
-        continue;
-      }
-      if (this.text[this.pos] === ']') {
-        this.pos++;
-        break;
-      }
-      this.fail(`expected "," or "]" after an array item, found ${this.describe()}`);
-    }
-    return { kind: 'array', start, end: this.pos, items };
-  }
+export function parseJsonText(text: string, options: ParseOptions): JsonNode {
+  // The mark stays in the text (edits keep it); a space of the same length keeps every offset.
+  const source = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  checkTokens(source, options.jsonc);
+  const errors: ParseError[] = [];
+  const root = parseTree(source, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  // The token check accepts only what the library parses cleanly; anything else fails closed.
+  if (errors.length > 0 || !root) fail(source, `cannot parse (${errors[0] ? printParseErrorCode(errors[0].error) : 'no value'})`, errors[0]?.offset ?? 0);
+  return convert(source, root);
 }
 
 /** The plain value of a node (for comparisons and reading). */

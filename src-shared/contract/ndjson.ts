@@ -1,12 +1,12 @@
-import { StringDecoder } from 'node:string_decoder';
-
 /**
- * Splits a byte stream into newline-delimited lines (the MCP stdio framing). A trailing "\r"
- * is dropped and blank lines are skipped. A line longer than `maxLine` is reported through
- * `onOverflow` and discarded up to its newline, so one huge line cannot exhaust memory.
+ * Newline-delimited framing, the one used by MCP stdio and by both ends of the local control
+ * socket. A trailing "\r" is dropped and blank lines are skipped. A line longer than `maxLine`
+ * characters is reported through `onOverflow` and discarded up to its newline, so one huge line
+ * cannot exhaust memory. Bytes are decoded as a stream (a character split across chunks stays
+ * whole; a byte-order mark is kept, as it is data).
  */
 export class LineSplitter {
-  private readonly decoder = new StringDecoder('utf8');
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   private buffer = '';
   private discarding = false;
 
@@ -16,8 +16,8 @@ export class LineSplitter {
     private readonly onOverflow: () => void = () => undefined,
   ) {}
 
-  push(chunk: Buffer | string): void {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+  push(chunk: Uint8Array | string): void {
+    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
     for (;;) {
       const nl = text.indexOf('\n');
       if (nl === -1) break;
@@ -43,7 +43,7 @@ export class LineSplitter {
 
   /** The stream ended: a last line without a newline still counts. */
   end(): void {
-    const rest = this.buffer + this.decoder.end();
+    const rest = this.buffer + this.decoder.decode();
     this.buffer = '';
     if (!this.discarding && rest.length > 0) this.emit(rest);
   }
@@ -59,4 +59,9 @@ export class LineSplitter {
     const trimmed = line.endsWith('\r') ? line.slice(0, -1) : line;
     if (trimmed.trim().length > 0) this.onLine(trimmed);
   }
+}
+
+/** One frame of newline-delimited JSON: JSON.stringify never emits a raw newline. */
+export function ndjsonFrame(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
 }
