@@ -76,9 +76,9 @@ test.describe('a Silas plan approved in the cockpit, executed in the sandbox, ve
 
     const audit = await exportedAudit(silas);
     const events = audit.map((e) => e.event);
-    const approved = audit.find((e) => e.event === 'silas.plan_approved');
+    const approved = audit.find((e) => e.event === 'silas.plan_approval.approved');
     expect(approved, `events: ${events.join(', ')}`).toMatchObject({ plan_hash: hash.plan_hash, work_item_id: 'task-write-report', key_fingerprint: expect.any(String) });
-    const order = ['silas.plan_approval_requested', 'silas.plan_approved'].map((name) => events.indexOf(name));
+    const order = ['silas.plan_approval.requested', 'silas.plan_approval.approved'].map((name) => events.indexOf(name));
     expect(order.every((i) => i >= 0) && order[0]! < order[1]!).toBe(true);
     expect(output.audit_ids.length).toBeGreaterThan(0);
     const verify = await silas.cli('audit', 'verify');
@@ -100,8 +100,8 @@ test.describe('a Silas plan approved in the cockpit, executed in the sandbox, ve
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'blocked', summary: expect.stringMatching(/not approved \(deny\).*nothing ran/) });
     expect(() => readFileSync(join(workDir, 'report.txt'))).toThrow();
     const events = (await exportedAudit(silas)).map((e) => e.event);
-    expect(events).toContain('silas.plan_denied');
-    expect(events).not.toContain('silas.plan_approved');
+    expect(events).toContain('silas.plan_approval.denied');
+    expect(events).not.toContain('silas.plan_approval.approved');
     expect(browserProblems).toEqual([]);
   });
 });

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../src-shared/schemas/json.js';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
+import type { AuditEventData } from '../../src-shared/audit/events.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { DlpEngine } from './dlp/engine.js';
 import type { EvaluationInput, PolicyDecision } from './evaluate/evaluator.js';
 import type { AgentPolicy } from './policy/types.js';
 
-export const AIP_DECISION_EVENT = 'aip.decision';
+export const AIP_DECISION_EVENT = 'aip.decision' as const;
 /** Arguments larger than this are recorded by digest only: the ledger is not a file store. */
 export const MAX_AUDITED_ARGS_BYTES = 64 * 1024;
 
@@ -34,7 +35,7 @@ function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefine
  * policy_mode, violation; optional: method, tool, args, failed_arg, failed_rule, session_id,
  * policy_hash), arguments DLP-redacted with every pattern before they are written.
  */
-export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext): JsonObject {
+export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext): AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject {
   const entry: Record<string, JsonValue | undefined> = {
     direction: context.direction,
     method: input.method,
@@ -53,7 +54,7 @@ export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput
     request_id: input.requestId ?? undefined,
   };
   for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
-  return entry as JsonObject;
+  return entry as AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject;
 }
 
 /** Appends every decision to the audit chain before its effect happens (DESIGN invariant 3). */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AuditEventData } from '../../src-shared/audit/events.js';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { AuditWatcher } from '../audit/watcher.js';
 import { ApprovalService } from '../approvals/approval-service.js';
@@ -18,6 +19,7 @@ import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
+import type { SecurityEventSink } from '../control/control-session.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
 import { acquireHomeLock } from './home.js';
 import { IDLE_CHECKPOINT_MS, openLedger, recordInitialisation } from './ledger.js';
@@ -133,13 +135,14 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
-  const recordSecurityEvent = (event: string, data: Record<string, string | number>) => {
+  const recordSecurityEvent: SecurityEventSink = (event, data) => {
     logger.warn(`security: ${event}`, data);
     const t = Date.now();
     if (t - securityBudget.windowStart > 60_000) securityBudget = { windowStart: t, count: 0 };
     if (securityBudget.count >= SECURITY_EVENTS_PER_MINUTE) return;
     securityBudget.count += 1;
-    audit.append(event, data);
+    // Each event's fields are checked against the catalogue when appended.
+    audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
   const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, plans, runtimeInfo: info }), logger, recordSecurityEvent);

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditEventData } from '../../src-shared/audit/events.js';
 import type { ApprovalAnswer, PendingApproval, ToolCallApprovalRequest } from '../../src-shared/schemas/approval.js';
+import { Emitter } from '../../src-shared/emitter.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
@@ -46,7 +48,7 @@ export function riskOf(tool: string): PendingApproval['risk'] {
  */
 export class ApprovalService implements DecisionQueue {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly listeners = new Set<() => void>();
+  private readonly changes = new Emitter();
   private paused = false;
   private readonly now: () => Date;
 
@@ -137,15 +139,15 @@ export class ApprovalService implements DecisionQueue {
   }
 
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.subscribe(listener);
   }
 
-  private finish(id: string, event: string, extra: Record<string, string | boolean>, answer: ApprovalAnswer): void {
+  private finish(id: string, event: 'approvals.approved' | 'approvals.denied' | 'approvals.timed_out', extra: Record<string, string | boolean>, answer: ApprovalAnswer): void {
     const item = this.waiting.get(id);
     if (!item) return;
     // Audited before the proxy learns the answer: the ledger never lags behind an effect.
-    this.deps.audit.append(event, { approval_id: id, server: item.request.server, tool: item.request.tool, args_hash: item.argsHash, ...extra });
+    // `extra` differs per outcome; the catalogue checks it against `event` when appended.
+    this.deps.audit.append(event, { approval_id: id, server: item.request.server, tool: item.request.tool, args_hash: item.argsHash, ...extra } as AuditEventData<typeof event>);
     clearTimeout(item.timer);
     this.waiting.delete(id);
     item.resolve(answer);
@@ -154,6 +156,6 @@ export class ApprovalService implements DecisionQueue {
 
   private changed(): void {
     this.deps.onChange(this.list(), this.paused);
-    for (const listener of [...this.listeners]) listener();
+    this.changes.publish();
   }
 }

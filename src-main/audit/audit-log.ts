@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
-import type { JsonObject } from '../../src-shared/schemas/json.js';
 import type { AuditCheckpoint, AuditEntry, ChainHead, ChainVerification } from '../../src-shared/schemas/audit.js';
 import { AuditEventName } from '../../src-shared/schemas/audit.js';
+import { auditDataProblem, auditEvents, type AuditCatalogue, type AuditEventData, type AuditEvents, type AuditItem } from '../../src-shared/audit/events.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { CHAIN_KEYED_EVENT, CHECKPOINT_EVENT, linkHash, normaliseData } from './chain.js';
 import { Checkpointer } from './checkpointer.js';
@@ -15,10 +15,14 @@ export interface AuditPage {
   head: ChainHead | null;
 }
 
-/** The one ledger every decision goes through (DESIGN invariant 3). */
-export interface AuditLog {
-  append(event: string, data?: JsonObject): AuditEntry;
-  appendBatch(items: readonly { event: string; data?: JsonObject }[]): AuditEntry[];
+/**
+ * The one ledger every decision goes through (DESIGN invariant 3). Events are the catalogue's
+ * (`src-shared/audit/events.ts`): a name it does not declare, or data not of its declared
+ * shape, is refused — at compile time, and at run time for data built from elsewhere.
+ */
+export interface AuditLog<C extends AuditCatalogue = AuditEvents> {
+  append<E extends keyof C & string>(event: E, data: AuditEventData<E, C>): AuditEntry;
+  appendBatch(items: readonly AuditItem<C>[]): AuditEntry[];
   writeCheckpoint(): AuditCheckpoint | null;
   verifyChain(): ChainVerification;
   verifyFromCheckpoint(checkpointId?: string): ChainVerification;
@@ -29,8 +33,10 @@ export interface AuditLog {
   head(): ChainHead | null;
 }
 
-export interface AuditLogDeps {
+export interface AuditLogDeps<C extends AuditCatalogue = AuditEvents> {
   repository: AuditRepository;
+  /** The events this log accepts; tests add their own to the app's (testing/audit-events.ts). */
+  catalogue?: C;
   /**
    * The keyring-held keys. Without them the log can still be read, but appending and
    * verifying fail closed (DESIGN invariant 9): nothing found in the database is trusted.
@@ -56,14 +62,17 @@ const MAX_CACHED_EVENT_NAMES = 1024;
 /** Written only by the ledger itself: a caller's entry under these names would pose as a checkpoint or seal. */
 const RESERVED_EVENTS = new Set([CHECKPOINT_EVENT, CHAIN_KEYED_EVENT]);
 
-function checkEventName(event: string): void {
-  if (validEventNames.has(event)) return;
-  if (RESERVED_EVENTS.has(event)) throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}" is reserved for the ledger itself; choose another name`);
+function checkEventName(event: string, catalogue: AuditCatalogue): AuditCatalogue[string] {
+  const spec = Object.prototype.hasOwnProperty.call(catalogue, event) ? catalogue[event] : undefined;
+  if (validEventNames.has(event) && spec) return spec;
+  if (RESERVED_EVENTS.has(event) || spec?.reserved) throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}" is reserved for the ledger itself; choose another name`);
   const name = AuditEventName.safeParse(event);
   if (!name.success) {
     throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}": ${name.error.issues[0]?.message ?? 'invalid name'}`);
   }
+  if (!spec) throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}" is not in the catalogue; declare it with its data schema in src-shared/audit/events.ts`);
   if (validEventNames.size < MAX_CACHED_EVENT_NAMES) validEventNames.add(event);
+  return spec;
 }
 
 const idBytes = Buffer.alloc(16);
@@ -98,16 +107,18 @@ export function timeOrderedId(ms: number = Date.now()): string {
   return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
 }
 
-export class SqliteAuditLog implements AuditLog {
+export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements AuditLog<C> {
   private readonly repo: AuditRepository;
+  private readonly catalogue: AuditCatalogue;
   private readonly now: () => Date;
   private readonly newId: () => string;
   private readonly checkpointer: Checkpointer | null;
   private idleTimer: NodeJS.Timeout | null = null;
   private tamperRecorded = false;
 
-  constructor(private readonly deps: AuditLogDeps) {
+  constructor(private readonly deps: AuditLogDeps<C>) {
     this.repo = deps.repository;
+    this.catalogue = deps.catalogue ?? auditEvents;
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? (() => timeOrderedId());
     this.checkpointer = deps.keys ? new Checkpointer(this.repo, deps.keys, this.now, this.newId) : null;
@@ -118,14 +129,18 @@ export class SqliteAuditLog implements AuditLog {
     return { keys: this.deps.keys, checkpointer: this.checkpointer };
   }
 
-  append(event: string, data: JsonObject = {}): AuditEntry {
-    return this.appendBatch([{ event, data }])[0]!;
+  append<E extends keyof C & string>(event: E, data: AuditEventData<E, C>): AuditEntry {
+    return this.appendBatch([{ event, data } as AuditItem<C>])[0]!;
   }
 
-  appendBatch(items: readonly { event: string; data?: JsonObject }[]): AuditEntry[] {
-    const prepared = items.map((item) => {
-      checkEventName(item.event);
+  appendBatch(items: readonly AuditItem<C>[]): AuditEntry[] {
+    const prepared = items.map((item: { event: string; data?: unknown }) => {
+      const spec = checkEventName(item.event, this.catalogue);
       const data = normaliseData(item.data ?? {});
+      // The normalised copy is what the chain stores, so that is what must match the schema.
+      // Refused, not recorded as something else: a decision in a shape readers do not expect.
+      const problem = auditDataProblem(item.event, spec, data.value);
+      if (problem !== null) throw new SilasError(ErrorCode.InvalidArgs, problem);
       return { id: this.newId(), ts: this.now().toISOString(), event: item.event, dataJson: data.json, data: data.value };
     });
     return this.appendPrepared(prepared);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { auditDataProblem, auditEvents } from '../../src-shared/audit/events.js';
 import { opsPerSecond, report } from '../testing/bench.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { GENESIS_HASH, canonicalData, entryHash, keyedEntryHash } from './chain.js';
@@ -9,13 +10,18 @@ import { GENESIS_HASH, canonicalData, entryHash, keyedEntryHash } from './chain.
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
 try {
   const single = createTestLedger(join(dir));
-  const data = { direction: 'upstream', method: 'tools/call', tool: 'read_file', args: { path: '/home/user/notes.txt' }, decision: 'ALLOW', policy_mode: 'enforce', violation: false };
+  const data = { direction: 'upstream' as const, method: 'tools/call', tool: 'read_file', args: { path: '/home/user/notes.txt' }, decision: 'ALLOW', policy_mode: 'enforce', violation: false };
 
   const singleCount = 5000;
   let start = performance.now();
   for (let i = 0; i < singleCount; i += 1) single.audit.append('aip.decision', { ...data, seq: i });
   let seconds = (performance.now() - start) / 1000;
   report('audit.append.one_transaction_per_entry', 'entries/s', singleCount / seconds, { entries: singleCount, synchronous: 'NORMAL' });
+
+  // The catalogue check every append makes, against the append it is part of: it must stay a small share.
+  const spec = auditEvents['aip.decision'];
+  const validate = opsPerSecond(() => auditDataProblem('aip.decision', spec, { ...data, seq: 1 }));
+  report('audit.append.validate_data', 'ops/s', validate.opsPerSec, { share_of_one_append: singleCount / seconds / validate.opsPerSec });
 
   const batchSize = 100;
   const batches = 500;

@@ -121,7 +121,7 @@ describe('aip-jsonl export of action: ask (spec 001 §8.1 has no ASK decision)',
 
   it('leaves entries that are not AIP decisions out', () => {
     const ledger = testLedger();
-    const note = ledger.audit.append('operator.note', { text: 'hello', decision: 'ALLOW' });
+    const note = ledger.audit.append('aip.dlp', { server: 'files', session_id: 's1', direction: 'upstream', source: 'args', rules: [], decision: 'ALLOW' });
     const exporter = new AipJsonlExport();
     expect([...exporter.lines(note), ...exporter.end()]).toEqual([]);
   });

@@ -29,7 +29,7 @@ async function homeWith(count: number): Promise<Home> {
   expect((await runSilas(['init', '--home', home], { secretStore: keyring })).code).toBe(0);
   const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
   try {
-    for (let i = 0; i < count; i += 1) ledger.audit.append('test.entry', { seq: i, decision: i % 3 === 0 ? 'BLOCK' : 'ALLOW' });
+    for (let i = 0; i < count; i += 1) ledger.audit.append('aip.decision', { direction: 'upstream', policy_mode: 'enforce', violation: i % 3 === 0, seq: i, decision: i % 3 === 0 ? 'BLOCK' : 'ALLOW' });
   } finally {
     ledger.close();
   }
@@ -173,7 +173,7 @@ describe('rewriting the ledger with the database but without the keyring', () =>
   it('a BLOCK flipped to ALLOW before a writer shuts down: its closing checkpoint refuses, and verify fails', async () => {
     const h = await homeWith(4);
     const writer = openLedger(h.home, { create: false, keys: 'signer', secretStore: h.keyring });
-    const blocked = writer.audit.append('aip.decision', { tool: 'delete_repo', decision: 'BLOCK' });
+    const blocked = writer.audit.append('aip.decision', { direction: 'upstream', policy_mode: 'enforce', violation: true, tool: 'delete_repo', decision: 'BLOCK' });
     attack(h, (db) => {
       db.prepare("UPDATE audit_entries SET data = replace(data, 'BLOCK', 'ALLOW') WHERE idx = ?").run(blocked.index);
       rehashFrom(db, blocked.index);

@@ -15,6 +15,7 @@ import { SqliteAuditLog } from '../audit/audit-log.js';
 import { AuditRepository } from '../audit/repository.js';
 import { openDatabase } from '../store/database.js';
 import { testLedgerKeys } from '../testing/ledger.js';
+import { testAuditEvents, type TestAuditEvents } from '../testing/audit-events.js';
 import { CockpitServer, assertBindAllowed, type CockpitAddress, type CockpitServerOptions } from './cockpit-server.js';
 import { EventBus } from './event-bus.js';
 import { createHandlers } from './handlers.js';
@@ -37,7 +38,7 @@ const info: RuntimeInfo = {
 let base: string;
 let staticDir: string;
 let db: ReturnType<typeof openDatabase>['db'];
-let audit: SqliteAuditLog;
+let audit: SqliteAuditLog<TestAuditEvents>;
 
 beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'silas-cockpit-'));
@@ -47,9 +48,9 @@ beforeAll(() => {
   writeFileSync(join(staticDir, 'assets', 'app.js'), 'export const cockpit = 1;\n');
   writeFileSync(join(base, 'secret.txt'), SECRET);
   db = openDatabase(join(base, 'silas.db'), { create: true }).db;
-  audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(join(base, 'silas.db')) });
-  audit.append('runtime.started', { pid: 1 });
-  audit.append('aip.decision', { tool: 'fs.read', decision: 'allow' });
+  audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(join(base, 'silas.db')), catalogue: testAuditEvents });
+  audit.append('runtime.started', { mode: 'headless', pid: 1, version: '0.0.0' });
+  audit.append('aip.decision', { direction: 'upstream', policy_mode: 'enforce', violation: false, tool: 'fs.read', decision: 'allow' });
 });
 
 afterAll(() => {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { auditEventAliases } from '../../src-shared/audit/events.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { WS_CLOSE_UNAUTHORIZED } from '../../src-shared/contract/wire.js';
@@ -108,7 +109,8 @@ async function expectNothingDecided(s: Scene): Promise<void> {
   const evil = (servers.value as { servers: { name: string; pins: { approvedHash: string; pendingHash: string | null }[] }[] }).servers.find((x) => x.name === 'evil');
   expect(evil?.pins[0]).toMatchObject({ approvedHash: H1, pendingHash: H2 });
   const decided = s.runtime.audit.tail(500).map((e) => e.event);
-  for (const effect of ['approvals.approved', 'approvals.denied', 'silas.plan_approved', 'silas.plan_denied', 'silas.approval.issued', 'mcp.tool_change_approved']) {
+  const effects = (['approvals.approved', 'approvals.denied', 'silas.plan_approval.approved', 'silas.plan_approval.denied', 'silas.approval.issued', 'mcp.tool_change_approved'] as const).flatMap(auditEventAliases);
+  for (const effect of effects) {
     expect(decided).not.toContain(effect);
   }
 }

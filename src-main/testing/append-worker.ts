@@ -5,12 +5,13 @@ import { writeSync } from 'node:fs';
 import { SqliteAuditLog } from '../audit/audit-log.js';
 import { AuditRepository } from '../audit/repository.js';
 import { openDatabase } from '../store/database.js';
+import { testAuditEvents } from './audit-events.js';
 import { testLedgerKeys } from './ledger.js';
 
 const [file, worker, countText] = process.argv.slice(2);
 const count = Number(countText);
 const { db } = openDatabase(file!, { create: false });
-const audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(file!) });
+const audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(file!), catalogue: testAuditEvents });
 writeSync(1, 'ready\n');
 for (let seq = 0; seq < count; seq += 1) {
   const entry = audit.append('test.worker', { worker: worker!, seq });

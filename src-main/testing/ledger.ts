@@ -8,15 +8,16 @@ import { LedgerKeyVault } from '../keys/ledger-key.js';
 import { OwnerKeyVault, type OwnerSigner } from '../keys/owner-key.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import { openDatabase } from '../store/database.js';
+import { testAuditEvents, type TestAuditEvents } from './audit-events.js';
 
 export interface TestLedger {
   file: string;
   db: Database.Database;
   signer: OwnerSigner;
   keys: LedgerKeys;
-  audit: SqliteAuditLog;
+  audit: SqliteAuditLog<TestAuditEvents>;
   /** A second audit log over the same file, as a verifier in another process would open it. */
-  reopen(): SqliteAuditLog;
+  reopen(): SqliteAuditLog<TestAuditEvents>;
 }
 
 /**
@@ -63,7 +64,7 @@ export function createTestLedger(dir: string): TestLedger {
   const file = join(dir, 'silas.db');
   const { db } = openDatabase(file, { create: true });
   const keys = testLedgerKeys(file);
-  const make = (database: Database.Database) => new SqliteAuditLog({ repository: new AuditRepository(database), keys });
+  const make = (database: Database.Database) => new SqliteAuditLog({ repository: new AuditRepository(database), keys, catalogue: testAuditEvents });
   return {
     file,
     db,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { agentClient, wrapPlan } from '../test/client-fixtures.js';
 import { affectsClients } from './clients-slice.js';
 import { createCockpitStore } from './cockpit-store.js';
+import { auditEvents } from '../../src-shared/audit/events.js';
 
 describe('clients slice', () => {
   it('loads, keeps the last list through a failed reload, and reports the failure', () => {
@@ -64,5 +65,6 @@ describe('clients slice', () => {
   it('is refreshed by wrap and unwrap events only', () => {
     expect(['mcp.client_wrapped', 'mcp.client_unwrapped', 'mcp.client_wrap_failed'].every(affectsClients)).toBe(true);
     expect(['mcp.proxy_started', 'aip.decision', 'runtime.started'].some(affectsClients)).toBe(false);
+    expect(Object.keys(auditEvents).filter((name) => name.startsWith('mcp.client_')).every(affectsClients)).toBe(true);
   });
 });

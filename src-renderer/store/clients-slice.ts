@@ -1,4 +1,5 @@
 import type { StateCreator } from 'zustand';
+import { auditCategory } from '../../src-shared/audit/events.js';
 import type { AgentClientView, ClientWrapPlanView } from '../../src-shared/schemas/clients.js';
 import type { CockpitState } from './cockpit-store.js';
 
@@ -74,5 +75,5 @@ export const createClientsSlice: StateCreator<CockpitState, [], [], ClientsSlice
 
 /** Audit events after which the agent clients may have changed on disk: a wrap or unwrap, from here or the CLI's ledger. */
 export function affectsClients(event: string): boolean {
-  return event.startsWith('mcp.client_');
+  return auditCategory(event) === 'mcp_client';
 }

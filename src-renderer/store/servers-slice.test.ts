@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { governedServer, hash, pin } from '../test/server-fixtures.js';
 import { createCockpitStore } from './cockpit-store.js';
 import { affectsServers } from './servers-slice.js';
+import { auditEvents } from '../../src-shared/audit/events.js';
 
 const fetchKey = { server: 'web', tool: 'fetch' };
 const changed = () => governedServer('web', { pins: [pin('fetch', { pendingHash: hash('b'), pendingSince: '2026-01-02T00:00:00.000Z' }), pin('stable')] });
@@ -51,5 +52,7 @@ describe('servers slice', () => {
   it('names the audit events that can change the page', () => {
     expect(['mcp.proxy_started', 'mcp.tool_pinned', 'mcp.tool_changed', 'mcp.tool_change_approved', 'aip.decision'].every(affectsServers)).toBe(true);
     expect(['runtime.started', 'approvals.approved', 'aip.dlp', 'audit.checkpoint'].some(affectsServers)).toBe(false);
+    // The categories cover what the name prefix `mcp.` used to: every MCP event of the catalogue.
+    expect(Object.keys(auditEvents).filter((name) => name.startsWith('mcp.')).every(affectsServers)).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import type { StateCreator } from 'zustand';
+import { auditCategory, type AuditCategory } from '../../src-shared/audit/events.js';
 import type { GovernedServer } from '../../src-shared/schemas/servers.js';
 import type { CockpitState } from './cockpit-store.js';
 
@@ -70,7 +71,9 @@ export const createServersSlice: StateCreator<CockpitState, [], [], ServersSlice
   };
 };
 
+const SERVER_CATEGORIES: ReadonlySet<string> = new Set<AuditCategory>(['mcp_proxy', 'mcp_tool', 'mcp_client', 'policy_decision']);
+
 /** Audit events after which the Servers page may be stale: proxy starts, pins, changes, approvals and decisions. */
 export function affectsServers(event: string): boolean {
-  return event.startsWith('mcp.') || event === 'aip.decision';
+  return SERVER_CATEGORIES.has(auditCategory(event));
 }

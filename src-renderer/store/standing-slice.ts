@@ -1,4 +1,5 @@
 import type { StateCreator } from 'zustand';
+import { auditCategory } from '../../src-shared/audit/events.js';
 import type { CallResult } from '../../src-shared/contract/index.js';
 import type { CockpitState } from './cockpit-store.js';
 
@@ -52,5 +53,5 @@ export const createStandingSlice: StateCreator<CockpitState, [], [], StandingSli
 
 /** Audit events after which the standing approvals may have changed. */
 export function affectsStanding(event: string): boolean {
-  return event === 'approvals.standing_created' || event === 'approvals.standing_revoked';
+  return auditCategory(event) === 'standing_approval';
 }

@@ -75,7 +75,8 @@ describe('silas doctor from a shell outside the keyring session', () => {
     expect(keyring.detail).toContain(`not reachable from this shell (D-Bus session ${SHELL_BUS})`);
     expect(keyring.detail).toContain(`the runtime for this home is running (pid ${pid}, http://127.0.0.1:7420/) on D-Bus session ${RUNTIME_BUS}`);
     expect(keyring.detail).toContain('may well be fine');
-    expect(keyring.fix).toContain(`DBUS_SESSION_BUS_ADDRESS='${RUNTIME_BUS}' silas doctor --home '${home}'`);
+    // shell-quote escapes ':' and '=' one by one; the line still pastes into a POSIX shell as it is.
+    expect(keyring.fix).toContain(`DBUS_SESSION_BUS_ADDRESS=${RUNTIME_BUS.replace(/[:=]/g, '\\$&')} silas doctor --home ${home}`);
     expect(row(results, 'owner key')).toMatchObject({ status: 'warn', detail: expect.stringContaining('not checked from this shell') });
     // Verifying with a key read from silas.db would prove nothing; it says so instead of claiming "intact".
     expect(row(results, 'audit chain')).toMatchObject({ status: 'warn', detail: expect.stringContaining('not checked from this shell') });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { quote } from 'shell-quote';
 import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
 import { defaultCockpitDir } from '../../app/config.js';
 import { openLedger, type Ledger } from '../../app/ledger.js';
@@ -79,15 +80,10 @@ function runtimeSummary(runtime: RuntimeState & { state: 'running' }): string {
   return `the runtime for this home is running (pid ${runtime.pid}${runtime.url ? `, ${runtime.url}` : ''})${bus}`;
 }
 
-/** POSIX single quoting, so the suggested command can be pasted as it is. */
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 function howToCheckFromRuntimeSession(home: string, runtime: RuntimeState & { state: 'running' }, sameSession: boolean): string {
   if (sameSession) return 'the runtime uses this same D-Bus session, so its keyring was locked or stopped after it started: unlock it (or restart the keyring daemon) before the next `silas start`';
   return runtime.bus && process.platform === 'linux'
-    ? `to check the keyring the runtime uses, run \`DBUS_SESSION_BUS_ADDRESS=${shellQuote(runtime.bus)} silas doctor --home ${shellQuote(home)}\``
+    ? `to check the keyring the runtime uses, run \`DBUS_SESSION_BUS_ADDRESS=${quote([runtime.bus])} silas doctor --home ${quote([home])}\``
     : 'to check the keyring the runtime uses, run `silas doctor` in the session (terminal or desktop login) that started it';
 }
 

@@ -1,3 +1,4 @@
+import type { AuditEventData, AuditEventName, AuditItem } from '../../../src-shared/audit/events.js';
 import type { JsonObject, JsonValue } from '../../../src-shared/schemas/json.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { AIP_DECISION_EVENT, aipDecisionData } from '../../aip/audit-record.js';
@@ -5,10 +6,10 @@ import type { DlpEngine, DlpEvent } from '../../aip/dlp/engine.js';
 import type { EvaluationInput, PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import type { AgentPolicy } from '../../aip/policy/types.js';
 
-interface Item {
-  event: string;
-  data: JsonObject;
-}
+type Item = AuditItem;
+
+/** A proxy event's own fields: `event` adds the server and the proxy session. */
+type ProxyEventData<E extends AuditEventName> = Omit<AuditEventData<E>, 'server' | 'session_id'>;
 
 /** One message's share of a batch: its entries, the effects they allow, and what to undo if they cannot be recorded. */
 interface Unit {
@@ -40,7 +41,7 @@ export class ProxyAudit {
   ) {}
 
   decision(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined> = {}): void {
-    this.add(AIP_DECISION_EVENT, this.decisionData(decision, input, policy, dlp, extra));
+    this.add({ event: AIP_DECISION_EVENT, data: this.decisionData(decision, input, policy, dlp, extra) });
   }
 
   /** Appends at once, never held in a batch: for entries that must share a caller's transaction (a consumed approval nonce). */
@@ -59,8 +60,8 @@ export class ProxyAudit {
     });
   }
 
-  event(name: string, data: Record<string, JsonValue | undefined>): void {
-    this.add(name, { server: this.server, session_id: this.sessionId, ...clean(data) });
+  event<E extends AuditEventName>(name: E, data: ProxyEventData<E>): void {
+    this.add({ event: name, data: { server: this.server, session_id: this.sessionId, ...clean(data as Record<string, JsonValue | undefined>) } } as Item);
   }
 
   /**
@@ -95,8 +96,8 @@ export class ProxyAudit {
     if (this.units) this.unit().undo.push(undo);
   }
 
-  private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined>): JsonObject {
-    const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId }) as Record<string, JsonValue>;
+  private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined>) {
+    const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId });
     data.server = this.server;
     for (const key in extra) {
       const value = extra[key];
@@ -105,9 +106,9 @@ export class ProxyAudit {
     return data;
   }
 
-  private add(event: string, data: JsonObject): void {
-    if (this.units) this.unit().items.push({ event, data });
-    else this.log.append(event, data);
+  private add(item: Item): void {
+    if (this.units) this.unit().items.push(item);
+    else this.log.appendBatch([item]);
   }
 
   private unit(): Unit {

@@ -10,7 +10,7 @@ import { ApprovalConsumer } from './approval-consumer.js';
 import type { Approver } from './approver.js';
 import { handleClientLine } from './client-gate.js';
 import { errorLine, noteAnnouncedRoots, type Forwarded, type ProxyContext } from './context.js';
-import { LineSplitter } from './lines.js';
+import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
 import { PolicySource } from './policy-source.js';
 import { ProxyAudit } from './proxy-audit.js';
 import { handleServerLine } from './server-relay.js';

@@ -15,7 +15,7 @@ function setup() {
   const ledger = createTestLedger(tempDir());
   const pins = new ToolPinRepository(ledger.db);
   const service = new ServersService(ledger.db, ledger.audit);
-  ledger.audit.append('mcp.proxy_started', { server: 'files', session_id: 's1', policy_name: 'workstation', policy_hash: 'a'.repeat(64) });
+  ledger.audit.append('mcp.proxy_started', { server: 'files', session_id: 's1', command: 'node', args: ['files.js'], policy_name: 'workstation', policy_hash: 'a'.repeat(64) });
   ledger.audit.append('aip.decision', { server: 'files', tool: 'read_file', decision: 'ALLOW', direction: 'upstream', policy_mode: 'enforce', violation: false });
   ledger.audit.append('aip.decision', { server: 'other', tool: 'x', decision: 'BLOCK', direction: 'upstream', policy_mode: 'enforce', violation: true });
   pins.observe('files', 'read_file', H1);
@@ -35,10 +35,10 @@ describe('governed servers in the cockpit', () => {
 
   it('shows a failed policy edit until a later reload succeeds, and the policy in force after a reload', () => {
     const { ledger, service } = setup();
-    ledger.audit.append('aip.policy_reload_failed', { server: 'files', errors: ['7:5 spec.tool_rules[0]: unknown key "alow_args"'] });
+    ledger.audit.append('aip.policy_reload_failed', { server: 'files', session_id: 's1', errors: ['7:5 spec.tool_rules[0]: unknown key "alow_args"'] });
     expect(service.list()[0]!.policyError).toEqual({ at: expect.any(String), errors: ['7:5 spec.tool_rules[0]: unknown key "alow_args"'] });
     expect(service.list()[0]!.policyHash).toBe('a'.repeat(64));
-    ledger.audit.append('aip.policy_reloaded', { server: 'files', policy_name: 'workstation', policy_hash: 'b'.repeat(64) });
+    ledger.audit.append('aip.policy_reloaded', { server: 'files', session_id: 's1', policy_name: 'workstation', policy_hash: 'b'.repeat(64), previous_hash: 'a'.repeat(64) });
     expect(service.list()[0]).toMatchObject({ policyError: null, policyHash: 'b'.repeat(64) });
   });
 

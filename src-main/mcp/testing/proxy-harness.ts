@@ -15,7 +15,7 @@ import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../../keys
 import { OsKeyring, type SecretStore } from '../../keys/secret-store.js';
 import { SILAS_BIN } from '../../testing/cli.js';
 import type { Approver } from '../proxy/approver.js';
-import { LineSplitter } from '../proxy/lines.js';
+import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
 import { runProxy, type ProxyExit } from '../proxy/proxy.js';
 
 /* Test support for the proxy: homes, policies, real servers, SDK clients through the proxy. */

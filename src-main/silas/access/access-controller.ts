@@ -3,6 +3,7 @@ import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import { AccessLevels, DEFAULT_ACCESS_LEVEL, type AccessLevel, type AccessSnapshot } from '../../../src-shared/silas/access.js';
 import type { TaintLevel } from '../../../src-shared/silas/execution.js';
 import { GateName, type GateResult } from '../../../src-shared/silas/gates.js';
+import type { AuditAppender } from '../../../src-shared/audit/events.js';
 
 /**
  * The access controller of spec 002 §4.11 / §5.6: a deterministic state machine per connection,
@@ -10,9 +11,7 @@ import { GateName, type GateResult } from '../../../src-shared/silas/gates.js';
  * results (`recordGateResults`) or names a passed gate (`gatePassed`).
  */
 
-export interface AccessAuditSink {
-  append(event: string, data?: JsonObject): unknown;
-}
+export type AccessAuditSink = AuditAppender;
 
 export interface CustomerContextRequest {
   connection_id: string;

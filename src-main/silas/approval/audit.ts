@@ -1,10 +1,9 @@
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import type { ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
+import type { AuditAppender, AuditEventData } from '../../../src-shared/audit/events.js';
 
 /** Where approval decisions are recorded; `AuditLog` satisfies it. */
-export interface ApprovalAuditSink {
-  append(event: string, data: JsonObject): unknown;
-}
+export type ApprovalAuditSink = AuditAppender;
 
 /**
  * A refused token may be anything an attacker sent, so only short string fields are copied, and
@@ -16,9 +15,9 @@ export function refusalAuditData(
   subject: { id: unknown; planHash: unknown },
   code: ApprovalReasonCode,
   reason: string,
-): JsonObject {
+): AuditEventData<'silas.approval.refused'> {
   const token = typeof tokenInput === 'object' && tokenInput !== null ? (tokenInput as Record<string, unknown>) : {};
-  const data: JsonObject = { op, code, reason: reason.slice(0, 500) };
+  const data: AuditEventData<'silas.approval.refused'> & JsonObject = { op, code, reason: reason.slice(0, 500) };
   for (const field of ['token_id', 'work_item_id', 'plan_hash', 'scope', 'key_fingerprint'] as const) {
     const value = token[field];
     if (typeof value === 'string') data[field] = value.slice(0, 200);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import type { AuditEventData, AuditEventName } from '../../../src-shared/audit/events.js';
 import { ApprovalScope, ApprovalToken, approvalCanonicalPayload, type ApprovalToken as Token } from '../../../src-shared/silas/approval.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { ApprovalEngine } from './engine.js';
@@ -166,9 +167,9 @@ describe('atomicity', () => {
     const f = engineFixture(tempDir());
     let failConsumed = true;
     const audit = {
-      append(event: string, data: Record<string, unknown>) {
+      append<E extends AuditEventName>(event: E, data: AuditEventData<E>) {
         if (event === 'silas.approval.consumed' && failConsumed) throw new Error('disk full');
-        return f.ledger.audit.append(event, data as never);
+        return f.ledger.audit.append(event, data);
       },
     };
     const engine = new ApprovalEngine({ db: f.ledger.db, audit, signer: f.ledger.signer, now: () => f.clock.now });

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../../src-shared/schemas/json.js';
 import type { VerificationResult } from '../../../src-shared/silas/execution.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
+import type { AuditEventData, AuditEventName, AuditItem } from '../../../src-shared/audit/events.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { redactForAudit, redactText } from '../gates/audit-redact.js';
 
@@ -35,13 +36,13 @@ export class RecordingAuditLog {
 
   constructor(private readonly log: Pick<AuditLog, 'append' | 'appendBatch'>) {}
 
-  append(event: string, data?: JsonObject): AuditEntry {
+  append<E extends AuditEventName>(event: E, data: AuditEventData<E>): AuditEntry {
     const entry = this.log.append(event, data);
     this.recorded.push(entry.id);
     return entry;
   }
 
-  appendBatch(items: readonly { event: string; data?: JsonObject }[]): AuditEntry[] {
+  appendBatch(items: readonly AuditItem[]): AuditEntry[] {
     const entries = this.log.appendBatch(items);
     this.recorded.push(...entries.map((entry) => entry.id));
     return entries;

@@ -3,6 +3,7 @@ import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { ExecutorAgentOutput, VerificationReport, VerificationResult } from '../../../src-shared/silas/execution.js';
 import type { GateResult } from '../../../src-shared/silas/gates.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
+import type { AuditAppender } from '../../../src-shared/audit/events.js';
 
 /**
  * The contracts the work item executor (spec 002 §4.12, §5.2) drives. LLM agents, the planner,
@@ -121,6 +122,4 @@ export interface Verifier {
 }
 
 /** Compatible with `AuditLog.append`; every executor decision goes through it. */
-export interface ExecutorAuditSink {
-  append(event: string, data?: JsonObject): unknown;
-}
+export type ExecutorAuditSink = AuditAppender;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { SilasError } from '../../../src-shared/errors.js';
 import type { JsonObject, JsonValue } from '../../../src-shared/schemas/json.js';
 import type { Gate, GateContext, GateProvider, GateResultInput } from '../../../src-shared/silas/gates.js';
+import type { AuditAppender } from '../../../src-shared/audit/events.js';
 
 /**
  * The provider contract of spec 002 §4.8. The spec's `check(gate, context)` is split in two so that
@@ -30,9 +31,7 @@ export async function checkOnce(provider: GateCheckProvider, gate: Gate, context
 }
 
 /** Compatible with `AuditLog.append` (src-main/audit): the runner's only way to record what it did. */
-export interface GateAuditSink {
-  append(event: string, data?: JsonObject): unknown;
-}
+export type GateAuditSink = AuditAppender;
 
 export const GATE_CONFIG_ERROR = 'E_GATE_CONFIG';
 

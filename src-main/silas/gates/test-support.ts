@@ -1,3 +1,4 @@
+import { auditDataProblem, auditEvents, type AuditEventData, type AuditEventName } from '../../../src-shared/audit/events.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import { Gate, type GateInput } from '../../../src-shared/silas/gates.js';
 import type { GateAuditSink } from './provider.js';
@@ -6,8 +7,11 @@ import type { GateAuditSink } from './provider.js';
 
 export class MemoryAudit implements GateAuditSink {
   readonly events: { event: string; data: JsonObject }[] = [];
-  append(event: string, data: JsonObject = {}): void {
-    this.events.push({ event, data: structuredClone(data) });
+  /** Refuses data of the wrong shape like the real ledger, so tests on this sink catch it too. */
+  append<E extends AuditEventName>(event: E, data: AuditEventData<E>): void {
+    const problem = auditDataProblem(event, auditEvents[event], data);
+    if (problem !== null) throw new Error(problem);
+    this.events.push({ event, data: structuredClone(data) as JsonObject });
   }
   named(event: string): JsonObject[] {
     return this.events.filter((e) => e.event === event).map((e) => e.data);

@@ -55,7 +55,7 @@ describe('PlanApprovalService', () => {
     if (result.outcome !== 'approve') throw new Error(`expected approve, got ${result.outcome}`);
     expect(result.token.plan_hash).toBe(request.planHash);
     expect(service.list()).toEqual([]);
-    expect(events()).toEqual(expect.arrayContaining(['silas.plan_approval_requested', 'silas.plan_approved']));
+    expect(events()).toEqual(expect.arrayContaining(['silas.plan_approval.requested', 'silas.plan_approval.approved']));
 
     const edited = { ...item, body: `${item.body}\nAlso delete the tests.` };
     expect(engine.verify(result.token, edited)).toMatchObject({ ok: false });
@@ -67,7 +67,7 @@ describe('PlanApprovalService', () => {
     const { service, request, events } = setup();
     expect(() => service.request({ ...request, planHash: 'a'.repeat(64) })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidArgs, message: expect.stringMatching(/^planHash: /) }));
     expect(service.list()).toEqual([]);
-    expect(events()).not.toContain('silas.plan_approval_requested');
+    expect(events()).not.toContain('silas.plan_approval.requested');
   });
 
   it('answers deny on Deny and timeout when no one decides, each audited', async () => {
@@ -80,7 +80,7 @@ describe('PlanApprovalService', () => {
     const timedOut = service.request({ ...request, timeoutMs: 5000 });
     vi.advanceTimersByTime(5000);
     await expect(timedOut).resolves.toEqual({ outcome: 'timeout' });
-    expect(events()).toEqual(expect.arrayContaining(['silas.plan_denied', 'silas.plan_approval_timed_out']));
+    expect(events()).toEqual(expect.arrayContaining(['silas.plan_approval.denied', 'silas.plan_approval.timed_out']));
     expect(() => service.decide('no-such-id', 'approve')).toThrow(/already decided or it expired/);
   });
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditEventData } from '../../../src-shared/audit/events.js';
+import { Emitter } from '../../../src-shared/emitter.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { PendingPlanApproval, PlanApprovalAnswer, PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
@@ -40,7 +42,7 @@ export function planCardFacts(item: WorkItem, hash: string): Pick<PendingPlanApp
  */
 export class PlanApprovalService {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly listeners = new Set<() => void>();
+  private readonly changes = new Emitter();
   private readonly now: () => Date;
 
   constructor(private readonly deps: PlanApprovalServiceDeps) {
@@ -55,7 +57,7 @@ export class PlanApprovalService {
       throw new SilasError(ErrorCode.InvalidArgs, `planHash: the plan hashes to ${hash.slice(0, 12)}…, not ${request.planHash.slice(0, 12)}…; re-read the plan file and ask again`);
     }
     if (this.deps.isPaused?.()) {
-      this.deps.audit.append('silas.plan_approval_refused_paused', { work_item_id: item.id, plan_hash: hash });
+      this.deps.audit.append('silas.plan_approval.refused_paused', { work_item_id: item.id, plan_hash: hash });
       return Promise.resolve({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
     }
     const requestedAt = this.now();
@@ -79,9 +81,9 @@ export class PlanApprovalService {
       requestedAt: requestedAt.toISOString(),
       expiresAt: new Date(requestedAt.getTime() + request.timeoutMs).toISOString(),
     };
-    this.deps.audit.append('silas.plan_approval_requested', { approval_id: id, work_item_id: item.id, plan_hash: hash, type: item.type, source: request.source });
+    this.deps.audit.append('silas.plan_approval.requested', { approval_id: id, work_item_id: item.id, plan_hash: hash, type: item.type, source: request.source });
     return new Promise<PlanApprovalAnswer>((resolve) => {
-      const timer = setTimeout(() => this.finish(id, 'silas.plan_approval_timed_out', {}, { outcome: 'timeout' }), request.timeoutMs);
+      const timer = setTimeout(() => this.finish(id, 'silas.plan_approval.timed_out', {}, { outcome: 'timeout' }), request.timeoutMs);
       timer.unref();
       this.waiting.set(id, { card, item, resolve, timer });
       this.changed();
@@ -93,11 +95,11 @@ export class PlanApprovalService {
     const waiting = this.waiting.get(id);
     if (!waiting) throw new SilasError(ErrorCode.InvalidArgs, `no pending plan approval ${id}; it was already decided or it expired`);
     if (decision === 'deny') {
-      this.finish(id, 'silas.plan_denied', {}, { outcome: 'deny', reason: 'denied by the user in the control center' });
+      this.finish(id, 'silas.plan_approval.denied', {}, { outcome: 'deny', reason: 'denied by the user in the control center' });
       return { id, outcome: 'denied' };
     }
     const token = this.deps.issueToken(waiting.item);
-    this.finish(id, 'silas.plan_approved', { token_id: token.token_id, expires_at: token.expires_at, key_fingerprint: token.key_fingerprint }, { outcome: 'approve', token });
+    this.finish(id, 'silas.plan_approval.approved', { token_id: token.token_id, expires_at: token.expires_at, key_fingerprint: token.key_fingerprint }, { outcome: 'approve', token });
     return { id, outcome: 'approved' };
   }
 
@@ -110,19 +112,19 @@ export class PlanApprovalService {
   }
 
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.subscribe(listener);
   }
 
   /** Shutdown: every open question is answered "no". */
   declineAll(reason: string): void {
-    for (const id of [...this.waiting.keys()]) this.finish(id, 'silas.plan_denied', { shutdown: true }, { outcome: 'deny', reason });
+    for (const id of [...this.waiting.keys()]) this.finish(id, 'silas.plan_approval.denied', { shutdown: true }, { outcome: 'deny', reason });
   }
 
-  private finish(id: string, event: string, extra: Record<string, string | boolean>, answer: PlanApprovalAnswer): void {
+  private finish(id: string, event: 'silas.plan_approval.approved' | 'silas.plan_approval.denied' | 'silas.plan_approval.timed_out', extra: Record<string, string | boolean>, answer: PlanApprovalAnswer): void {
     const waiting = this.waiting.get(id);
     if (!waiting) return;
-    this.deps.audit.append(event, { approval_id: id, work_item_id: waiting.item.id, plan_hash: waiting.card.planHash, ...extra });
+    // `extra` differs per outcome; the catalogue checks it against `event` when appended.
+    this.deps.audit.append(event, { approval_id: id, work_item_id: waiting.item.id, plan_hash: waiting.card.planHash, ...extra } as AuditEventData<typeof event>);
     clearTimeout(waiting.timer);
     this.waiting.delete(id);
     waiting.resolve(answer);
@@ -131,6 +133,6 @@ export class PlanApprovalService {
 
   private changed(): void {
     this.deps.onChange(this.list());
-    for (const listener of [...this.listeners]) listener();
+    this.changes.publish();
   }
 }

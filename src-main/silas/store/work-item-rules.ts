@@ -3,6 +3,7 @@ import { SilasError } from '../../../src-shared/errors.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import { BudgetUsed, WorkItem, WorkItemResult, WorkItemStatus, type WorkItemType } from '../../../src-shared/silas/work.js';
+import type { AuditItem as LedgerItem } from '../../../src-shared/audit/events.js';
 
 /*
  * The work item store's rules, apart from its SQL: which status changes make sense, what a
@@ -58,7 +59,7 @@ export function transitionRefusal(type: WorkItemType, from: WorkItemStatus, to: 
   return null;
 }
 
-export type AuditItem = { event: string; data: JsonObject };
+export type AuditItem = LedgerItem;
 
 export function fail(code: string, message: string): never {
   throw new SilasError(code, message);

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SilasError } from '../../../src-shared/errors.js';
+import type { AuditEventData } from '../../../src-shared/audit/events.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import {
@@ -216,7 +217,7 @@ export class SqliteWorkItemStore implements WorkItemStore {
       const hash = planHash(stored);
       checkTokenAddress(stored, token.data, hash);
       const t = token.data;
-      const data: JsonObject = {
+      const data: AuditEventData<'silas.work_item.approval_attached'> = {
         work_item_id: workItemId,
         token_id: t.token_id,
         token_work_item_id: t.work_item_id,

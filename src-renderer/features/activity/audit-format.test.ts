@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { auditEntry } from '../../test/audit-fixtures.js';
-import { chainBadgeText, formatCount, formatEntryJson, formatLocalTime, summarizeData } from './audit-format.js';
+import { chainBadgeText, describeEvent, formatCount, formatEntryJson, formatLocalTime, summarizeData } from './audit-format.js';
 
 describe('formatLocalTime', () => {
   it('shows the local date and time to the second', () => {
@@ -58,5 +58,20 @@ describe('chainBadgeText', () => {
 
   it('formats counts with group separators', () => {
     expect(formatCount(100000)).toBe('100,000');
+  });
+});
+
+describe('describeEvent', () => {
+  it('gives an event its category and summary from the catalogue', () => {
+    expect(describeEvent('approvals.requested')).toEqual({ category: 'tool_approval', summary: expect.stringContaining('asked the person') });
+  });
+
+  it('describes a name an older version wrote like its name now', () => {
+    expect(describeEvent('silas.plan_approved')).toEqual(describeEvent('silas.plan_approval.approved'));
+    expect(describeEvent('silas.plan_approved').category).toBe('plan_approval');
+  });
+
+  it('leaves a name it does not know without a description', () => {
+    expect(describeEvent('future.thing')).toEqual({ category: 'other', summary: null });
   });
 });

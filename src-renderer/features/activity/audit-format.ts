@@ -1,3 +1,4 @@
+import { auditCategory, auditEvents, canonicalAuditEvent, type AuditCategory } from '../../../src-shared/audit/events.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import type { JsonObject, JsonValue } from '../../../src-shared/schemas/json.js';
 import type { ChainState } from '../../store/chain-slice.js';
@@ -29,6 +30,16 @@ export function summarizeData(data: JsonObject, maxLength = 160): string {
   if (parts.length === 0) return '—';
   const line = parts.join(' · ');
   return line.length > maxLength ? `${line.slice(0, maxLength - 1)}…` : line;
+}
+
+/**
+ * What an entry's event is, from the catalogue: its category (for styling and filtering) and
+ * its one-line summary. Names an older version wrote get the description of their name now;
+ * a name this version does not know (a newer writer's) is shown as stored, without one.
+ */
+export function describeEvent(event: string): { category: AuditCategory | 'other'; summary: string | null } {
+  const known = canonicalAuditEvent(event);
+  return { category: auditCategory(event), summary: known === null ? null : auditEvents[known].summary };
 }
 
 /** The entry as stored, fields in chain order, for the expanded row. */

@@ -17,6 +17,15 @@ describe('AuditRow', () => {
     expect(row.querySelector('pre')).toBeNull();
   });
 
+  it("marks the row with its event's category and explains the event from the catalogue, old names included", () => {
+    const { rerender } = render(<AuditRow entry={auditEntry(0)} position={0} setSize={2} start={0} expanded={false} onToggle={() => {}} />);
+    expect(screen.getByRole('listitem').getAttribute('data-category')).toBe('policy_decision');
+    expect(screen.getByText('aip.decision').getAttribute('title')).toMatch(/policy decision/);
+    rerender(<AuditRow entry={{ ...auditEntry(2), event: 'silas.plan_approved' }} position={1} setSize={2} start={0} expanded={false} onToggle={() => {}} />);
+    expect(screen.getByRole('listitem').getAttribute('data-category')).toBe('plan_approval');
+    expect(screen.getByText('silas.plan_approved').getAttribute('title')).toMatch(/approved a plan/);
+  });
+
   it('asks to toggle its own chain index', () => {
     const onToggle = vi.fn();
     render(<AuditRow entry={auditEntry(7)} position={3} setSize={10} start={90} expanded={false} onToggle={onToggle} />);

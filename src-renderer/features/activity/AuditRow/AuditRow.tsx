@@ -1,6 +1,6 @@
 import { memo, type Ref } from 'react';
 import type { AuditEntry } from '../../../../src-shared/schemas/audit.js';
-import { formatEntryJson, formatLocalTime, summarizeData } from '../audit-format.js';
+import { describeEvent, formatEntryJson, formatLocalTime, summarizeData } from '../audit-format.js';
 
 export interface AuditRowProps {
   entry: AuditEntry;
@@ -18,11 +18,13 @@ export interface AuditRowProps {
 /** One audit entry: a scannable line that expands to the entry exactly as stored. */
 export const AuditRow = memo(function AuditRow({ entry, position, setSize, start, expanded, onToggle, ref }: AuditRowProps) {
   const detailId = `audit-entry-${entry.index}`;
+  const kind = describeEvent(entry.event);
   return (
     <div
       ref={ref}
       role="listitem"
       data-index={position}
+      data-category={kind.category}
       aria-posinset={position + 1}
       aria-setsize={setSize}
       className={expanded ? 'audit-row audit-row--expanded' : 'audit-row'}
@@ -39,7 +41,9 @@ export const AuditRow = memo(function AuditRow({ entry, position, setSize, start
         <time className="audit-row__time" dateTime={entry.ts}>
           {formatLocalTime(entry.ts)}
         </time>
-        <span className="audit-row__event">{entry.event}</span>
+        <span className="audit-row__event" title={kind.summary ?? undefined}>
+          {entry.event}
+        </span>
         <span className="audit-row__summary">{summarizeData(entry.data)}</span>
       </button>
       {expanded ? (

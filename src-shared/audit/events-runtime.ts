@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { bool, defineAuditEvent as ev, int, json, nstr, num, requestId, str, strs } from './define.js';
+
+// Fields every proxy event carries (ProxyAudit adds them): which server and which proxy session.
+const proxy = { server: str, session_id: str };
+const toolApproval = { approval_id: str, server: str, tool: str, args_hash: str };
+const clientFile = { client: str, file: str, servers: strs, backup: str };
+const peerRefusal = { peer: str, reason: str };
+const callRefusal = { call: str, needs: str, transport: str, peer: str };
+
+/** Policy decisions, approvals of tool calls, proxies, agent clients, the control plane, the runtime and the ledger. */
+export const runtimeEvents = {
+  'aip.decision': ev({
+    summary: 'A policy decision on one MCP message, in the AIP §8 shape (arguments DLP-redacted).',
+    category: 'policy_decision',
+    // Loose: a proxy adds its server and the context of the decision (approval, standing approval).
+    data: z.looseObject({
+      direction: z.enum(['upstream', 'downstream']),
+      decision: str,
+      policy_mode: str,
+      violation: bool,
+      method: str.optional(),
+      tool: str.optional(),
+      args: json.optional(),
+      reason: str.optional(),
+      session_id: str.optional(),
+      server: str.optional(),
+    }),
+  }),
+  'aip.dlp': ev({
+    summary: 'DLP findings in one message: rule names and counts, never the matched text.',
+    category: 'dlp',
+    data: z.looseObject({ ...proxy, direction: z.enum(['upstream', 'downstream']), source: str, rules: z.array(z.strictObject({ rule: str, count: int })) }),
+  }),
+  'aip.policy_reloaded': ev({
+    summary: 'A proxy loaded a changed policy file.',
+    category: 'policy',
+    data: z.strictObject({ ...proxy, policy_name: str, policy_hash: str, previous_hash: str }),
+  }),
+  'aip.policy_reload_failed': ev({
+    summary: 'A changed policy file was refused; the proxy keeps the policy it had.',
+    category: 'policy',
+    data: z.strictObject({ ...proxy, errors: strs }),
+  }),
+
+  'approvals.requested': ev({
+    summary: 'A proxy asked the person about one tool call.',
+    category: 'tool_approval',
+    data: z.strictObject({ ...toolApproval, request_id: requestId, session_id: str, rule: str }),
+  }),
+  'approvals.approved': ev({
+    summary: 'The person approved a tool call; a signed single-use approval was issued.',
+    category: 'tool_approval',
+    data: z.strictObject({ ...toolApproval, nonce: str, key_fingerprint: str, expires_at: str }),
+  }),
+  'approvals.denied': ev({
+    summary: 'The person denied a tool call, or the runtime shut down with it pending.',
+    category: 'tool_approval',
+    data: z.strictObject({ ...toolApproval, shutdown: bool.optional() }),
+  }),
+  'approvals.timed_out': ev({
+    summary: 'Nobody answered a tool-call question in time; the call was refused.',
+    category: 'tool_approval',
+    data: z.strictObject(toolApproval),
+  }),
+  'approvals.paused': ev({ summary: 'The person paused approvals: every question is refused until resumed.', category: 'tool_approval', data: z.strictObject({}) }),
+  'approvals.resumed': ev({ summary: 'The person resumed approvals.', category: 'tool_approval', data: z.strictObject({}) }),
+  'approvals.refused_display_mismatch': ev({
+    summary: 'A question was refused: its redacted display did not match its arguments.',
+    category: 'tool_approval',
+    data: z.strictObject({ server: str, tool: str, args_hash: str, request_id: requestId, session_id: str, field: str }),
+  }),
+  'approvals.refused_paused': ev({
+    summary: 'A question was refused because approvals are paused.',
+    category: 'tool_approval',
+    data: z.strictObject({ server: str, tool: str, session_id: str }),
+  }),
+  'approvals.standing_created': ev({
+    summary: 'The person granted a standing approval ("always allow").',
+    category: 'standing_approval',
+    data: z.strictObject({ standing_id: str, server: str, tool: str, args_hash: str, key_fingerprint: str }),
+  }),
+  'approvals.standing_revoked': ev({
+    summary: 'A standing approval was revoked.',
+    category: 'standing_approval',
+    data: z.strictObject({ standing_id: str, server: str.optional(), tool: str.optional(), args_hash: str.optional(), reason: str.optional() }),
+  }),
+  'approvals.standing_refused': ev({
+    summary: 'A proxy found a standing approval that is not in force and did not honour it.',
+    category: 'standing_approval',
+    data: z.strictObject({ ...proxy, standing_id: str, tool: str, reason: str }),
+  }),
+
+  'mcp.proxy_started': ev({
+    summary: 'A proxy started its MCP server.',
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str }),
+  }),
+  'mcp.proxy_start_failed': ev({ summary: 'A proxy could not start its MCP server.', category: 'mcp_proxy', data: z.strictObject({ ...proxy, command: str, reason: str }) }),
+  'mcp.proxy_stopped': ev({
+    summary: 'A proxy stopped; requests still pending were failed.',
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, reason: str, exit_code: int.optional(), signal: str.optional(), failed_pending: int }),
+  }),
+  'mcp.message_refused': ev({
+    summary: 'A proxy refused a malformed or duplicate message from its client.',
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, reason: str, code: int, request_id: requestId.optional(), notification: bool.optional() }),
+  }),
+  'mcp.notification_dropped': ev({
+    summary: 'A proxy dropped a notification its client may not send.',
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, method: str, tool: str.optional(), reason: str }),
+  }),
+  'mcp.tools_list_refused': ev({
+    summary: 'A proxy refused a tools list whose names normalise alike.',
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, reason: str, normalized: json, names: json, request_id: requestId }),
+  }),
+  'mcp.tool_pinned': ev({ summary: 'A tool definition was seen for the first time and pinned.', category: 'mcp_tool', data: z.strictObject({ ...proxy, tool: str, announced_name: str, hash: str }) }),
+  'mcp.tool_changed': ev({
+    summary: 'A pinned tool definition changed; the change waits for the person.',
+    category: 'mcp_tool',
+    data: z.strictObject({ ...proxy, tool: str, announced_name: str, expected_hash: str, actual_hash: str }),
+  }),
+  'mcp.tool_hidden': ev({
+    summary: 'A tool was hidden from the client: its schema does not match the policy.',
+    category: 'mcp_tool',
+    data: z.strictObject({ ...proxy, tool: str, announced_name: str, reason: str, expected_hash: str, actual_hash: str }),
+  }),
+  'mcp.tool_change_approved': ev({
+    summary: 'The person approved a changed tool definition.',
+    category: 'mcp_tool',
+    data: z.strictObject({ server: str, tool: str, previous_hash: nstr, hash: str }),
+  }),
+  'mcp.client_wrapped': ev({
+    summary: 'An agent client configuration was rewritten to run its servers through Silas.',
+    category: 'mcp_client',
+    data: z.strictObject({ ...clientFile, policies: strs }),
+  }),
+  'mcp.client_wrap_failed': ev({ summary: 'Wrapping an agent client configuration failed after it was recorded.', category: 'mcp_client', data: z.strictObject({ ...clientFile, rewritten: bool, error: str }) }),
+  'mcp.client_unwrapped': ev({ summary: 'An agent client configuration was restored from its backup.', category: 'mcp_client', data: z.strictObject(clientFile) }),
+  'mcp.client_unwrap_failed': ev({ summary: 'Restoring an agent client configuration failed.', category: 'mcp_client', data: z.strictObject({ ...clientFile, restored: bool, error: str }) }),
+
+  'control.auth_failed': ev({ summary: 'A control-plane connection failed to authenticate.', category: 'security', data: z.strictObject(peerRefusal) }),
+  'control.rate_limited': ev({ summary: 'A control-plane session sent too many messages.', category: 'security', data: z.strictObject({ peer: str, limit_per_minute: num }) }),
+  'control.upgrade_refused': ev({
+    summary: 'A WebSocket upgrade was refused (foreign Host or Origin, wrong path).',
+    category: 'security',
+    data: z.strictObject({ ...peerRefusal, host: str, origin: str }),
+  }),
+  'control.decision_refused': ev({ summary: 'A decision was attempted over a credential that may only ask.', category: 'security', data: z.strictObject(callRefusal) }),
+  'control.call_refused': ev({ summary: 'A call was refused: the credential lacks its capability.', category: 'security', data: z.strictObject(callRefusal) }),
+
+  'runtime.initialised': ev({ summary: 'A data home was initialised with its owner key.', category: 'runtime', data: z.strictObject({ owner_fingerprint: str, key_created: bool }) }),
+  'runtime.started': ev({ summary: 'The runtime started.', category: 'runtime', data: z.strictObject({ mode: str, pid: int, version: str }) }),
+  'runtime.stopped': ev({ summary: 'The runtime stopped.', category: 'runtime', data: z.strictObject({ reason: str }) }),
+  'operator.note': ev({ summary: 'A note the operator wrote into the ledger (`silas audit note`).', category: 'operator', data: z.strictObject({ text: str }) }),
+
+  'audit.checkpoint': ev({ summary: 'A signed checkpoint over the chain up to this entry.', category: 'ledger', reserved: true, data: z.looseObject({}) }),
+  'audit.chain_keyed': ev({
+    summary: 'The first keyed entry of a home with unkeyed entries; it seals their head.',
+    category: 'ledger',
+    reserved: true,
+    data: z.strictObject({ legacy_entries: int, legacy_head_hash: str }),
+  }),
+  'audit.tamper_detected': ev({
+    summary: 'The ledger or a table it vouches for was altered outside Silas.',
+    category: 'ledger',
+    // Loose: the ledger records a refused checkpoint (index, refused events), the home an edited table.
+    data: z.looseObject({ reason: str }),
+  }),
+} as const;

@@ -1,0 +1,277 @@
+import { z } from 'zod';
+import { bool, defineAuditEvent as ev, int, json, nstr, num, str, strs } from './define.js';
+
+const item = { work_item_id: str };
+const planItem = { work_item_id: str, plan_hash: str };
+const planApproval = { approval_id: str, ...planItem };
+// An attempt's scope, and one tool call inside it.
+const attempt = { work_item_id: str, attempt: int };
+const call = { ...attempt, call_index: int, tool: str };
+const results = z.array(json);
+const level = { connection_id: str, from: str, to: str };
+// Gates are loose: the runner spreads in its caller's scope (work item, attempt, step, call).
+const gate = { gate: str };
+
+/** Plans, their approval tokens, the executor, work items, gates and access levels (the Silas spec). */
+export const silasEvents = {
+  'silas.plan_approval.requested': ev({
+    summary: 'A plan waits for the person in the cockpit.',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planApproval, type: str, source: str }),
+  }),
+  'silas.plan_approval.refused_paused': ev({ summary: 'A plan approval was refused because approvals are paused.', category: 'plan_approval', data: z.strictObject(planItem) }),
+  'silas.plan_approval.approved': ev({
+    summary: 'The person approved a plan; a signed approval token was issued.',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planApproval, token_id: str, expires_at: str, key_fingerprint: str }),
+  }),
+  'silas.plan_approval.denied': ev({
+    summary: 'The person denied a plan, or the runtime shut down with it pending.',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planApproval, shutdown: bool.optional() }),
+  }),
+  'silas.plan_approval.timed_out': ev({ summary: 'Nobody answered a plan approval in time.', category: 'plan_approval', data: z.strictObject(planApproval) }),
+  'silas.run.approval_confirmed': ev({
+    summary: '`silas run` was confirmed at the terminal.',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planItem, source: str }),
+  }),
+  'silas.run.approval_declined': ev({
+    summary: '`silas run` was declined at the terminal or in the cockpit.',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planItem, source: str, reason: str, outcome: str.optional() }),
+  }),
+
+  'silas.approval.issued': ev({
+    summary: 'An approval token was signed with the owner key.',
+    category: 'approval_token',
+    data: z.strictObject({ token_id: str, ...planItem, scope: str, verdict: str, max_executions: int, expires_at: str, key_fingerprint: str }),
+  }),
+  'silas.approval.consumed': ev({
+    summary: 'One execution of an approval token was consumed under its UNIQUE key.',
+    category: 'approval_token',
+    data: z.strictObject({
+      token_id: str,
+      ...planItem,
+      bound_hash: str,
+      spawned_task_id: str.optional(),
+      scope: str,
+      execution_index: int,
+      max_executions: int,
+      consumption_key: str,
+      key_fingerprint: str,
+    }),
+  }),
+  'silas.approval.checked': ev({
+    summary: 'A consumed approval was checked again without consuming.',
+    category: 'approval_token',
+    data: z.strictObject({ token_id: str, ...item, bound_hash: str, execution_index: int, executions_used: int }),
+  }),
+  'silas.approval.refused': ev({
+    summary: 'An approval token was refused; the work did not run.',
+    category: 'approval_token',
+    data: z.strictObject({
+      op: z.enum(['verify', 'check']),
+      code: str,
+      reason: str,
+      token_id: str.optional(),
+      work_item_id: str.optional(),
+      plan_hash: str.optional(),
+      scope: str.optional(),
+      key_fingerprint: str.optional(),
+      subject_id: str.optional(),
+      subject_plan_hash: str.optional(),
+    }),
+  }),
+
+  'silas.executor.execute_requested': ev({ summary: 'Execution of a work item was requested.', category: 'execution', data: z.strictObject({ ...item, type: str, token_id: nstr }) }),
+  'silas.executor.started': ev({
+    summary: 'A work item was admitted with a verified approval and started.',
+    category: 'execution',
+    data: z.strictObject({ ...planItem, type: str, token_id: str, scope: str, parent: nstr }),
+  }),
+  'silas.executor.execution_blocked_no_approval': ev({
+    summary: 'A work item was blocked: its approval is missing or invalid.',
+    category: 'execution',
+    data: z.strictObject({ ...planItem, code: str, reason: str }),
+  }),
+  'silas.executor.refused': ev({ summary: 'The executor refused a work item.', category: 'execution', data: z.strictObject({ ...planItem, status: str, reason: str }) }),
+  'silas.executor.goal_missing': ev({ summary: "A task's parent goal is missing.", category: 'execution', data: z.strictObject({ ...item, parent: str }) }),
+  'silas.executor.persist_refused': ev({ summary: 'The store refused a change of a work item.', category: 'execution', data: z.strictObject({ ...item, change: str, reason: str }) }),
+  'silas.executor.follow_up_unlinked': ev({
+    summary: 'A follow-up could not be linked to the item it follows.',
+    category: 'execution',
+    data: z.strictObject({ ...item, follow_up_of: str, reason: str }),
+  }),
+  'silas.executor.artifacts_hydrated': ev({
+    summary: 'A follow-up received the artifacts of the item it follows.',
+    category: 'execution',
+    data: z.strictObject({ ...item, follow_up_of: str, keys: strs }),
+  }),
+  'silas.executor.project_order': ev({ summary: "The order of a project's tasks.", category: 'execution', data: z.strictObject({ ...item, order: strs, external_dependencies: strs }) }),
+  'silas.executor.project_task_skipped': ev({ summary: 'A project task was skipped.', category: 'execution', data: z.strictObject({ ...item, task_id: str, reason: str }) }),
+  'silas.executor.verification': ev({
+    summary: 'Verification ran outside the sandbox.',
+    category: 'execution',
+    data: z.strictObject({ ...item, attempt: int, all_passed: bool, results }),
+  }),
+  'silas.executor.attempt_failed': ev({
+    summary: 'An attempt failed its checks.',
+    category: 'execution',
+    data: z.strictObject({ ...attempt, reason: str, failed_checks: strs }),
+  }),
+  'silas.executor.planner_consulted': ev({ summary: 'The planner was consulted after a failed attempt.', category: 'execution', data: z.strictObject({ ...attempt, guidance: str }) }),
+  'silas.executor.planner_failed': ev({ summary: 'Consulting the planner failed.', category: 'execution', data: z.strictObject({ ...attempt, reason: str }) }),
+  'silas.executor.finished': ev({
+    summary: 'A work item finished (done, failed, stuck or blocked).',
+    category: 'execution',
+    data: z.strictObject({
+      ...item,
+      status: str,
+      last_error: nstr,
+      attempts: int.optional(),
+      verified: bool.nullable().optional(),
+      tasks_done: int.optional(),
+      children_budget: json.optional(),
+    }),
+  }),
+  'silas.executor.goal_checks': ev({
+    summary: "A goal's checks ran.",
+    category: 'execution',
+    data: z.strictObject({ ...item, after_fix_task: str.optional(), all_passed: bool, results }),
+  }),
+  'silas.executor.goal_task_spawned': ev({
+    summary: 'A goal spawned a fix task.',
+    category: 'execution',
+    data: z.strictObject({ ...item, task_id: str, spawned_task_hash: str, spawn_policy_hash: str, conforms: bool }),
+  }),
+  'silas.executor.goal_approval_checked': ev({
+    summary: "A goal's standing approval was checked.",
+    category: 'execution',
+    data: z.strictObject({ ...planItem, ok: bool, code: nstr, reason: str, token_id: nstr }),
+  }),
+  'silas.executor.gate_approval': ev({
+    summary: 'A gate asked for approval; whether it was granted.',
+    category: 'execution',
+    data: z.strictObject({ ...item, kind: str, payload_hash: str, gates: strs, granted: bool, reason: str }),
+  }),
+  'silas.executor.interactive_approval': ev({
+    summary: 'An interactive approval was asked during execution.',
+    category: 'execution',
+    data: z.strictObject({ ...planItem, source: str, outcome: str, reason: str }),
+  }),
+  'silas.executor.batch_proposed': ev({
+    summary: 'A batch of actions was proposed for review.',
+    category: 'execution',
+    data: z.strictObject({ ...item, batch_id: str, action: str, batch_hash: str, count: int }),
+  }),
+  'silas.executor.batch_review_failed': ev({ summary: 'The review of a batch failed.', category: 'execution', data: z.strictObject({ batch_id: str, reason: str }) }),
+  'silas.executor.batch_verdict': ev({
+    summary: 'The verdict on a batch and how much of it ran.',
+    category: 'execution',
+    data: z.strictObject({ ...item, batch_id: str, batch_hash: str, verdict: str, executed: int, error: nstr }),
+  }),
+  'silas.executor.batch_applying': ev({
+    summary: 'An approved batch is being applied.',
+    category: 'execution',
+    data: z.strictObject({ ...item, batch_id: str, batch_hash: str, token_id: str, item_ids: strs }),
+  }),
+  'silas.executor.tool_call': ev({
+    summary: 'The agent called a tool (arguments redacted).',
+    category: 'execution',
+    data: z.strictObject({ ...call, args: json, gate_decision: str }),
+  }),
+  'silas.executor.tool_call_refused': ev({ summary: 'A tool call was refused: the attempt is over.', category: 'execution', data: z.strictObject({ ...call, reason: str }) }),
+  'silas.executor.tool_call_invalid': ev({ summary: 'A tool call had invalid arguments.', category: 'execution', data: z.strictObject({ ...call, reason: str }) }),
+  'silas.executor.tool_call_blocked': ev({ summary: 'A gate blocked a tool call.', category: 'execution', data: z.strictObject({ ...call, reason: str }) }),
+  'silas.executor.tool_result': ev({
+    summary: 'The result of a tool call (output size, never the output).',
+    category: 'execution',
+    data: z.strictObject({
+      ...call,
+      execution_id: str,
+      success: bool,
+      error: nstr,
+      error_code: nstr,
+      exit_code: int.nullable(),
+      duration_seconds: num,
+      output_chars: int,
+      artifacts: strs,
+      sandbox_limits: json,
+    }),
+  }),
+  'silas.executor.step_completed': ev({
+    summary: 'A plan step completed (outputs redacted).',
+    category: 'execution',
+    data: z.strictObject({ ...attempt, step: int, outputs: json, gate_decision: str }),
+  }),
+  'silas.executor.artifact_ref_mismatch': ev({
+    summary: 'The agent claimed artifacts that do not exist.',
+    category: 'execution',
+    data: z.strictObject({ ...attempt, claimed_but_missing: strs }),
+  }),
+
+  'silas.work_item.saved': ev({
+    summary: 'A work item was saved.',
+    category: 'work_item',
+    data: z.strictObject({ ...planItem, type: str, status: str, parent: nstr, created: bool, approval_token_id: nstr }),
+  }),
+  'silas.work_item.status_changed': ev({
+    summary: 'A work item changed status, attempts or budget.',
+    category: 'work_item',
+    data: z.strictObject({ ...item, from: str, to: str, attempts: int, budget_used: json, reason: str.optional(), verification: results.optional() }),
+  }),
+  'silas.work_item.plan_changed': ev({
+    summary: "A work item's plan changed.",
+    category: 'work_item',
+    data: z.strictObject({ ...planItem, previous_plan_hash: str }),
+  }),
+  'silas.work_item.result_recorded': ev({
+    summary: 'The result of a work item was recorded.',
+    category: 'work_item',
+    data: z.strictObject({ ...item, status: str, summary: str, last_error: nstr, verification: results, artifacts: strs }),
+  }),
+  'silas.work_item.approval_attached': ev({
+    summary: 'An approval token was attached to a work item.',
+    category: 'work_item',
+    data: z.strictObject({
+      ...planItem,
+      token_id: str,
+      token_work_item_id: str,
+      scope: str,
+      executions_used: int,
+      max_executions: int,
+      key_fingerprint: str,
+    }),
+  }),
+  'silas.work_item.corrupt': ev({
+    summary: 'A stored work item was edited outside Silas and refused.',
+    category: 'work_item',
+    data: z.strictObject({ ...item, field: str, reason: str }),
+  }),
+
+  'gate.result': ev({
+    summary: 'A gate ran: its verdict, score and flags (values redacted).',
+    category: 'gate',
+    data: z.looseObject({ ...gate, provider: str, trigger: str, lane: str, action: str, reason: json, value: json, flags: strs, mutated: strs, on_block: json }),
+  }),
+  'gate.mutation': ev({ summary: 'A policy gate changed a context value.', category: 'gate', data: z.looseObject({ ...gate, key: str, original: json, modified: json }) }),
+  'gate.rejected_mutation': ev({ summary: 'A gate tried to change a value it may not.', category: 'gate', data: z.looseObject({ ...gate, key: str, reason: str, lane: str }) }),
+  'gate.quality_lane_violation': ev({
+    summary: 'A quality gate tried to block or stop; it may only flag.',
+    category: 'gate',
+    data: z.looseObject({ ...gate, trigger: str, action: str, reason: str }),
+  }),
+
+  'access.level_changed': ev({
+    summary: "A connection's access level changed after a gate passed.",
+    category: 'access',
+    data: z.strictObject({ ...level, via_gate: str, verified_gates: strs, customer_id: z.union([str, num]).nullable(), granted_at: str }),
+  }),
+  'access.level_expired': ev({
+    summary: "A connection's access level expired.",
+    category: 'access',
+    data: z.strictObject({ ...level, granted_at: str, expires_after: num }),
+  }),
+  'access.reset': ev({ summary: "A connection's access level was reset.", category: 'access', data: z.strictObject({ ...level, reason: str }) }),
+} as const;
