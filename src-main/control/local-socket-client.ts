@@ -34,13 +34,7 @@ export class LocalSocketClient {
       this.socket = socket;
       let ready = false;
       const lines = new LineSplitter((line) => {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(line);
-        } catch {
-          return;
-        }
-        const frame = this.calls.receive(raw);
+        const frame = this.calls.receiveText(line);
         if (frame?.type === 'ready') {
           ready = true;
           clearTimeout(timer);

@@ -112,13 +112,7 @@ export class WebSocketTransport implements Transport {
 
   private receive(data: unknown): void {
     if (typeof data !== 'string') return;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(data);
-    } catch {
-      return;
-    }
-    const value = this.calls.receive(raw);
+    const value = this.calls.receiveText(data);
     if (value?.type === 'ready') {
       this.failedAttempts = 0;
       this.setState('connected');

@@ -29,6 +29,13 @@ describe('the client call core', () => {
     expect(core.receive({ type: 'result', id: 99, result: { ok: true, value: 1 } })).toMatchObject({ type: 'result' });
   });
 
+  it('reads frames from their text, ignoring text that is not JSON', () => {
+    const core = new CallCore();
+    expect(core.receiveText('{"type":"ready","serverVersion":"2"}')).toEqual({ type: 'ready', serverVersion: '2' });
+    expect(core.receiveText('{"type":"ready",')).toBeNull();
+    expect(core.receiveText('')).toBeNull();
+  });
+
   it('fails a call whose answer is malformed instead of leaving it waiting', async () => {
     const core = new CallCore();
     const call = core.call('a.get', {}, () => undefined);

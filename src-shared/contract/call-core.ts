@@ -52,6 +52,17 @@ export class CallCore {
     });
   }
 
+  /** Takes one frame's text: anything that is not JSON is ignored, like an invalid frame. */
+  receiveText(text: string): ServerFrame | null {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    return this.receive(raw);
+  }
+
   /**
    * Takes one decoded frame from the server. A `result` settles its call; any other valid frame
    * (ready, event, closed) is returned for the transport to act on; an invalid one yields null.
