@@ -9,6 +9,24 @@ const nodeBuiltins = ['node:*'];
 const builtinPaths = (message) => bareBuiltins.map((name) => ({ name, message }));
 const mainOnlyPackages = ['better-sqlite3', '@napi-rs/keyring', 'ws', 'tsx', 'tsx/*'];
 
+// Layers inside src-main (docs/architecture.md §3). SQL lives only in src-main/store/: services hold
+// a `SqliteDatabase` (store/transaction.ts) to hand to repositories. Tests, benches and test helpers
+// may open databases directly, because they attack them.
+const electronOnlyInShell = { name: 'electron', message: 'Only src-main/electron and src-main/preload may import electron (DESIGN §3).' };
+const sqliteOnlyInStore = {
+  name: 'better-sqlite3',
+  message: 'SQL lives only in src-main/store/ (docs/architecture.md §3): add a method to a repository there, and pass `SqliteDatabase` from store/transaction.ts.',
+};
+const testFiles = ['**/*.test.ts', '**/*.bench.ts', '**/test-support.ts', '**/*-test-support.ts', 'src-main/testing/**'];
+// Member calls that run SQL on something named like a connection (`db`, `this.db`, `ledger.db`).
+// Matching by name keeps RegExp#exec, GateRunner#prepare and the like out of it.
+const sqlMethods = '/^(prepare|exec|pragma|transaction)$/';
+const sqlMessage = 'SQL runs only in src-main/store/ repositories (docs/architecture.md §3); for a transaction use inImmediateTransaction/inTransaction from store/transaction.ts.';
+const sqlCalls = [
+  { selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=${sqlMethods}][callee.object.type='Identifier'][callee.object.name=/^(db|database)$/]`, message: sqlMessage },
+  { selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=${sqlMethods}][callee.object.type='MemberExpression'][callee.object.property.name=/^(db|database)$/]`, message: sqlMessage },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'out/', 'dist/', 'test-results/', 'playwright-report/', '**/*.d.ts'] },
   js.configs.recommended,
@@ -18,7 +36,28 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-non-null-assertion': 'off',
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src-main/electron and src-main/preload may import electron (DESIGN §3).' }] }],
+      'no-restricted-imports': ['error', { paths: [electronOnlyInShell] }],
+    },
+  },
+  {
+    files: ['src-main/**/*.ts'],
+    ignores: ['src-main/store/**', ...testFiles],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [electronOnlyInShell, sqliteOnlyInStore] }],
+      'no-restricted-syntax': ['error', ...sqlCalls],
+    },
+  },
+  {
+    // The data home is a leaf: everything may use it, it uses nothing of src-main.
+    files: ['src-main/home/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [electronOnlyInShell, sqliteOnlyInStore],
+          patterns: [{ regex: '^\\.\\./(?!\\.\\./src-shared/)', message: 'src-main/home/ is a leaf: it imports node and src-shared only (docs/architecture.md §3).' }],
+        },
+      ],
     },
   },
   {
@@ -59,6 +98,11 @@ export default tseslint.config(
   },
   {
     files: ['src-main/electron/**/*.ts', 'src-main/preload/**/*.ts'],
+    ignores: testFiles,
+    rules: { 'no-restricted-imports': ['error', { paths: [sqliteOnlyInStore] }] },
+  },
+  {
+    files: ['src-main/electron/**/*.test.ts', 'src-main/preload/**/*.test.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
 );

@@ -1,22 +1,22 @@
 import { statSync } from 'node:fs';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../store/transaction.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { SqliteAuditLog } from '../audit/audit-log.js';
 import { CHECKPOINT_MAX_AGE_MS } from '../audit/checkpointer.js';
 import { verifyLegacyChain } from '../audit/legacy.js';
 import { LedgerTamperError, type LedgerKeys } from '../audit/ledger-keys.js';
-import { AuditRepository } from '../audit/repository.js';
+import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { LedgerKeyVault, type LedgerSecret } from '../keys/ledger-key.js';
-import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../keys/owner-key.js';
-import { PublicKeyRepository } from '../keys/public-keys.js';
+import { OwnerKeyVault, ownerAccountForHome, trustedKeys, type OwnerSigner } from '../keys/owner-key.js';
+import { PublicKeyRepository } from '../store/repositories/public-keys.js';
 import { KEYRING_SERVICE, type SecretStore } from '../keys/secret-store.js';
 import { openDatabase } from '../store/database.js';
-import { prepareHome } from './home.js';
-import { homePaths, type HomePaths } from './paths.js';
+import { prepareHome } from '../home/home.js';
+import { homePaths, type HomePaths } from '../home/paths.js';
 
 export interface Ledger {
   paths: HomePaths;
-  db: Database.Database;
+  db: SqliteDatabase;
   audit: SqliteAuditLog;
   /** Present when the owner key could be loaded from the OS keyring. */
   signer: OwnerSigner | null;
@@ -27,6 +27,8 @@ export interface Ledger {
    */
   trustedKeys(): ReadonlyMap<string, Uint8Array>;
   ownerFingerprint: string;
+  /** The ids among `ids` that name committed entries: an entry of a rolled-back transaction names nothing. */
+  committed(ids: readonly string[]): string[];
   /** True when this call created the database or the key. */
   created: { database: boolean; key: boolean };
   /** Checkpoints what is unprotected, then closes the database (raises a tamper error rather than sign over one). */
@@ -105,7 +107,7 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
     let sealed: { entries: number; hash: string } | null = null;
     if (signer) {
       const owner = signer;
-      const loaded = repository.underWriteLock(() => loadOrCreateLedgerKey(db, repository, new LedgerKeyVault(options.secretStore, home), owner, now));
+      const loaded = repository.underWriteLock(() => loadOrCreateLedgerKey(repository, new LedgerKeyVault(options.secretStore, home), owner, now));
       keys = { chain: loaded.secret.chain, keyedFrom: loaded.secret.keyedFrom, anchors: loaded.secret.anchors, signer: owner };
       sealed = loaded.sealed;
     }
@@ -130,7 +132,7 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
       throw new SilasError(ErrorCode.LedgerTampered, `the database of ${home} was altered outside Silas: ${reason}. Nothing was run; remove those rows only after finding out who added them (see docs/ledger.md)`);
     }
 
-    const trusted: ReadonlyMap<string, Uint8Array> = signer ? new Map([[signer.fingerprint, signer.publicKey as Uint8Array]]) : new Map();
+    const trusted = trustedKeys(signer);
     return {
       paths,
       db,
@@ -138,6 +140,7 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
       signer,
       trustedKeys: () => trusted,
       ownerFingerprint: signer?.fingerprint ?? registered[0]?.fingerprint ?? 'unknown',
+      committed: (ids) => ids.filter((id) => repository.hasEntry(id)),
       created: { database: !dbExisted, key: keyCreated },
       close: () => {
         try {
@@ -153,24 +156,18 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
   }
 }
 
-interface ChainStateRow {
-  key_id: string;
-  keyed_from: number;
-}
-
 /**
  * Under the write lock, so two processes opening a legacy home at once mint one key, not two.
  * A home whose database says it is keyed never gets a fresh key: that would let a new key
  * vouch for entries the old one no longer protects.
  */
-function loadOrCreateLedgerKey(db: Database.Database, repo: AuditRepository, vault: LedgerKeyVault, signer: OwnerSigner, now: () => Date): { secret: LedgerSecret; sealed: { entries: number; hash: string } | null } {
-  const state = db.prepare('SELECT key_id, keyed_from FROM audit_chain_state WHERE id = 1').get() as ChainStateRow | undefined;
-  const mirror = (secret: LedgerSecret) =>
-    db.prepare('INSERT OR REPLACE INTO audit_chain_state (id, key_id, keyed_from, keyed_at) VALUES (1, ?, ?, ?)').run(secret.chain.keyId, secret.keyedFrom, now().toISOString());
+function loadOrCreateLedgerKey(repo: AuditRepository, vault: LedgerKeyVault, signer: OwnerSigner, now: () => Date): { secret: LedgerSecret; sealed: { entries: number; hash: string } | null } {
+  const state = repo.chainState();
+  const mirror = (secret: LedgerSecret) => repo.recordChainState(secret.chain.keyId, secret.keyedFrom, now().toISOString());
   const existing = vault.load();
   if (existing) {
-    if (state && state.key_id !== existing.chain.keyId) {
-      throw new SilasError(ErrorCode.KeyMissing, `the ledger key in the OS keyring (${vault.description}, id ${existing.chain.keyId}) is not the one this home's chain is keyed with (id ${state.key_id}); unlock the keyring that holds it, or use another --home`);
+    if (state && state.keyId !== existing.chain.keyId) {
+      throw new SilasError(ErrorCode.KeyMissing, `the ledger key in the OS keyring (${vault.description}, id ${existing.chain.keyId}) is not the one this home's chain is keyed with (id ${state.keyId}); unlock the keyring that holds it, or use another --home`);
     }
     if (!state) mirror(existing);
     return { secret: existing, sealed: null };
@@ -178,7 +175,7 @@ function loadOrCreateLedgerKey(db: Database.Database, repo: AuditRepository, vau
   if (state) {
     throw new SilasError(
       ErrorCode.KeyMissing,
-      `this home's audit chain is keyed (since entry ${state.keyed_from}) by ledger key ${state.key_id}, which is not in the OS keyring (${vault.description}); unlock or restore the keyring that holds it — a new key would leave every keyed entry unverifiable`,
+      `this home's audit chain is keyed (since entry ${state.keyedFrom}) by ledger key ${state.keyId}, which is not in the OS keyring (${vault.description}); unlock or restore the keyring that holds it — a new key would leave every keyed entry unverifiable`,
     );
   }
   const head = repo.head();

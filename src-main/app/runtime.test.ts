@@ -6,7 +6,7 @@ import { MemorySecretStore } from '../keys/secret-store.js';
 import { silentLogger } from './logger.js';
 import { useTempDirs } from '../testing/temp.js';
 import { buildRuntime } from './runtime.js';
-import { homeError } from './home.js';
+import { homeError } from '../home/home.js';
 import { desktopAvailability } from '../cli/desktop-launcher.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { planHash } from '../silas/work/hashes.js';

@@ -21,14 +21,12 @@ import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
 import type { SecurityEventSink } from '../control/control-session.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
-import { acquireHomeLock } from './home.js';
+import { acquireHomeLock } from '../home/home.js';
 import { IDLE_CHECKPOINT_MS, openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
 import type { CockpitBuilder, CockpitEndpoint, DecisionQueue, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
-
-export { resolveHome } from './paths.js';
 
 export interface RuntimeOverrides {
   notifier?: Notifier;

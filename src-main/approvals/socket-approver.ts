@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../src-shared/schemas/json.js';
-import { homePaths } from '../app/paths.js';
+import { homePaths } from '../home/paths.js';
 import { connectToControlCenter, type LocalSocketClient } from '../control/local-socket-client.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '../mcp/proxy/approver.js';
 

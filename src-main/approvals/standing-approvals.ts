@@ -1,36 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { StandingApprovalRows, type StandingApprovalRow } from '../store/repositories/standing-approval-rows.js';
+import type { SqliteDatabase } from '../store/transaction.js';
 import { canonicalJson } from '../../src-shared/canonical.js';
 import { verifyEd25519 } from '../keys/ed25519.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { StandingGrants, StandingGrantsView } from './standing-grants.js';
 
 /** A person's "always allow" for one tool with exactly these arguments on one server. */
-export interface StandingApproval {
-  id: string;
-  server: string;
-  /** Normalised tool name (spec 001 §4.1). */
-  tool: string;
-  argsHash: string;
-  /** The DLP-redacted arguments, for the Policies page. */
-  argsDisplay: string;
-  createdAt: string;
-  keyFingerprint: string;
-  signature: string;
-  revokedAt: string | null;
-}
-
-interface Row {
-  id: string;
-  server: string;
-  tool: string;
-  args_hash: string;
-  args_display: string;
-  created_at: string;
-  key_fingerprint: string;
-  signature: string;
-  revoked_at: string | null;
-}
+export type StandingApproval = StandingApprovalRow;
 
 export function standingSigningBytes(a: Pick<StandingApproval, 'id' | 'server' | 'tool' | 'argsHash' | 'createdAt'>): Buffer {
   return Buffer.from(canonicalJson({ type: 'silas.mcp.standing-approval/v1', id: a.id, server: a.server, tool: a.tool, argsHash: a.argsHash, createdAt: a.createdAt }), 'utf8');
@@ -43,33 +20,33 @@ export function standingSigningBytes(a: Pick<StandingApproval, 'id' | 'server' |
  * arguments, un-revoked or restored from a backup, is ignored.
  */
 export class StandingApprovalRepository {
+  private readonly rows: StandingApprovalRows;
+
   constructor(
-    private readonly db: Database.Database,
+    db: SqliteDatabase,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.rows = new StandingApprovalRows(db);
+  }
 
   create(binding: { server: string; tool: string; argsHash: string; argsDisplay: string }, signer: OwnerSigner): StandingApproval {
     const base = { id: randomUUID(), server: binding.server, tool: binding.tool, argsHash: binding.argsHash, createdAt: this.now().toISOString() };
     const approval: StandingApproval = { ...base, argsDisplay: binding.argsDisplay, keyFingerprint: signer.fingerprint, signature: signer.sign(standingSigningBytes(base)).toString('base64'), revokedAt: null };
-    this.db
-      .prepare('INSERT INTO mcp_standing_approvals (id, server, tool, args_hash, args_display, created_at, key_fingerprint, signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(approval.id, approval.server, approval.tool, approval.argsHash, approval.argsDisplay, approval.createdAt, approval.keyFingerprint, approval.signature);
+    this.rows.insert(approval);
     return approval;
   }
 
   list(includeRevoked = false): StandingApproval[] {
-    const sql = `SELECT * FROM mcp_standing_approvals ${includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at`;
-    return (this.db.prepare(sql).all() as Row[]).map(toApproval);
+    return this.rows.list(includeRevoked);
   }
 
   get(id: string): StandingApproval | null {
-    const row = this.db.prepare('SELECT * FROM mcp_standing_approvals WHERE id = ?').get(id) as Row | undefined;
-    return row ? toApproval(row) : null;
+    return this.rows.get(id);
   }
 
   /** Marks the row revoked for the Policies page; what counts is the keyring record (`StandingGrants`). */
   markRevoked(id: string): StandingApproval | null {
-    this.db.prepare('UPDATE mcp_standing_approvals SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.now().toISOString(), id);
+    this.rows.markRevoked(id, this.now().toISOString());
     return this.get(id);
   }
 
@@ -80,7 +57,7 @@ export class StandingApprovalRepository {
    * row matches, and if it cannot be read nothing is honoured.
    */
   findValid(server: string, tool: string, argsHash: string, grants: StandingGrants): StandingLookup {
-    const rows = (this.db.prepare('SELECT * FROM mcp_standing_approvals WHERE server = ? AND tool = ? AND args_hash = ? ORDER BY created_at').all(server, tool, argsHash) as Row[]).map(toApproval);
+    const rows = this.rows.matching(server, tool, argsHash);
     if (rows.length === 0) return { approval: null, refused: [] };
     let view: StandingGrantsView;
     try {
@@ -117,18 +94,4 @@ export function refusalReason(approval: StandingApproval, view: StandingGrantsVi
   if (!view.active.has(approval.id)) return 'revoked, or never granted: the keyring record of standing approvals does not list it';
   if (approval.revokedAt !== null) return `revoked at ${approval.revokedAt}`;
   return null;
-}
-
-function toApproval(row: Row): StandingApproval {
-  return {
-    id: row.id,
-    server: row.server,
-    tool: row.tool,
-    argsHash: row.args_hash,
-    argsDisplay: row.args_display,
-    createdAt: row.created_at,
-    keyFingerprint: row.key_fingerprint,
-    signature: row.signature,
-    revokedAt: row.revoked_at,
-  };
 }

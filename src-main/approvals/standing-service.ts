@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { inImmediateTransaction, type SqliteDatabase } from '../store/transaction.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { JsonObject } from '../../src-shared/schemas/json.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -16,7 +16,7 @@ export class StandingApprovalService {
   private readonly repo: StandingApprovalRepository;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     private readonly audit: AuditLog,
     private readonly signer: OwnerSigner,
     private readonly grants: StandingGrants,
@@ -25,13 +25,12 @@ export class StandingApprovalService {
   }
 
   create(binding: { server: string; tool: string; argsHash: string; argsDisplay: string }): StandingApproval {
-    const run = this.db.transaction(() => {
+    return inImmediateTransaction(this.db, () => {
       const approval = this.repo.create(binding, this.signer);
       this.audit.append('approvals.standing_created', { standing_id: approval.id, server: approval.server, tool: approval.tool, args_hash: approval.argsHash, key_fingerprint: approval.keyFingerprint });
       this.grants.add(approval.id);
       return approval;
     });
-    return run.immediate();
   }
 
   /**
@@ -40,7 +39,7 @@ export class StandingApprovalService {
    * even if the row is later restored.
    */
   list(): StandingApproval[] {
-    const run = this.db.transaction(() => {
+    return inImmediateTransaction(this.db, () => {
       const view = this.grants.read();
       const rows = this.repo.list(true);
       const present = new Set(rows.map((a) => a.id));
@@ -51,12 +50,11 @@ export class StandingApprovalService {
       }
       return rows.filter((a) => refusalReason(a, view) === null);
     });
-    return run.immediate();
   }
 
   /** Only the keyring record decides whether `id` is in force, so an edited `revoked_at` neither blocks nor repeats a revocation. */
   revoke(id: string): { id: string } {
-    const run = this.db.transaction(() => {
+    return inImmediateTransaction(this.db, () => {
       if (!this.grants.read().active.has(id)) {
         throw new SilasError(ErrorCode.InvalidArgs, `no active standing approval ${id}; it was already revoked (or never granted); refresh the Policies page`);
       }
@@ -66,6 +64,5 @@ export class StandingApprovalService {
       this.grants.remove(id);
       return { id };
     });
-    return run.immediate();
   }
 }

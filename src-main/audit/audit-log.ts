@@ -6,7 +6,7 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { CHAIN_KEYED_EVENT, CHECKPOINT_EVENT, linkHash, normaliseData } from './chain.js';
 import { Checkpointer } from './checkpointer.js';
 import { LedgerTamperError, keysMissing, type LedgerKeys } from './ledger-keys.js';
-import { AuditRepository, rowToEntry, type NewEntry } from './repository.js';
+import { AuditRepository, rowToEntry, type NewEntry } from '../store/repositories/audit-repository.js';
 import { verifyFromCheckpoint, verifyWholeChain } from './verify.js';
 
 export interface AuditPage {

@@ -1,7 +1,7 @@
 import type { AuditCheckpoint } from '../../src-shared/schemas/audit.js';
 import { CHECKPOINT_EVENT, GENESIS_HASH, canonicalData, checkpointSigningBytes, linkHash } from './chain.js';
 import { LedgerTamperError, type LedgerKeys } from './ledger-keys.js';
-import type { AuditRepository } from './repository.js';
+import type { AuditRepository } from '../store/repositories/audit-repository.js';
 import { walkChain } from './verify.js';
 
 /** At most this much time or this many entries stay unprotected by a signed, anchored checkpoint. */

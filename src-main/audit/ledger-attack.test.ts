@@ -6,7 +6,7 @@ import { MemorySecretStore } from '../keys/secret-store.js';
 import { runSilas } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 import { GENESIS_HASH, entryHash } from './chain.js';
-import type { EntryRow } from './repository.js';
+import type { EntryRow } from '../store/repositories/audit-repository.js';
 
 // The attacker here is a process with write access to the data home's database but not to the
 // OS keyring (played by the in-memory store the legitimate commands are given): it edits SQLite

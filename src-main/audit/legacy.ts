@@ -3,7 +3,7 @@ import type { OwnerSigner } from '../keys/owner-key.js';
 import type { ChainKey } from '../keys/ledger-key.js';
 import { GENESIS_HASH } from './chain.js';
 import type { LedgerKeys } from './ledger-keys.js';
-import type { AuditRepository } from './repository.js';
+import type { AuditRepository } from '../store/repositories/audit-repository.js';
 import { checkCheckpoint, walkChain } from './verify.js';
 
 /** Never consulted: below an infinite `keyedFrom` every link is the legacy sha256. */

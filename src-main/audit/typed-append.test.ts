@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { defineAuditEvent } from '../../src-shared/audit/define.js';
 import { auditCategory, auditEvents, isAuditEventName, legacyNames } from '../../src-shared/audit/events.js';
 import { SqliteAuditLog } from './audit-log.js';
-import { AuditRepository } from './repository.js';
+import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger } from '../testing/ledger.js';
 

@@ -3,7 +3,7 @@ import { verifyEd25519 } from '../keys/ed25519.js';
 import type { CheckpointAnchor } from '../keys/ledger-key.js';
 import { CHECKPOINT_EVENT, GENESIS_HASH, checkpointSigningBytes, linkHash } from './chain.js';
 import type { LedgerKeys } from './ledger-keys.js';
-import type { AuditRepository, EntryRow } from './repository.js';
+import type { AuditRepository, EntryRow } from '../store/repositories/audit-repository.js';
 
 /** What one verification looks at, read consistently: see `captureLedgerState`. */
 export interface LedgerState {

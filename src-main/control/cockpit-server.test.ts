@@ -12,7 +12,7 @@ import { WS_CLOSE_GOING_AWAY, WS_CLOSE_UNAUTHORIZED } from '../../src-shared/con
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { SqliteAuditLog } from '../audit/audit-log.js';
-import { AuditRepository } from '../audit/repository.js';
+import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { openDatabase } from '../store/database.js';
 import { testLedgerKeys } from '../testing/ledger.js';
 import { testAuditEvents, type TestAuditEvents } from '../testing/audit-events.js';

@@ -10,7 +10,7 @@ import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import { buildRuntime } from '../app/runtime.js';
 import type { Runtime } from '../app/types.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
-import { ToolPinRepository } from '../mcp/proxy/tool-pins.js';
+import { ToolPinRepository } from '../store/repositories/tool-pins.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { planHash } from '../silas/work/hashes.js';
 import { openDatabase } from '../store/database.js';

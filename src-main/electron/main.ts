@@ -1,5 +1,5 @@
 import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, Notification, protocol, session, shell, Tray } from 'electron';
-import { resolveHome } from '../app/paths.js';
+import { resolveHome } from '../home/paths.js';
 import { buildRuntime } from '../app/runtime.js';
 import { runDesktop } from './desktop.js';
 import { consoleShellLogger } from './logger.js';

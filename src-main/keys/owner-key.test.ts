@@ -3,7 +3,7 @@ import { Entry } from '@napi-rs/keyring';
 import nacl from 'tweetnacl';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keyFingerprint, verifyEd25519 } from './ed25519.js';
-import { OwnerKeyVault, ownerAccountForHome } from './owner-key.js';
+import { OwnerKeyVault, ownerAccountForHome, trustedKeys } from './owner-key.js';
 import { KEYRING_SERVICE, MemorySecretStore, OsKeyring } from './secret-store.js';
 
 // These tests use the real OS keyring (GNOME Keyring over D-Bus in CI: scripts/with-keyring.sh).
@@ -93,5 +93,20 @@ try { new OsKeyring().get('probe'); console.log('REACHED'); } catch (e) { consol
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env, encoding: 'utf8' });
     expect(run.stdout).toMatch(/^E_KEYRING_UNAVAILABLE the OS keyring \(Secret Service\) is not reachable/);
     expect(run.stdout).toContain('gnome-keyring-daemon');
+  });
+});
+
+describe('trustedKeys', () => {
+  it('holds exactly the keyring owner key, so a signature verifies against it and nothing else', () => {
+    const { signer } = new OwnerKeyVault(new MemorySecretStore(), 'trusted-keys').ensure();
+    const keys = trustedKeys(signer);
+    expect([...keys.keys()]).toEqual([signer.fingerprint]);
+    const message = Buffer.from('approve');
+    expect(verifyEd25519(keys.get(signer.fingerprint)!, message, signer.sign(message))).toBe(true);
+  });
+
+  it('is empty without a keyring key, so every signature check fails closed', () => {
+    expect(trustedKeys(null).size).toBe(0);
+    expect(trustedKeys(undefined).size).toBe(0);
   });
 });

@@ -11,6 +11,15 @@ export interface OwnerSigner {
   verify(message: Uint8Array, signature: Uint8Array): boolean;
 }
 
+/**
+ * The keys a signature may be checked against: the owner key held in the OS keyring, and
+ * nothing else. Keys read from the database never enter this map (DESIGN invariant 9); with
+ * no keyring key it is empty, so every signature check fails closed.
+ */
+export function trustedKeys(owner: Pick<OwnerSigner, 'fingerprint' | 'publicKey'> | null | undefined): ReadonlyMap<string, Uint8Array> {
+  return owner ? new Map([[owner.fingerprint, owner.publicKey as Uint8Array]]) : new Map();
+}
+
 interface StoredKey {
   v: 1;
   alg: 'ed25519';

@@ -117,3 +117,8 @@ export function mapSqliteError(file: string, error: unknown): Error {
   }
   return new SilasError(ErrorCode.Database, `${file}: ${message}`, { cause: error });
 }
+
+/** SQLite's quick integrity check (`PRAGMA quick_check`): `ok`, or the first problems it found. */
+export function quickCheck(db: Database.Database): string {
+  return String(db.pragma('quick_check', { simple: true }));
+}

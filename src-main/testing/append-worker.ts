@@ -3,7 +3,7 @@
 // Prints each appended index on its own line as soon as append() has returned.
 import { writeSync } from 'node:fs';
 import { SqliteAuditLog } from '../audit/audit-log.js';
-import { AuditRepository } from '../audit/repository.js';
+import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { openDatabase } from '../store/database.js';
 import { testAuditEvents } from './audit-events.js';
 import { testLedgerKeys } from './ledger.js';

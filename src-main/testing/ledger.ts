@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { SqliteAuditLog } from '../audit/audit-log.js';
 import type { LedgerKeys } from '../audit/ledger-keys.js';
-import { AuditRepository } from '../audit/repository.js';
+import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { LedgerKeyVault } from '../keys/ledger-key.js';
 import { OwnerKeyVault, type OwnerSigner } from '../keys/owner-key.js';
 import type { SecretStore } from '../keys/secret-store.js';

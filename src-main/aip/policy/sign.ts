@@ -1,6 +1,6 @@
 import { isMap, isScalar, type Document } from 'yaml';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
-import type { OwnerSigner } from '../../keys/owner-key.js';
+import { trustedKeys, type OwnerSigner } from '../../keys/owner-key.js';
 import { loadPolicyText, parsePolicyYaml, type PolicyError } from './load.js';
 import { policyCanonicalBytes } from './policy-hash.js';
 
@@ -32,7 +32,7 @@ export function signPolicyText(text: string, signer: OwnerSigner): string {
   const parsed = parsePolicyYaml(text);
   if (!parsed.ok) throw new PolicySignError(parsed.errors);
   // Everything must be valid except possibly the old signature, which is about to be replaced.
-  const unsigned = loadPolicyText(text, { trustedKeys: new Map([[signer.fingerprint, signer.publicKey]]) });
+  const unsigned = loadPolicyText(text, { trustedKeys: trustedKeys(signer) });
   if (!unsigned.ok) {
     const other = unsigned.errors.filter((error) => error.code !== -32010);
     if (other.length > 0) throw new PolicySignError(other);
@@ -45,7 +45,7 @@ export function signPolicyText(text: string, signer: OwnerSigner): string {
   const signature = `ed25519:${signer.sign(policySigningBytes(parsed.json)).toString('base64')}`;
   const signed = withSignature(text, parsed.doc, signature);
 
-  const check = loadPolicyText(signed, { trustedKeys: new Map([[signer.fingerprint, signer.publicKey]]) });
+  const check = loadPolicyText(signed, { trustedKeys: trustedKeys(signer) });
   if (!check.ok || check.signedBy !== signer.fingerprint) {
     throw new Error(`signing produced a policy that does not verify: ${check.ok ? 'wrong signer' : check.errors.map((e) => e.message).join('; ')}`);
   }

@@ -1,5 +1,5 @@
 import { openLedger, type Ledger } from '../../app/ledger.js';
-import { resolveHome } from '../../app/paths.js';
+import { resolveHome } from '../../home/paths.js';
 import { AipJsonlExport, CSV_HEADER, toCsvRow, toJsonLine } from '../../audit/export.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags, parsePositiveInt } from '../args.js';

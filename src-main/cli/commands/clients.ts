@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { quote } from 'shell-quote';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { defaultHome, resolveHome } from '../../app/paths.js';
+import { defaultHome, resolveHome } from '../../home/paths.js';
 import { currentLocationContext, findClient, knownClientNames, type ClientSpec } from '../../mcp/clients/locations.js';
 import {
   ANY_CLIENT,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { openLedger } from '../../app/ledger.js';
-import { homePaths } from '../../app/paths.js';
+import { homePaths } from '../../home/paths.js';
 import { MemorySecretStore, type SecretStore } from '../../keys/secret-store.js';
 import { runSilasChild } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';

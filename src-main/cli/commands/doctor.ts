@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../../store/transaction.js';
 import { quote } from 'shell-quote';
 import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
 import { defaultCockpitDir } from '../../app/config.js';
 import { openLedger, type Ledger } from '../../app/ledger.js';
-import { homePaths, resolveHome, type HomePaths } from '../../app/paths.js';
-import { openDatabase } from '../../store/database.js';
+import { homePaths, resolveHome, type HomePaths } from '../../home/paths.js';
+import { openDatabase, quickCheck } from '../../store/database.js';
 import { OsKeyring, type SecretStore } from '../../keys/secret-store.js';
 import { parseFlags } from '../args.js';
 import type { CliIo, Command } from '../io.js';
@@ -132,11 +132,11 @@ function checkChain(ledger: Ledger): CheckResult {
   return { name: 'audit chain', status: 'ok', detail: `${chain.entries} entries, ${chain.checkpoints} signed checkpoints intact` };
 }
 
-function checkDatabase(paths: HomePaths, db: Database.Database): CheckResult {
-  const integrity = db.pragma('quick_check', { simple: true });
+function checkDatabase(paths: HomePaths, db: SqliteDatabase): CheckResult {
+  const integrity = quickCheck(db);
   return integrity === 'ok'
     ? { name: 'database', status: 'ok', detail: `${paths.database} (schema current, integrity ok)` }
-    : { name: 'database', status: 'fail', detail: `integrity check: ${String(integrity)}`, fix: 'restore silas.db from a backup' };
+    : { name: 'database', status: 'fail', detail: `integrity check: ${integrity}`, fix: 'restore silas.db from a backup' };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { openLedger, recordInitialisation } from '../../app/ledger.js';
-import { resolveHome } from '../../app/paths.js';
+import { resolveHome } from '../../home/paths.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags } from '../args.js';
 import type { Command } from '../io.js';

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { isSilasError } from '../../../src-shared/errors.js';
-import { resolveHome } from '../../app/paths.js';
+import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicySignature, readPolicyText, type PolicyError, type PolicyLoadResult } from '../../aip/policy/load.js';
 import { keyFingerprint } from '../../keys/ed25519.js';
-import { OwnerKeyVault, ownerAccountForHome } from '../../keys/owner-key.js';
+import { OwnerKeyVault, ownerAccountForHome, trustedKeys } from '../../keys/owner-key.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { UsageError, type CliIo } from '../io.js';
 
@@ -21,7 +21,7 @@ export function formatWarningLine(file: string, warning: string): string {
 }
 
 /** Trusted keys: every --public-key, plus the home's owner key when the policy is signed. */
-function trustedKeys(usage: string, values: { home?: string; 'public-key'?: string[] }, text: string, io: CliIo): Map<string, Uint8Array> {
+function policyKeys(usage: string, values: { home?: string; 'public-key'?: string[] }, text: string, io: CliIo): Map<string, Uint8Array> {
   const keys = new Map<string, Uint8Array>();
   for (const hex of values['public-key'] ?? []) {
     if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new UsageError(`--public-key: expected 64 hex characters (a raw Ed25519 public key), got "${hex}"`, usage);
@@ -31,8 +31,8 @@ function trustedKeys(usage: string, values: { home?: string; 'public-key'?: stri
   if (readPolicySignature(text) === null) return keys;
   const home = resolveHome(values.home, io.env);
   try {
-    const signer = new OwnerKeyVault(io.secretStore ?? new OsKeyring(), ownerAccountForHome(home)).load();
-    if (signer) keys.set(signer.fingerprint, signer.publicKey);
+    const owner = trustedKeys(new OwnerKeyVault(io.secretStore ?? new OsKeyring(), ownerAccountForHome(home)).load());
+    for (const [fingerprint, publicKey] of owner) keys.set(fingerprint, publicKey);
   } catch (error) {
     io.err(`note: the owner key of ${home} could not be read (${isSilasError(error) ? error.message : (error as Error).message}); ${keys.size > 0 ? 'only the --public-key keys are trusted' : 'pass --public-key to verify the signature'}.`);
   }
@@ -43,7 +43,7 @@ export function loadForCli(usage: string, file: string, values: { home?: string;
   const path = resolve(file);
   const text = readPolicyText(path);
   if (!text.ok) return text;
-  return loadPolicyText(text.text, { sourcePath: path, trustedKeys: trustedKeys(usage, values, text.text, io), requireSignature: values['require-signature'] === true });
+  return loadPolicyText(text.text, { sourcePath: path, trustedKeys: policyKeys(usage, values, text.text, io), requireSignature: values['require-signature'] === true });
 }
 
 export const keyFlags = { home: { type: 'string' }, 'public-key': { type: 'string', multiple: true } } as const;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { resolveHome } from '../../app/paths.js';
+import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicyText } from '../../aip/policy/load.js';
 import { findTool, listTools, SCHEMA_HASH_ALGORITHMS, toolSchemaHash, type SchemaHashAlgorithm } from '../../aip/policy/schema-hash.js';
 import { PolicySignError, signPolicyText } from '../../aip/policy/sign.js';
-import { OwnerKeyVault, ownerAccountForHome } from '../../keys/owner-key.js';
+import { OwnerKeyVault, ownerAccountForHome, trustedKeys } from '../../keys/owner-key.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags } from '../args.js';
 import { policyEval } from './policy-eval.js';
@@ -188,7 +188,7 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
   }
   const target = resolve(values.output ?? file);
   writeAtomically(target, signed);
-  const loaded = loadPolicyText(signed, { trustedKeys: new Map([[signer.fingerprint, signer.publicKey]]) });
+  const loaded = loadPolicyText(signed, { trustedKeys: trustedKeys(signer) });
   io.out(`Signed ${values.output ?? file} with owner key ${signer.fingerprint}${loaded.ok ? ` (policy hash ${loaded.policy.hash})` : ''}`);
   return 0;
 }

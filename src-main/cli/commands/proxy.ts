@@ -1,11 +1,9 @@
 import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
-import { IDLE_CHECKPOINT_MS, openLedger } from '../../app/ledger.js';
-import { resolveHome } from '../../app/paths.js';
-import { KeyringStandingGrants } from '../../approvals/standing-grants.js';
+import { runProxyForHome } from '../../app/compose-proxy.js';
+import { resolveHome } from '../../home/paths.js';
 import { OsKeyring } from '../../keys/secret-store.js';
-import { approverForHome, type Approver } from '../../mcp/proxy/approver.js';
-import { runProxy } from '../../mcp/proxy/proxy.js';
+import type { Approver } from '../../mcp/proxy/approver.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { formatPolicyError } from './policy-loading.js';
@@ -62,39 +60,24 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   if (!io.stdin) throw new UsageError('silas proxy needs standard input', usage);
 
   const home = resolveHome(values.home, io.env);
-  const secretStore = io.secretStore ?? new OsKeyring();
-  // Every decision is recorded before it takes effect, and the ledger can be written only with
-  // the keyring's keys: without them the proxy refuses to start, saying which keyring to unlock.
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => io.err(`silas proxy: ${(error as Error).message}`) });
-  try {
-    // Only the owner key in the keyring authorises anything; keys in the database never do.
-    const trusted = ledger.trustedKeys();
-    const policyFile = resolve(values.policy);
-    const result = await runProxy({
-      server: values.name ?? basename(command[0]!),
-      command: command[0]!,
-      args: command.slice(1),
-      policyFile,
-      db: ledger.db,
-      audit: ledger.audit,
-      trustedKeys: () => trusted,
-      standingGrants: new KeyringStandingGrants(secretStore, home),
-      approver: deps.approver ?? approverForHome(home, askTimeout * 1000),
-      askTimeoutMs: askTimeout * 1000,
-      homeDir: homedir(),
-      cwd: process.cwd(),
-      dataHome: home,
-      input: io.stdin,
-      writeClient: (line) => io.out(line),
-      log: (text) => io.err(text),
-      formatPolicyErrors: (errors) => errors.map((e) => formatPolicyError(values.policy!, e)),
-      stopSignal: io.stopSignal,
-      env: io.env,
-    });
-    return result.code;
-  } finally {
-    ledger.close();
-  }
+  const result = await runProxyForHome(home, {
+    secretStore: io.secretStore ?? new OsKeyring(),
+    approver: deps.approver,
+    server: values.name ?? basename(command[0]!),
+    command: command[0]!,
+    args: command.slice(1),
+    policyFile: resolve(values.policy),
+    askTimeoutMs: askTimeout * 1000,
+    homeDir: homedir(),
+    cwd: process.cwd(),
+    input: io.stdin,
+    writeClient: (line) => io.out(line),
+    log: (text) => io.err(text),
+    formatPolicyErrors: (errors) => errors.map((e) => formatPolicyError(values.policy!, e)),
+    stopSignal: io.stopSignal,
+    env: io.env,
+  });
+  return result.code;
 }
 
 export const proxyCommand: Command = {

@@ -4,11 +4,10 @@ import { join, resolve } from 'node:path';
 import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import { formatBudgetUsage, type WorkItem, type WorkItemResult } from '../../../src-shared/silas/work.js';
-import { openLedger } from '../../app/ledger.js';
-import { resolveHome } from '../../app/paths.js';
+import { openRunSession, type RunSession } from '../../app/compose-run.js';
+import { resolveHome } from '../../home/paths.js';
 import { OsKeyring } from '../../keys/secret-store.js';
-import { RecordingAuditLog } from '../../silas/executor/audit.js';
-import { createSandboxedExecutor } from '../../silas/executor/compose.js';
+import type { RecordingAuditLog } from '../../silas/executor/audit.js';
 import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
 import type { PlanApprover } from '../../silas/review/plan-approver.js';
 import { planApproverForHome } from '../../silas/review/socket-plan-approver.js';
@@ -155,18 +154,15 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     const hash = planHash(item);
 
     const home = resolveHome(values.home, io.env);
-    // Always the keyring: the run is recorded in the ledger, and only the keyring's owner key may authorise it.
-    let ledger: ReturnType<typeof openLedger>;
+    let session: RunSession;
     try {
-      ledger = openLedger(home, { create: false, keys: 'signer', secretStore: io.secretStore ?? new OsKeyring() });
+      session = openRunSession(home, { secretStore: io.secretStore ?? new OsKeyring(), workDir, agent: () => new ScriptedExecutorAgent(script), sandboxManager: deps.sandboxManager?.(workDir) });
     } catch (error) {
       // A tampered home (a foreign key among the owner keys) is refused, and was audited, before anything runs.
       if (isSilasError(error) && error.code === ErrorCode.LedgerTampered) return refuse(error.message);
       throw error;
     }
-    const audit = new RecordingAuditLog(ledger.audit);
-    // Only ids that name committed entries: an entry of a rolled-back transaction names nothing.
-    const committedIds = () => audit.ids().filter((id) => ledger.db.prepare('SELECT 1 FROM audit_entries WHERE id = ?').get(id) !== undefined);
+    const { audit, executor, engine, store, committedIds } = session;
     try {
       show(`Plan: ${terminalSafe(file)} (${terminalSafe(item.id)}, ${item.type})`);
       show(`Plan hash: ${hash}`);
@@ -174,11 +170,6 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       for (const line of formatPlanCard(planApprovalCard(item, hash))) show(line);
       show('');
 
-      const trusted = ledger.trustedKeys();
-      const { executor, engine, store } = createSandboxedExecutor(
-        { db: ledger.db, audit, signer: ledger.signer ?? undefined, trustedKeys: () => trusted, workDir, sandboxManager: deps.sandboxManager?.(workDir) },
-        { agentFor: () => new ScriptedExecutorAgent(script) },
-      );
       // Asked before anyone is asked to approve: an approval for a task that cannot run again would be wasted.
       if (store.get(item.id)?.status === 'done') return refuse(`work item ${item.id} already ran to done in this home; done is final, so give a new plan a new id`, committedIds());
       const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
@@ -200,7 +191,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       else printResult(io, result, item, output.audit_ids.length);
       return result.status === 'done' ? 0 : 1;
     } finally {
-      ledger.close();
+      session.close();
     }
   }
 

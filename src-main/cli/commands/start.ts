@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolveHome } from '../../app/paths.js';
+import { resolveHome } from '../../home/paths.js';
 import { buildRuntime } from '../../app/runtime.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { parseFlags, parsePort } from '../args.js';

@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import type { AgentClientView, ClientWrapPlanView } from '../../../src-shared/schemas/clients.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import { defaultHome } from '../../app/paths.js';
+import { defaultHome } from '../../home/paths.js';
 import type { ProxyRuntime } from './edit.js';
 import { readManifest, sha256, type WrapRecord } from './files.js';
 import { CLIENTS, configLocation, knownClientNames, type ClientId, type ClientSpec, type LocationContext } from './locations.js';

@@ -1,4 +1,5 @@
-import type Database from 'better-sqlite3';
+import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
+import { isKeyViolation, ToolCallNonceRepository } from '../../store/repositories/tool-call-nonces.js';
 import { StandingApprovalRepository, type StandingLookup } from '../../approvals/standing-approvals.js';
 import { NO_STANDING_GRANTS, type StandingGrants } from '../../approvals/standing-grants.js';
 import { checkToolCallApproval, type SignedToolCallApproval, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
@@ -12,20 +13,18 @@ export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | 
  * on the same home — violates the key and is refused; nothing is forwarded without the entry.
  */
 export class ApprovalConsumer {
-  private readonly insert;
+  private readonly nonces: ToolCallNonceRepository;
   private readonly standingApprovals: StandingApprovalRepository;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqliteDatabase,
     private readonly trustedKeys: () => ReadonlyMap<string, Uint8Array>,
     /** The keyring's record of standing approvals in force; without it none is honoured. */
     private readonly standingGrants: StandingGrants | undefined,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.standingApprovals = new StandingApprovalRepository(db, now);
-    this.insert = db.prepare(
-      'INSERT INTO mcp_approval_nonces (nonce, server, tool, session_id, request_id, key_fingerprint, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    this.nonces = new ToolCallNonceRepository(db);
   }
 
   /**
@@ -44,15 +43,23 @@ export class ApprovalConsumer {
     const check = checkToolCallApproval(approval, binding, this.trustedKeys(), now);
     if (!check.ok) return check;
     const signed = approval as SignedToolCallApproval;
-    const run = this.db.transaction(() => {
-      this.insert.run(check.nonce, binding.server, binding.tool, binding.sessionId, JSON.stringify(binding.requestId), signed.keyFingerprint, signed.payload.expiresAt, now.toISOString());
+    const run = () => {
+      this.nonces.record({
+        nonce: check.nonce,
+        server: binding.server,
+        tool: binding.tool,
+        sessionId: binding.sessionId,
+        requestIdJson: JSON.stringify(binding.requestId),
+        keyFingerprint: signed.keyFingerprint,
+        expiresAt: signed.payload.expiresAt,
+        usedAt: now.toISOString(),
+      });
       recordAllowed(check.nonce, signed.keyFingerprint);
-    });
+    };
     try {
-      run.immediate();
+      inImmediateTransaction(this.db, run);
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') {
+      if (isKeyViolation(error)) {
         return { ok: false, reason: `approval nonce ${check.nonce} was already used (a replayed approval)` };
       }
       throw error;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { homePaths } from '../../app/paths.js';
+import { homePaths } from '../../home/paths.js';
 import { ControlSocketApprover } from '../../approvals/socket-approver.js';
 
 /**

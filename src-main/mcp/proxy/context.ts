@@ -5,7 +5,7 @@ import type { ApprovalConsumer } from './approval-consumer.js';
 import type { Approver } from './approver.js';
 import type { PolicyState } from './policy-source.js';
 import type { ProxyAudit } from './proxy-audit.js';
-import type { ToolPinRepository } from './tool-pins.js';
+import type { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 
 /** A client request the proxy forwarded and the server has not answered yet. */
 export interface Forwarded {

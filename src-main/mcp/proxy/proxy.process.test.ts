@@ -6,7 +6,7 @@ import { childEnv, connectThroughProxy, createTestHome, SERVERS, spawnProxy, wri
 import { SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { spawnSync } from 'node:child_process';
-import { ToolPinRepository } from './tool-pins.js';
+import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { rpcError } from '../testing/rpc-error.js';
 
 const tempDir = useTempDirs('silas-proxy-');

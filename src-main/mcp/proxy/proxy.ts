@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../../store/transaction.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ToolDefinition } from '../../aip/evaluate/evaluator.js';
 import { commandLineBases, PathBases } from '../../aip/evaluate/paths/path-bases.js';
@@ -14,14 +14,14 @@ import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
 import { PolicySource } from './policy-source.js';
 import { ProxyAudit } from './proxy-audit.js';
 import { handleServerLine } from './server-relay.js';
-import { ToolPinRepository } from './tool-pins.js';
+import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 
 export interface ProxyOptions {
   server: string;
   command: string;
   args: readonly string[];
   policyFile: string;
-  db: Database.Database;
+  db: SqliteDatabase;
   audit: AuditLog;
   /** Keys trusted for signed policies and approvals: the owner key (keyring, else the DB's). */
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, SERVERS, startInProcessProxy, writePolicy, type InProcessProxy } from '../testing/proxy-harness.js';
 import { ScriptedApprover } from '../testing/test-approver.js';
-import { ToolPinRepository } from './tool-pins.js';
+import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { rpcError } from '../testing/rpc-error.js';
 
 /* Issue 9 item 5: a hostile server re-announces a pinned tool under a name that normalises alike. */

@@ -4,7 +4,7 @@ import { ControlRouter } from '../../control/router.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { testServices } from '../../testing/handlers.js';
-import { ToolPinRepository } from '../proxy/tool-pins.js';
+import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { ServersService } from './servers-service.js';
 
 const tempDir = useTempDirs();

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import {
   ApprovalDecision,
@@ -11,9 +11,9 @@ import {
   type ApprovalScope,
 } from '../../../src-shared/silas/approval.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import type { OwnerSigner } from '../../keys/owner-key.js';
-import { ConsumptionConflict, ConsumptionLedger } from './consumption-ledger.js';
-import { NonceDomain, NonceReplayError, SqliteNonceStore, execBinding } from './nonce-store.js';
+import { trustedKeys, type OwnerSigner } from '../../keys/owner-key.js';
+import { ConsumptionConflict, ConsumptionLedger } from '../../store/repositories/consumption-ledger.js';
+import { NonceDomain, NonceReplayError, SqliteNonceStore, execBinding } from '../../store/repositories/nonce-store.js';
 import { approvalSigningBytes, deriveTokenId, resolveApprovalStrength, type ScopeMinStrength } from './signing.js';
 import { refusalAuditData, type ApprovalAuditSink } from './audit.js';
 import { refuse, short, validateToken, type ApprovalSubject, type Refusal, type ValidationContext } from './validate.js';
@@ -63,7 +63,7 @@ export type VerifyResult =
   | { ok: false; code: ApprovalReasonCode; reason: string };
 
 export interface ApprovalEngineDeps {
-  db: Database.Database;
+  db: SqliteDatabase;
   audit: ApprovalAuditSink;
   /** Needed only to issue tokens. */
   signer?: OwnerSigner;
@@ -102,7 +102,7 @@ export class ApprovalEngine {
     this.now = deps.now ?? (() => new Date());
     this.nonces = new SqliteNonceStore(deps.db, this.now);
     this.randomNonce = deps.randomNonce ?? (() => randomBytes(16).toString('hex'));
-    const own = deps.signer ? new Map([[deps.signer.fingerprint, deps.signer.publicKey as Uint8Array]]) : new Map<string, Uint8Array>();
+    const own = trustedKeys(deps.signer);
     this.trustedKeys = deps.trustedKeys ?? (() => own);
   }
 
@@ -182,7 +182,7 @@ export class ApprovalEngine {
     const validated = validateToken(tokenInput, subject, 'verify', options, this.context());
     if (!validated.ok) return this.refused('verify', tokenInput, subject, validated);
     const { token, boundHash } = validated;
-    const consume = this.deps.db.transaction(() => {
+    const consume = () => {
       // Read the clock under the write lock: waiting for it may have outlived the token.
       const now = this.now();
       if (now.getTime() >= Date.parse(token.expires_at)) return refuse('E_APPROVAL_EXPIRED', `the approval expired at ${token.expires_at}; ask for a new one`);
@@ -212,10 +212,10 @@ export class ApprovalEngine {
         key_fingerprint: token.key_fingerprint,
       });
       return { ok: true as const, used };
-    });
+    };
     let outcome: Refusal | { ok: true; used: ReturnType<ConsumptionLedger['consume']> };
     try {
-      outcome = consume.immediate();
+      outcome = inImmediateTransaction(this.deps.db, consume);
     } catch (error) {
       if (error instanceof ConsumptionConflict || error instanceof NonceReplayError || isUniqueViolation(error)) {
         outcome = refuse('E_APPROVAL_REPLAY', `token ${short(token.token_id)} was consumed concurrently by another verification; a replay`);

@@ -5,7 +5,8 @@
 import { writeSync } from 'node:fs';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { SqliteAuditLog } from '../../audit/audit-log.js';
-import { AuditRepository } from '../../audit/repository.js';
+import { AuditRepository } from '../../store/repositories/audit-repository.js';
+import { trustedKeys } from '../../keys/owner-key.js';
 import { openDatabase } from '../../store/database.js';
 import { testLedgerKeys } from '../../testing/ledger.js';
 import { ApprovalEngine, type ApprovalSubject, type VerifyOptions } from './engine.js';
@@ -24,7 +25,7 @@ export interface VerifyJob {
 function prepare(job: VerifyJob): () => { ok: boolean; code?: string; reason?: string } {
   const { db } = openDatabase(job.file, { create: false });
   const audit = new SqliteAuditLog({ repository: new AuditRepository(db), keys: testLedgerKeys(job.file) });
-  const keys = new Map([[job.fingerprint, Buffer.from(job.publicKeyHex, 'hex') as Uint8Array]]);
+  const keys = trustedKeys({ fingerprint: job.fingerprint, publicKey: Buffer.from(job.publicKeyHex, 'hex') });
   const engine = new ApprovalEngine({ db, audit, trustedKeys: () => keys, now: () => new Date(job.nowIso) });
   return () => {
     const result = engine.verify(job.token, job.subject, job.options);

@@ -1,5 +1,5 @@
 import { WorkItemResult, type WorkItem, type WorkItemResultStatus } from '../../../src-shared/silas/work.js';
-import { NonceReplayError } from '../approval/nonce-store.js';
+import { NonceReplayError } from '../../store/repositories/nonce-store.js';
 import { transitionRefusal } from '../store/work-item-store.js';
 import { fileExistsOutside } from '../verify/file-confinement.js';
 import { planHash } from '../work/hashes.js';

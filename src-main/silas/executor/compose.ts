@@ -1,8 +1,8 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../../store/transaction.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
 import { ApprovalEngine } from '../approval/engine.js';
-import { SqliteNonceStore } from '../approval/nonce-store.js';
+import { SqliteNonceStore } from '../../store/repositories/nonce-store.js';
 import { ContentGateProvider } from '../gates/content-provider.js';
 import { PredicateGateProvider } from '../gates/predicate-provider.js';
 import type { GateCheckProvider } from '../gates/provider.js';
@@ -15,7 +15,7 @@ import { WorkItemExecutor } from './executor.js';
 
 export interface ExecutorOnLedgerOptions {
   /** The ledger's connection: approvals, the store and the audit chain commit together on it. */
-  db: Database.Database;
+  db: SqliteDatabase;
   /** Must write through `db` (the engine's and the store's transactions include their entries). */
   audit: Pick<AuditLog, 'append' | 'appendBatch'>;
   /** Needed to sign (terminal approvals, batch tokens); verification needs only `trustedKeys`. */

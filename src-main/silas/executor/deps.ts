@@ -1,6 +1,6 @@
 import type { SandboxConfigInput } from '../../../src-shared/silas/execution.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
-import type { NonceStore } from '../approval/nonce-store.js';
+import type { NonceStore } from '../../store/repositories/nonce-store.js';
 import type { GateRunner } from '../gates/runner.js';
 import type { PlanApprover } from '../review/plan-approver.js';
 import type { EphemeralExecutor } from '../sandbox/ephemeral-executor.js';

@@ -4,9 +4,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
+import { trustedKeys } from '../../keys/owner-key.js';
 import { createTestLedger, type TestLedger } from '../../testing/ledger.js';
 import { ApprovalEngine } from '../approval/engine.js';
-import { SqliteNonceStore } from '../approval/nonce-store.js';
+import { SqliteNonceStore } from '../../store/repositories/nonce-store.js';
 import { PredicateGateProvider } from '../gates/predicate-provider.js';
 import { GateRunner } from '../gates/runner.js';
 import { BubblewrapSandboxManager, SandboxedEphemeralExecutor } from '../sandbox/index.js';
@@ -58,7 +59,7 @@ export function executorFixture(dir: string, overrides: Partial<ExecutorDeps> = 
   } as ExecutorFixture;
   const deps: ExecutorDeps = {
     approvals: engine,
-    approvalKeys: () => new Map([[ledger.signer.fingerprint, ledger.signer.publicKey as Uint8Array]]),
+    approvalKeys: () => trustedKeys(ledger.signer),
     nonces: new SqliteNonceStore(ledger.db),
     store,
     gates: new GateRunner({ providers: [new PredicateGateProvider({ fileRoots: [workDir] })], audit: ledger.audit }),

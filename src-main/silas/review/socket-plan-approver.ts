@@ -1,4 +1,4 @@
-import { homePaths } from '../../app/paths.js';
+import { homePaths } from '../../home/paths.js';
 import { connectToControlCenter } from '../../control/local-socket-client.js';
 import type { PlanApprovalAnswer, PlanApprovalRequest, PlanApprover } from './plan-approver.js';
 

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pidAlive } from '../../app/home.js';
+import { pidAlive } from '../../home/home.js';
 
 // The host's cgroup filesystem as the run limiter uses it: reading and writing control files,
 // finding this process's cgroups, and creating/removing run cgroups without leaving any behind.

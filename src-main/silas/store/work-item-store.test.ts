@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalCanonicalPayload } from '../../../src-shared/silas/approval.js';
 import { WorkItemStatus, emptyBudgetUsed, type BudgetUsed, type WorkItem, type WorkItemType } from '../../../src-shared/silas/work.js';
 import { SqliteAuditLog, type AuditLog } from '../../audit/audit-log.js';
-import { AuditRepository } from '../../audit/repository.js';
+import { AuditRepository } from '../../store/repositories/audit-repository.js';
 import { openDatabase } from '../../store/database.js';
 import { createTestLedger, type TestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';

@@ -1,4 +1,5 @@
-import type Database from 'better-sqlite3';
+import { WorkItemRows, type WorkItemListColumn, type WorkItemRow } from '../../store/repositories/work-item-rows.js';
+import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
 import { SilasError } from '../../../src-shared/errors.js';
 import type { AuditEventData } from '../../../src-shared/audit/events.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
@@ -63,23 +64,13 @@ export interface WorkItemStore {
 }
 
 export interface SqliteWorkItemStoreDeps {
-  db: Database.Database;
+  db: SqliteDatabase;
   /** Must write to the same connection as `db` so its entries join the row's transaction. */
   audit: Pick<AuditLog, 'appendBatch'>;
   now?: () => Date;
 }
 
-interface Row {
-  id: string;
-  type: string;
-  status: string;
-  parent_id: string | null;
-  follow_up_of: string | null;
-  plan_hash: string;
-  item_json: string;
-  result_json: string | null;
-  created_at: string;
-}
+type Row = WorkItemRow;
 
 /** A stored row that does not validate; the message names the field. */
 export class CorruptWorkItemError extends SilasError {
@@ -95,17 +86,11 @@ export class CorruptWorkItemError extends SilasError {
 
 export class SqliteWorkItemStore implements WorkItemStore {
   private readonly now: () => Date;
-  private readonly selectOne;
-  private readonly upsert;
+  private readonly rows: WorkItemRows;
 
   constructor(private readonly deps: SqliteWorkItemStoreDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.selectOne = deps.db.prepare('SELECT * FROM silas_work_items WHERE id = ?');
-    this.upsert = deps.db.prepare(`INSERT INTO silas_work_items
-      (id, type, status, parent_id, follow_up_of, plan_hash, item_json, result_json, created_at, updated_at)
-      VALUES (@id, @type, @status, @parent_id, @follow_up_of, @plan_hash, @item_json, @result_json, @created_at, @updated_at)
-      ON CONFLICT(id) DO UPDATE SET status = excluded.status, parent_id = excluded.parent_id, follow_up_of = excluded.follow_up_of,
-        plan_hash = excluded.plan_hash, item_json = excluded.item_json, result_json = excluded.result_json, updated_at = excluded.updated_at`);
+    this.rows = new WorkItemRows(deps.db);
   }
 
   save(input: WorkItemInput): WorkItem {
@@ -133,22 +118,22 @@ export class SqliteWorkItemStore implements WorkItemStore {
 
   get(workItemId: string): WorkItem | null {
     if (!WorkItemId.safeParse(workItemId).success) return null;
-    const row = this.selectOne.get(workItemId) as Row | undefined;
+    const row = this.rows.get(workItemId);
     return row ? this.audited(() => this.decode(row).item) : null;
   }
 
   listByStatus(status: WorkItemStatus): WorkItem[] {
     const valid = WorkItemStatus.safeParse(status);
     if (!valid.success) fail(WorkItemStoreErrorCode.Invalid, `status: ${valid.error.issues[0]!.message}`);
-    return this.list('SELECT * FROM silas_work_items WHERE status = ? ORDER BY created_at, id', status);
+    return this.list('status', status);
   }
 
   listByParent(parentId: string): WorkItem[] {
-    return this.list('SELECT * FROM silas_work_items WHERE parent_id = ? ORDER BY created_at, id', parentId);
+    return this.list('parent_id', parentId);
   }
 
   listFollowUps(workItemId: string): WorkItem[] {
-    return this.list('SELECT * FROM silas_work_items WHERE follow_up_of = ? ORDER BY created_at, id', workItemId);
+    return this.list('follow_up_of', workItemId);
   }
 
   updateStatus(workItemId: string, status: WorkItemStatus, budgetUsed: BudgetUsed, update: StatusUpdate = {}): WorkItem {
@@ -202,7 +187,7 @@ export class SqliteWorkItemStore implements WorkItemStore {
 
   getResult(workItemId: string): WorkItemResult | null {
     if (!WorkItemId.safeParse(workItemId).success) return null;
-    const row = this.selectOne.get(workItemId) as Row | undefined;
+    const row = this.rows.get(workItemId);
     return row ? this.audited(() => this.decode(row).result) : null;
   }
 
@@ -236,14 +221,14 @@ export class SqliteWorkItemStore implements WorkItemStore {
     workItemId: string,
     change: (stored: WorkItem | null, result: WorkItemResult | null) => { item: WorkItem; result: WorkItemResult | null; audit: AuditItem[] },
   ): WorkItem {
-    const tx = this.deps.db.transaction(() => {
-      const row = this.selectOne.get(workItemId) as Row | undefined;
+    const tx = () => {
+      const row = this.rows.get(workItemId);
       const current = row ? this.decode(row) : { item: null, result: null };
       const { item, result, audit } = change(current.item, current.result);
       const history = item.verification_results;
       const stored = history.length > MAX_VERIFICATION_HISTORY ? { ...item, verification_results: history.slice(-MAX_VERIFICATION_HISTORY) } : item;
       const at = this.now().toISOString();
-      this.upsert.run({
+      this.rows.upsert({
         id: stored.id,
         type: stored.type,
         status: stored.status,
@@ -258,12 +243,12 @@ export class SqliteWorkItemStore implements WorkItemStore {
       // Same connection: the audit's own BEGIN IMMEDIATE becomes a savepoint of this transaction.
       this.deps.audit.appendBatch(audit);
       return stored;
-    });
-    return this.audited(() => tx.immediate());
+    };
+    return this.audited(() => inImmediateTransaction(this.deps.db, tx));
   }
 
-  private list(sql: string, key: string): WorkItem[] {
-    return this.audited(() => (this.deps.db.prepare(sql).all(key) as Row[]).map((row) => this.decode(row).item));
+  private list(column: WorkItemListColumn, key: string): WorkItem[] {
+    return this.audited(() => this.rows.listBy(column, key).map((row) => this.decode(row).item));
   }
 
   /**

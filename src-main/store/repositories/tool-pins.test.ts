@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { signToolCallApproval } from '../../approvals/tool-call-approval.js';
 import { OwnerKeyVault } from '../../keys/owner-key.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
-import { openDatabase } from '../../store/database.js';
+import { openDatabase } from '../database.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { ApprovalConsumer } from './approval-consumer.js';
+import { ApprovalConsumer } from '../../mcp/proxy/approval-consumer.js';
 import { ToolPinRepository } from './tool-pins.js';
 
 const tempDir = useTempDirs('silas-pins-');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../store/database.js';
+import { openDatabase } from '../database.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { NONCE_SAFETY_BUFFER_MS, NonceDomain, NonceReplayError, SqliteNonceStore, execBinding } from './nonce-store.js';
-import { hashOf } from './test-support.js';
+import { hashOf } from '../../silas/approval/test-support.js';
 
 const tempDir = useTempDirs();
 const MINUTE = 60_000;

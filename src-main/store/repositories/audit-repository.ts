@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { AuditCheckpoint, AuditEntry, ChainHead } from '../../src-shared/schemas/audit.js';
-import { GENESIS_HASH, type EntryBody } from './chain.js';
+import type { AuditCheckpoint, AuditEntry, ChainHead } from '../../../src-shared/schemas/audit.js';
+import { GENESIS_HASH, type EntryBody } from '../../audit/chain.js';
 
 /** Computes the hash that links an entry to its predecessor (keyed or legacy). */
 export type LinkHash = (prevHash: string, body: EntryBody) => string;
@@ -136,6 +136,40 @@ export class AuditRepository {
   latestCheckpoint(): AuditCheckpoint | null {
     const row = this.latestCheckpointStmt.get() as CheckpointRow | undefined;
     return row ? toCheckpoint(row) : null;
+  }
+
+  /** Whether an entry with this id is committed: ids of a rolled-back batch are not. */
+  hasEntry(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM audit_entries WHERE id = ?').get(id) !== undefined;
+  }
+
+  /** The newest `mcp.proxy_started` entry per server it names, for the Servers page. */
+  latestStartPerServer(): { server: string | null; idx: number }[] {
+    return this.db
+      .prepare(
+        `SELECT json_extract(data, '$.server') AS server, MAX(idx) AS idx FROM audit_entries
+         WHERE event = 'mcp.proxy_started' GROUP BY json_extract(data, '$.server')`,
+      )
+      .all() as { server: string | null; idx: number }[];
+  }
+
+  /** Newest first: up to `limit` entries of these events whose data names `server`. */
+  serverEntries(server: string, events: readonly string[], limit: number): EntryRow[] {
+    if (events.length === 0) return [];
+    const placeholders = events.map(() => '?').join(', ');
+    const sql = `SELECT * FROM audit_entries WHERE event IN (${placeholders}) AND json_extract(data, '$.server') = ? ORDER BY idx DESC LIMIT ?`;
+    return this.db.prepare(sql).all(...events, server, limit) as EntryRow[];
+  }
+
+  /** The key the chain is keyed with and the first keyed index, or null before it is keyed. */
+  chainState(): { keyId: string; keyedFrom: number } | null {
+    const row = this.db.prepare('SELECT key_id, keyed_from FROM audit_chain_state WHERE id = 1').get() as { key_id: string; keyed_from: number } | undefined;
+    return row ? { keyId: row.key_id, keyedFrom: row.keyed_from } : null;
+  }
+
+  /** Mirrors the keyring's ledger key into the database, so a home keyed once is never keyed afresh. */
+  recordChainState(keyId: string, keyedFrom: number, keyedAt: string): void {
+    this.db.prepare('INSERT OR REPLACE INTO audit_chain_state (id, key_id, keyed_from, keyed_at) VALUES (1, ?, ?, ?)').run(keyId, keyedFrom, keyedAt);
   }
 }
 

@@ -1,0 +1,37 @@
+import { KeyringStandingGrants } from '../approvals/standing-grants.js';
+import type { SecretStore } from '../keys/secret-store.js';
+import { approverForHome, type Approver } from '../mcp/proxy/approver.js';
+import { runProxy, type ProxyExit, type ProxyOptions } from '../mcp/proxy/proxy.js';
+import { IDLE_CHECKPOINT_MS, openLedger } from './ledger.js';
+
+/** What the command decides; the ledger, the keys and the home's approver are composed here. */
+export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKeys' | 'standingGrants' | 'approver' | 'dataHome'> & {
+  secretStore: SecretStore;
+  /** Tests inject one; default: the home's control-socket approver. */
+  approver?: Approver;
+};
+
+/**
+ * Composition of `silas proxy` (docs/architecture.md §3: commands stay thin, app/ composes).
+ * Every decision is recorded before it takes effect, and the ledger can be written only with the
+ * keyring's keys: without them the proxy refuses to start, saying which keyring to unlock.
+ */
+export async function runProxyForHome(home: string, options: ProxyForHomeOptions): Promise<ProxyExit> {
+  const { secretStore, approver, ...proxy } = options;
+  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => proxy.log(`silas proxy: ${(error as Error).message}`) });
+  try {
+    // Only the owner key in the keyring authorises anything; keys in the database never do.
+    const trusted = ledger.trustedKeys();
+    return await runProxy({
+      ...proxy,
+      db: ledger.db,
+      audit: ledger.audit,
+      trustedKeys: () => trusted,
+      standingGrants: new KeyringStandingGrants(secretStore, home),
+      approver: approver ?? approverForHome(home, proxy.askTimeoutMs),
+      dataHome: home,
+    });
+  } finally {
+    ledger.close();
+  }
+}
