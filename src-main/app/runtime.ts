@@ -16,6 +16,7 @@ import type { ProxyRuntime } from '../mcp/clients/edit.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
 import { ApprovalEngine } from '../silas/approval/engine.js';
 import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
+import { DecisionQueue } from '../review/decision-queue.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
@@ -25,7 +26,7 @@ import { acquireHomeLock } from '../home/home.js';
 import { IDLE_CHECKPOINT_MS, openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
-import type { CockpitBuilder, CockpitEndpoint, DecisionQueue, Notifier, Runtime } from './types.js';
+import type { CockpitBuilder, CockpitEndpoint, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
 
 export interface RuntimeOverrides {
@@ -39,19 +40,6 @@ export interface RuntimeOverrides {
   proxyRuntime?: ProxyRuntime;
   /** Builds the headless cockpit into `cockpitDir` when it is missing; without one, a missing build serves 503. */
   cockpitBuilder?: CockpitBuilder;
-}
-
-/** The tray counts every decision waiting for the person: tool calls and plans alike; pausing pauses both. */
-function combinedDecisions(approvals: DecisionQueue, plans: Pick<DecisionQueue, 'pendingCount' | 'subscribe'>): DecisionQueue {
-  return {
-    pendingCount: () => approvals.pendingCount() + plans.pendingCount(),
-    isPaused: () => approvals.isPaused(),
-    setPaused: (paused) => approvals.setPaused(paused),
-    subscribe(listener) {
-      const off = [approvals.subscribe(listener), plans.subscribe(listener)];
-      return () => off.forEach((unsubscribe) => unsubscribe());
-    },
-  };
 }
 
 /** Rate cap on security events written to the ledger, so a flood of bad sockets cannot flood it. */
@@ -107,18 +95,17 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const audit = ledger.audit;
   const signer = ledger.signer!;
   const standing = new StandingApprovalService(ledger.db, audit, signer, new KeyringStandingGrants(secretStore, config.home));
-  const approvals = new ApprovalService({ audit, signer, notifier, standing, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
+  // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
+  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
+  const approvals = new ApprovalService({ audit, signer, queue: decisions, standing, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
   // Plan approvals: the cockpit's Approve signs, with the owner key, a token bound to the plan hash.
   const approvalEngine = new ApprovalEngine({ db: ledger.db, audit, signer, ...(overrides.now ? { now: overrides.now } : {}) });
   const plans = new PlanApprovalService({
     audit,
     issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }),
-    notifier,
+    queue: decisions,
     onChange: (pending) => events.publish('plans.changed', { pending }),
-    isPaused: () => approvals.isPaused(),
-    ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const decisions = combinedDecisions(approvals, plans);
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db, audit);
@@ -213,8 +200,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
       stopping ??= (async () => {
         logger.info(`runtime stopping: ${reason}`);
         server?.stopAccepting();
-        approvals.declineAll('the Silas control center is shutting down');
-        plans.declineAll('the Silas control center is shutting down');
+        decisions.declineAll('the Silas control center is shutting down');
         try {
           events.publish('runtime.stopping', { reason });
         } catch (error) {

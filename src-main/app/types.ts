@@ -16,8 +16,8 @@ export interface Notifier {
 }
 
 /**
- * Decisions waiting for the human (approvals, reviews). Filled by the MCP proxy and Silas
- * issues; the tray shows its count and can pause intake.
+ * The tray's view of the one queue of decisions waiting for the person, of every kind
+ * (src-main/review/decision-queue.ts): its count, and one pause for all kinds.
  */
 export interface DecisionQueue {
   pendingCount(): number;

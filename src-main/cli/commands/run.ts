@@ -10,7 +10,7 @@ import { OsKeyring } from '../../keys/secret-store.js';
 import type { RecordingAuditLog } from '../../silas/executor/audit.js';
 import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
 import type { PlanApprover } from '../../silas/review/plan-approver.js';
-import { planApproverForHome } from '../../silas/review/socket-plan-approver.js';
+import { planApproverForHome } from '../../review/socket-asker.js';
 import type { SandboxManager } from '../../silas/sandbox/index.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { parseFlags } from '../args.js';

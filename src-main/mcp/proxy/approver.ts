@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homePaths } from '../../home/paths.js';
-import { ControlSocketApprover } from '../../approvals/socket-approver.js';
+import { ControlSocketApprover } from '../../review/socket-asker.js';
 
 /**
  * How the proxy asks a human about an `action: ask` tool call. The real implementation talks

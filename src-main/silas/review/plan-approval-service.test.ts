@@ -12,7 +12,7 @@ import { ApprovalEngine } from '../approval/engine.js';
 import { parsePlan } from '../work/plan-parser.js';
 import { planHash } from '../work/hashes.js';
 import { PlanApprovalService } from './plan-approval-service.js';
-import { ControlSocketPlanApprover } from './socket-plan-approver.js';
+import { ControlSocketPlanApprover } from '../../review/socket-asker.js';
 
 const FIX_BUG = fileURLToPath(new URL('../work/fixtures/spec-13-1-fix-bug.md', import.meta.url));
 const tempDir = useTempDirs('silas-plan-approval-');
