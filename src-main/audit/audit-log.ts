@@ -161,10 +161,10 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
     let appended: AuditEntry[];
     try {
       appended = this.repo.underWriteLock(() => {
-        // Entries older than the age limit are checkpointed before ours, so a decision stays the newest entry.
-        if (checkpointer.dueBeforeAppend()) checkpointer.writeLocked();
+        const covered = checkpointer.beforeAppend();
         const entries = this.repo.insertLinked(prepared, link);
-        if (checkpointer.dueAfterAppend()) checkpointer.writeLocked();
+        const last = entries.at(-1);
+        if (last && checkpointer.dueAfterAppend(last.index, covered)) checkpointer.writeLocked();
         return entries;
       });
     } catch (error) {

@@ -22,26 +22,28 @@ export class Checkpointer {
     private readonly newId: () => string,
   ) {}
 
-  /** Before appending: the entries already there are older than the age limit. Call under the write lock. */
-  dueBeforeAppend(): boolean {
+  /**
+   * Under the write lock, before an append: checkpoints first when the entries already there are
+   * older than the age limit (so a decision stays the newest entry), and returns the index the
+   * latest keyed checkpoint then covers. Every audited tool call passes here, so the head and the
+   * latest checkpoint are read once; the check after the append reuses the returned index.
+   */
+  beforeAppend(): number {
+    const { keyedFrom } = this.keys;
     const head = this.repo.head();
-    if (!head || head.index < this.keys.keyedFrom) return false;
     const latest = this.repo.latestCheckpoint();
-    if (latest && latest.index >= this.keys.keyedFrom) {
-      return head.index > latest.index && this.now().getTime() - Date.parse(latest.createdAt) >= CHECKPOINT_MAX_AGE_MS;
-    }
+    const keyed = latest && latest.index >= keyedFrom ? latest : null;
+    const covered = keyed ? keyed.index : keyedFrom - 1;
+    if (!head || head.index <= covered) return covered;
     // No keyed checkpoint yet: the age of the first keyed entry decides.
-    const first = this.repo.entryAt(this.keys.keyedFrom);
-    return first !== null && this.now().getTime() - Date.parse(first.ts) >= CHECKPOINT_MAX_AGE_MS;
+    const since = keyed ? Date.parse(keyed.createdAt) : Date.parse(this.repo.entryAt(keyedFrom)?.ts ?? '');
+    if (!(this.now().getTime() - since >= CHECKPOINT_MAX_AGE_MS)) return covered;
+    return this.writeLocked()?.index ?? covered;
   }
 
-  /** After appending: too many entries since the latest checkpoint. Call under the write lock. */
-  dueAfterAppend(): boolean {
-    const head = this.repo.head();
-    if (!head) return false;
-    const latest = this.repo.latestCheckpoint();
-    const covered = latest && latest.index >= this.keys.keyedFrom ? latest.index : this.keys.keyedFrom - 1;
-    return head.index - covered >= CHECKPOINT_MAX_ENTRIES;
+  /** After appending up to `lastIndex`: too many entries since the checkpoint `beforeAppend` reported. */
+  dueAfterAppend(lastIndex: number, covered: number): boolean {
+    return lastIndex - covered >= CHECKPOINT_MAX_ENTRIES;
   }
 
   /** Whether entries exist that no checkpoint covers yet. */
