@@ -23,9 +23,9 @@ export class UsageError extends Error {
   }
 }
 
+/** A `silas` subcommand. Its one-line summary lives in commands/registry.ts, so help needs no module. */
 export interface Command {
   name: string;
-  summary: string;
   usage: string;
   run(argv: string[], io: CliIo): Promise<number>;
 }

@@ -50,19 +50,29 @@ try {
   const bigRun = opsPerSecond(() => matcher.find(big), 2000);
   report('aip.protected_paths.write_file_100kb', 'us/check', 1e6 / bigRun.opsPerSec, { chars: big.content.length });
 
-  // Walk-around reading (issue 9 item 8): nested shells, substitutions and cd in 1 MB of commands,
-  // and 1 MB of directory + file pairs. Compare per-character cost with write_file_100kb: the
-  // joins are bounded per word, so it should stay within a small factor.
-  const units = Array.from({ length: 16_000 }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `);
-  const script = { command: units.join('') };
-  const pairs = { items: Array.from({ length: 22_000 }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) };
+  // Walk-around reading (issue 9 item 8): nested shells, substitutions and cd, directory + file
+  // pairs, and shell variables, each at 10 KB, 100 KB and 1 MB, beside the floor of the same run:
+  // a JSON parse + stringify of the same arguments. The joins are bounded per word, so the cost
+  // per character should stay flat as the size grows.
   const wide = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p, limits: { maxComparisons: 10_000_000, maxResolutions: 1_000_000, maxNodes: 1_000_000 } });
-  // Shell variables: 1 MB of assignments and references (`$D`, `${D:-…}`) of 100 names.
-  const variables = { command: Array.from({ length: 30_000 }, (_, i) => `D${i % 100}=lib/m${i}; cat $D${i % 100}/f${i}.txt "\${D${i % 100}:-src}"/g.md; `).join('') };
-  for (const [name, args] of Object.entries({ shell_1mb: script, pairs_1mb: pairs, shell_variables_1mb: variables })) {
-    if (wide.find(args) !== null) throw new Error(`benchmark case ${name} unexpectedly matched`);
-    const run = opsPerSecond(() => wide.find(args), 3000);
-    report(`aip.protected_paths.${name}`, 'us/check', 1e6 / run.opsPerSec, { chars: JSON.stringify(args).length, realpath: false });
+  const shapes: Record<string, (n: number) => unknown> = {
+    shell: (n) => ({ command: Array.from({ length: n }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `).join('') }),
+    pairs: (n) => ({ items: Array.from({ length: n }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) }),
+    // 100 names assigned and referenced (`$D`, `${D:-…}`).
+    shell_variables: (n) => ({ command: Array.from({ length: n }, (_, i) => `D${i % 100}=lib/m${i}; cat $D${i % 100}/f${i}.txt "\${D${i % 100}:-src}"/g.md; `).join('') }),
+  };
+  for (const [name, make] of Object.entries(shapes)) {
+    const unit = JSON.stringify(make(1)).length;
+    for (const [label, bytes] of [['10kb', 10_000], ['100kb', 100_000], ['1mb', 1_000_000]] as const) {
+      const args = make(Math.ceil(bytes / unit));
+      if (wide.find(args) !== null) throw new Error(`benchmark case ${name}_${label} unexpectedly matched`);
+      const text = JSON.stringify(args);
+      const floor = opsPerSecond(() => JSON.stringify(JSON.parse(text)), 1000);
+      const run = opsPerSecond(() => wide.find(args), 3000);
+      const us = 1e6 / run.opsPerSec;
+      const floorUs = 1e6 / floor.opsPerSec;
+      report(`aip.protected_paths.${name}_${label}`, 'us/check', us, { chars: text.length, ns_per_char: (us * 1000) / text.length, floor_json_roundtrip_us: floorUs, ratio_to_floor: us / floorUs, realpath: false });
+    }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

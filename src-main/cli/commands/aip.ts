@@ -38,7 +38,6 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
 
 export const aipCommand: Command = {
   name: 'aip',
-  summary: 'AIP tools: run conformance vectors',
   usage,
   run: (argv, io) => runSubcommand('aip', usage, { conformance }, argv, io),
 };

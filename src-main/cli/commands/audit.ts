@@ -131,7 +131,6 @@ const subcommands: Record<string, Subcommand> = { verify, tail, export: exportEn
 
 export const auditCommand: Command = {
   name: 'audit',
-  summary: 'verify, read and export the audit chain',
   usage,
   run: (argv, io) => runSubcommand('audit', usage, subcommands, argv, io),
 };

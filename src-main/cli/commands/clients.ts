@@ -235,7 +235,6 @@ const subcommands: Record<string, Subcommand> = { list, wrap, unwrap };
 
 export const clientsCommand: Command = {
   name: 'clients',
-  summary: 'list MCP client configurations; wrap and unwrap their servers with silas proxy',
   usage,
   run: (argv, io) => runSubcommand('clients', usage, subcommands, argv, io),
 };

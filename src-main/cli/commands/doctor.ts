@@ -280,7 +280,6 @@ const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };
 
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'check this machine and data home, and say how to fix problems',
   usage,
   async run(argv: string[], io: CliIo) {
     const { values } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' } }, usage);

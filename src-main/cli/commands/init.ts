@@ -15,7 +15,6 @@ Options:
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'create the data home, database and owner key',
   usage,
   async run(argv, io) {
     const { values } = parseFlags(argv, { home: { type: 'string' } }, usage);

@@ -146,7 +146,6 @@ const subcommands: Record<string, Subcommand> = { check };
 
 export const planCommand: Command = {
   name: 'plan',
-  summary: 'check a Silas plan: its plan hash and approval card',
   usage,
   run: (argv, io) => runSubcommand('plan', usage, subcommands, argv, io),
 };

@@ -197,7 +197,6 @@ const subcommands: Record<string, Subcommand> = { validate, hash, 'schema-hash':
 
 export const policyCommand: Command = {
   name: 'policy',
-  summary: 'validate, hash and sign AIP policies; compute tool schema hashes',
   usage,
   run: (argv, io) => runSubcommand('policy', usage, subcommands, argv, io),
 };

@@ -82,7 +82,6 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
 
 export const proxyCommand: Command = {
   name: 'proxy',
-  summary: 'Run an MCP server behind an AIP policy (stdio relay with audit and approvals)',
   usage,
   run: (argv, io) => proxyMain(argv, io),
 };

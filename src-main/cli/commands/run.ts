@@ -195,7 +195,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     }
   }
 
-  return { name: 'run', summary: 'approve and run a Silas task plan in the sandbox, verified externally', usage, run };
+  return { name: 'run', usage, run };
 }
 
 type Approval = { token: ApprovalToken } | { refused: string };

@@ -33,7 +33,6 @@ Options:
 
 export const startCommand: Command = {
   name: 'start',
-  summary: 'start the runtime (desktop app, or headless cockpit server)',
   usage,
   async run(argv, io) {
     const { values } = parseFlags(

@@ -121,7 +121,7 @@ export function createVerifyCommand(deps: VerifyCommandDeps = {}): Command {
     }
   }
 
-  return { name: 'verify', summary: "run a plan's verify checks in the sandbox and report", usage, run };
+  return { name: 'verify', usage, run };
 }
 
 export const verifyCommand: Command = createVerifyCommand();
