@@ -10,7 +10,10 @@ import type { NotificationRequest, Notifier } from '../app/types.js';
  * the kind declares what is decided and what each step means: its subject (bound to a hash the
  * answer is bound to), its card, its audit entries and its effect on "yes".
  */
-export interface DecisionKind<Request, Subject, Card, Answer, Choice extends string> {
+/** The answers every kind shares: the queue gives them, so each kind says only how to record them. */
+export type DecisionRefusal = { outcome: 'deny'; reason: string } | { outcome: 'timeout' };
+
+export interface DecisionKind<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string> {
   /** Names the kind in change notifications and in "no pending …" errors. */
   readonly name: string;
   readonly noun: string;
@@ -20,9 +23,9 @@ export interface DecisionKind<Request, Subject, Card, Answer, Choice extends str
   notification(card: Card, subject: Subject): NotificationRequest;
   /** Audit entries for each step, with the event names and data of the typed catalogue. */
   requested(id: string, subject: Subject): void;
-  refusedPaused(subject: Subject): Answer;
-  expired(id: string, subject: Subject): Answer;
-  denied(id: string, subject: Subject, reason: string, shutdown: boolean): Answer;
+  refusedPaused(subject: Subject): void;
+  expired(id: string, subject: Subject): void;
+  denied(id: string, subject: Subject, shutdown: boolean): void;
   /** The effect of a "yes" (sign, grant, issue a token), audited before it returns the answer. */
   approve(id: string, subject: Subject, choice: Exclude<Choice, 'deny'>): Answer;
 }
@@ -44,8 +47,8 @@ interface Waiting {
   kind: string;
   subject: unknown;
   card: unknown;
-  /** The kind's "no", kept with the card so shutdown can answer every kind. */
-  deny(reason: string, shutdown: boolean): unknown;
+  /** Records the kind's "no" (kept with the card so shutdown can answer every kind). */
+  recordDenied(shutdown: boolean): void;
   resolve(answer: unknown): void;
   timer: NodeJS.Timeout;
 }
@@ -68,42 +71,48 @@ export class DecisionQueue {
     this.now = deps.now ?? (() => new Date());
   }
 
-  ask<Request, Subject, Card, Answer, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>, request: Request): Promise<Answer> {
+  ask<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>, request: Request): Promise<Answer> {
     const { subject, timeoutMs } = kind.subject(request);
-    if (this.isPaused()) return Promise.resolve(kind.refusedPaused(subject));
+    if (this.isPaused()) {
+      kind.refusedPaused(subject);
+      return Promise.resolve({ outcome: 'deny', reason: PAUSED_REASON } as Answer);
+    }
     const requestedAt = this.now();
     const id = randomUUID();
     const card = kind.card(id, subject, requestedAt, new Date(requestedAt.getTime() + timeoutMs));
     kind.requested(id, subject);
     return new Promise<Answer>((resolve) => {
-      const timer = setTimeout(() => this.settle(id, () => kind.expired(id, subject)), timeoutMs);
+      const timer = setTimeout(() => this.settle(id, () => {
+        kind.expired(id, subject);
+        return { outcome: 'timeout' } satisfies DecisionRefusal;
+      }), timeoutMs);
       timer.unref();
-      this.waiting.set(id, { kind: kind.name, subject, card, deny: (reason, shutdown) => kind.denied(id, subject, reason, shutdown), resolve: resolve as (answer: unknown) => void, timer });
+      this.waiting.set(id, { kind: kind.name, subject, card, recordDenied: (shutdown) => kind.denied(id, subject, shutdown), resolve: resolve as (answer: unknown) => void, timer });
       this.changed(kind.name);
       this.deps.notifier.notify(kind.notification(card, subject));
     });
   }
 
-  decide<Request, Subject, Card, Answer, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>, id: string, choice: Choice): { id: string; outcome: 'approved' | 'denied' } {
+  decide<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>, id: string, choice: Choice): { id: string; outcome: 'approved' | 'denied' } {
     const item = this.waiting.get(id);
     if (!item || item.kind !== kind.name) throw new SilasError(ErrorCode.InvalidArgs, `no pending ${kind.noun} ${id}; it was already decided or it expired`);
     const subject = item.subject as Subject;
     if (choice === 'deny') {
-      this.settle(id, () => item.deny(DENIED_REASON, false));
+      this.settle(id, () => this.refuse(item, DENIED_REASON, false));
       return { id, outcome: 'denied' };
     }
     this.settle(id, () => kind.approve(id, subject, choice as Exclude<Choice, 'deny'>));
     return { id, outcome: 'approved' };
   }
 
-  list<Request, Subject, Card, Answer, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>): Card[] {
+  list<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>): Card[] {
     return [...this.waiting.values()].filter((w) => w.kind === kind.name).map((w) => w.card as Card);
   }
 
   /** Shutdown: every open question (of one kind, or of every kind) is answered "no" (spec 002 §18.2 step 2). */
   declineAll(reason: string, kind?: string): void {
     for (const [id, item] of [...this.waiting]) {
-      if (kind === undefined || item.kind === kind) this.settle(id, () => item.deny(reason, true));
+      if (kind === undefined || item.kind === kind) this.settle(id, () => this.refuse(item, reason, true));
     }
   }
 
@@ -141,6 +150,11 @@ export class DecisionQueue {
     this.waiting.delete(id);
     item.resolve(answer);
     this.changed(item.kind);
+  }
+
+  private refuse(item: Waiting, reason: string, shutdown: boolean): DecisionRefusal {
+    item.recordDenied(shutdown);
+    return { outcome: 'deny', reason };
   }
 
   private changed(kind: string | null): void {

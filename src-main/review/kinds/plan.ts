@@ -5,7 +5,7 @@ import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
-import { PAUSED_REASON, type DecisionKind } from '../decision-queue.js';
+import type { DecisionKind } from '../decision-queue.js';
 
 /** The card's risk on the cockpit's ladder and its rationale, from the same card the terminal shows (§0.5.2, §0.5.3). */
 export function planCardFacts(item: WorkItem, hash: string): Pick<PendingPlanApproval, 'risk' | 'riskReasons' | 'rationale'> {
@@ -76,15 +76,12 @@ export function planKind(deps: PlanKindDeps): PlanKind {
     },
     refusedPaused({ item, hash }) {
       audit.append('silas.plan_approval.refused_paused', { work_item_id: item.id, plan_hash: hash });
-      return { outcome: 'deny', reason: PAUSED_REASON };
     },
     expired(id, subject) {
       audit.append('silas.plan_approval.timed_out', ended(subject, id));
-      return { outcome: 'timeout' };
     },
-    denied(id, subject, reason, shutdown) {
+    denied(id, subject, shutdown) {
       audit.append('silas.plan_approval.denied', { ...ended(subject, id), ...(shutdown ? { shutdown: true } : {}) });
-      return { outcome: 'deny', reason };
     },
     approve(id, subject) {
       const token = deps.issueToken(subject.item);

@@ -5,7 +5,7 @@ import type { OwnerSigner } from '../../keys/owner-key.js';
 import { normalizeName } from '../../aip/policy/normalize.js';
 import type { StandingApprovalService } from '../../approvals/standing-service.js';
 import { argumentsHash, displayMismatch, issueToolCallApproval } from '../../approvals/tool-call-approval.js';
-import { PAUSED_REASON, type DecisionKind } from '../decision-queue.js';
+import type { DecisionKind } from '../decision-queue.js';
 
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
 export const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
@@ -80,15 +80,12 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
     },
     refusedPaused({ request }) {
       audit.append('approvals.refused_paused', { server: request.server, tool: request.tool, session_id: request.sessionId });
-      return { outcome: 'deny', reason: PAUSED_REASON };
     },
     expired(id, subject) {
       audit.append('approvals.timed_out', ended(subject, id));
-      return { outcome: 'timeout' };
     },
-    denied(id, subject, reason, shutdown) {
+    denied(id, subject, shutdown) {
       audit.append('approvals.denied', { ...ended(subject, id), ...(shutdown ? { shutdown: true } : {}) });
-      return { outcome: 'deny', reason };
     },
     approve(id, subject, choice) {
       const { request, argsHash } = subject;
