@@ -30,12 +30,12 @@ try {
   const batchSize = 1000;
   let seq = 0;
   const grow = (to: number) => {
-    while (single.audit.head()!.index + 1 < to) {
+    while ((single.audit.head()?.index ?? -1) + 1 < to) {
       single.audit.appendBatch(Array.from({ length: batchSize }, () => ({ event: 'aip.decision', data: { ...data, seq: seq++ } })));
     }
   };
   for (const [label, size] of [['10k', 10_000], ['100k', 100_000], ['1m', 1_000_000]] as const) {
-    const before = single.audit.head()!.index + 1;
+    const before = (single.audit.head()?.index ?? -1) + 1;
     let start = performance.now();
     grow(size);
     const growSeconds = (performance.now() - start) / 1000;
