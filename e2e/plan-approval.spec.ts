@@ -60,6 +60,10 @@ test.describe('a Silas plan approved in the cockpit, executed in the sandbox, ve
     const card = page.getByRole('article', { name: 'Plan approval: Write the status report' });
     await expect(card).toBeVisible();
     await expect(card.getByRole('heading', { name: 'Run plan: Write the status report (task)' })).toBeVisible();
+    // A medium-risk card keeps the plan's hash, checks and briefing behind Details (§0.5.3).
+    const details = card.getByRole('button', { name: 'Details' });
+    await expect(details).toHaveAttribute('aria-expanded', 'false');
+    await details.click();
     await expect(card.getByLabel(`Plan hash starts ${hash.plan_hash.slice(0, 8)}`)).toBeVisible();
     await expect(card.getByRole('list', { name: 'Checks' })).toContainText('cat report.txt');
     const approve = card.getByRole('button', { name: 'Approve and sign' });

@@ -23,6 +23,17 @@ test.describe('a real MCP client through silas proxy, decided in the cockpit', (
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** A server whose second tools/list announces a changed `fetch`: the first list pins both tools, the second hides fetch. */
+  async function connectChangingServer(silas: Parameters<typeof connectThroughProxy>[0]) {
+    const policy = writePolicy(dir, 'web-policy', '  allowed_tools: [fetch, stable]\n');
+    proxied = await connectThroughProxy(silas, { name: 'web', policy, server: MCP_SERVERS.changing });
+    const { client } = proxied;
+    const toolNames = async () => (await client.listTools()).tools.map((tool) => tool.name);
+    expect(await toolNames()).toEqual(['fetch', 'stable']);
+    expect(await toolNames()).toEqual(['stable']);
+    return { client, toolNames };
+  }
+
   test('an ask is approved from Review and the call completes with its signed approval in the audit chain', async ({ page, silas, browserProblems }) => {
     const policy = writePolicy(dir, 'files-policy', '  allowed_tools: [read_file]\n  tool_rules:\n    - tool: delete_file\n      action: ask\n');
     const doomed = join(dir, 'doomed.txt');
@@ -137,14 +148,8 @@ test.describe('a real MCP client through silas proxy, decided in the cockpit', (
   });
 
   test('a changed tool definition is hidden and refused until it is approved on the Servers page', async ({ page, silas, browserProblems }) => {
-    const policy = writePolicy(dir, 'web-policy', '  allowed_tools: [fetch, stable]\n');
-    proxied = await connectThroughProxy(silas, { name: 'web', policy, server: MCP_SERVERS.changing });
-    const { client } = proxied;
-    const toolNames = async () => (await client.listTools()).tools.map((tool) => tool.name);
+    const { client, toolNames } = await connectChangingServer(silas);
 
-    // The first list pins both tools; the second announces a changed fetch, which the proxy hides.
-    expect(await toolNames()).toEqual(['fetch', 'stable']);
-    expect(await toolNames()).toEqual(['stable']);
     const refused = await rpcError(client.callTool({ name: 'fetch', arguments: { url: 'https://example.com' } }));
     expect(refused.code).toBe(-32013);
 
@@ -167,6 +172,29 @@ test.describe('a real MCP client through silas proxy, decided in the cockpit', (
     expect(audit.filter((e) => e.event === 'mcp.tool_change_approved').map((e) => [e.server, e.tool])).toEqual([['web', 'fetch']]);
     const verify = await silas.cli('audit', 'verify');
     expect(verify.code, `${verify.stdout}\n${verify.stderr}`).toBe(0);
+    expect(browserProblems).toEqual([]);
+  });
+
+  test('a changed tool definition also waits in Review as a high-risk card; "Keep it blocked" keeps it hidden and refused', async ({ page, silas, browserProblems }) => {
+    const { client, toolNames } = await connectChangingServer(silas);
+    await openCockpit(page, silas);
+    await openPage(page, /^Review/, 'Review');
+    const card = page.getByRole('article', { name: 'Tool change: fetch on web' });
+    await expect(card.getByText('High risk')).toBeVisible();
+    await expect(card).toContainText('tool poisoning');
+    // High risk: declining is recommended and comes first.
+    await expect(card.getByRole('button').filter({ hasText: /Keep it blocked|Accept the new definition/ }).first()).toHaveText(/Keep it blocked/);
+    await card.getByRole('button', { name: 'Keep it blocked' }).click();
+    await expect(card).toHaveCount(0);
+    await expect(page.getByText('No decisions waiting')).toBeVisible();
+
+    expect(await toolNames()).toEqual(['stable']);
+    expect((await rpcError(client.callTool({ name: 'fetch', arguments: { url: 'https://example.com' } }))).code).toBe(-32013);
+    // Kept blocked, not forgotten: the Servers page still offers to accept it.
+    await openPage(page, /^Servers/, 'Servers');
+    await expect(page.getByRole('region', { name: 'web' }).getByRole('button', { name: 'Approve new definition of fetch' })).toBeVisible();
+    const audit = await exportedAudit(silas);
+    expect(audit.filter((e) => e.event === 'mcp.tool_change_declined').map((e) => [e.server, e.tool])).toEqual([['web', 'fetch']]);
     expect(browserProblems).toEqual([]);
   });
 });

@@ -1,5 +1,9 @@
 import type { Page } from '@playwright/test';
-import { checkToolCallApproval } from '../src-main/approvals/tool-call-approval.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toolCallSubject } from '../src-main/approvals/tool-call-approval.js';
+import { proxyVerifier } from '../src-main/testing/approvals.js';
 import { FakeProxy, ownerKeys, type ProxiedCall } from './fixtures/approval-proxy.js';
 import { auditLog, expect, mainNav, openActivity, openCockpit, test } from './fixtures/test.js';
 
@@ -54,7 +58,6 @@ test.describe('Review: deciding what a proxy asks', () => {
       await expect(active.getByRole('heading', { name: 'read_file on filesystem wants to run' })).toBeVisible();
       await expect(active.getByText('Medium risk')).toBeVisible();
       await expect(active).toContainText('Files outside the workspace need your approval.');
-      await expect(active).toContainText('tools.ask: filesystem/*');
       await expect(active.getByRole('timer', { name: 'Time left' })).toHaveText(/^Expires in [12]:\d\d$/);
       await expect(active.getByRole('button', { name: 'Allow once' })).toHaveAccessibleDescription('Runs this call once; signed with your key');
       await expect(active.getByRole('button', { name: 'Deny' })).toHaveAccessibleDescription('The agent receives an error (-32004)');
@@ -64,16 +67,19 @@ test.describe('Review: deciding what a proxy asks', () => {
       await details.click();
       await expect(details).toHaveAttribute('aria-expanded', 'true');
       await expect(active.getByLabel('Arguments')).toContainText('"path": "/home/ada/projects/notes/todo.md"');
+      // The rule that asked is part of the tool call's details (§0.5.3), next to the arguments.
+      await expect(active).toContainText('tools.ask: filesystem/*');
 
       await active.getByRole('button', { name: 'Allow once' }).click();
       const result = await answer;
       expect(result.outcome).toBe('approve');
       if (result.outcome !== 'approve') throw new Error('unreachable');
-      expect(result.approval.payload).toMatchObject({ type: 'silas.mcp.approval/v1', server: 'filesystem', tool: 'read_file', requestId: 7, sessionId: proxy.sessionId });
-      expect(checkToolCallApproval(result.approval, proxy.binding(readNotes), ownerKeys(silas), new Date())).toEqual({ ok: true, nonce: result.approval.payload.nonce });
-      // Bound to the exact call: the same signature does not pass for other arguments.
-      const other = { ...proxy.binding(readNotes), args: { path: '/etc/shadow' } };
-      expect(checkToolCallApproval(result.approval, other, ownerKeys(silas), new Date())).toEqual({ ok: false, reason: 'approval is for other arguments' });
+      // A token from the approval engine, bound to exactly this call (scope single_step).
+      expect(result.token).toMatchObject({ scope: 'single_step', plan_hash: toolCallSubject(proxy.binding(readNotes)).planHash, conditions: { server: 'filesystem', tool: 'read_file', request_id: 7, session_id: proxy.sessionId } });
+      const verify = proxyVerifier(mkdtempSync(join(tmpdir(), 'silas-e2e-proxy-')), ownerKeys(silas));
+      // Bound to the exact call: the same token does not pass for other arguments, and passes once for its own.
+      expect(verify(result.token, { ...proxy.binding(readNotes), args: { path: '/etc/shadow' } })).toEqual({ ok: false, reason: 'approval is for other arguments' });
+      expect(verify(result.token, proxy.binding(readNotes))).toMatchObject({ ok: true, nonce: result.token.nonce });
 
       await expect(page.getByText('No decisions waiting')).toBeVisible();
       await expect(mainNav(page).getByRole('link', { name: 'Review', exact: true })).toBeVisible();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger } from '../testing/ledger.js';
-import { AipDecisionRecorder, MAX_AUDITED_ARGS_BYTES } from './audit-record.js';
+import { AIP_DECISION_EVENT, aipDecisionData, MAX_AUDITED_ARGS_BYTES, type AipAuditContext } from './audit-record.js';
+import type { EvaluationInput, PolicyDecision } from './evaluate/evaluator.js';
 import { createPolicyEngine } from './engine.js';
 import { loadPolicyText } from './policy/load.js';
 
@@ -12,7 +13,7 @@ function setup(spec: string) {
   if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
   const ledger = createTestLedger(tempDir());
   const engine = createPolicyEngine(loaded.policy, { homeDir: tempDir(), cwd: '/' });
-  return { policy: loaded.policy, ledger, engine, recorder: new AipDecisionRecorder(ledger.audit) };
+  return { policy: loaded.policy, ledger, engine, recorder: { record: (decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext) => ledger.audit.append(AIP_DECISION_EVENT, aipDecisionData(decision, input, context)) } };
 }
 
 describe('AIP decisions in the audit chain (§8)', () => {

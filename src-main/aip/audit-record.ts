@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../src-shared/schemas/json.js';
-import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import type { AuditEventData } from '../../src-shared/audit/events.js';
-import type { AuditLog } from '../audit/audit-log.js';
 import type { DlpEngine } from './dlp/engine.js';
 import type { EvaluationInput, PolicyDecision } from './evaluate/evaluator.js';
 import type { AgentPolicy } from './policy/types.js';
@@ -55,13 +53,4 @@ export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput
   };
   for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
   return entry as AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject;
-}
-
-/** Appends every decision to the audit chain before its effect happens (DESIGN invariant 3). */
-export class AipDecisionRecorder {
-  constructor(private readonly audit: AuditLog) {}
-
-  record(decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext): AuditEntry {
-    return this.audit.append(AIP_DECISION_EVENT, aipDecisionData(decision, input, context));
-  }
 }

@@ -1,6 +1,9 @@
 import { KeyringStandingGrants } from '../approvals/standing-grants.js';
 import type { SecretStore } from '../keys/secret-store.js';
-import { approverForHome, type Approver } from '../mcp/proxy/approver.js';
+import { existsSync } from 'node:fs';
+import { ControlSocketApprover } from '../control/socket-asker.js';
+import { homePaths } from '../home/paths.js';
+import { UnreachableApprover, type Approver } from '../mcp/proxy/approver.js';
 import { runProxy, type ProxyExit, type ProxyOptions } from '../mcp/proxy/proxy.js';
 import { IDLE_CHECKPOINT_MS, openLedger } from './ledger.js';
 
@@ -34,4 +37,14 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
   } finally {
     ledger.close();
   }
+}
+
+/**
+ * The approver for a data home: the running control center over HOME/control.sock when it
+ * exists, else an approver that fails closed at once with the reason.
+ */
+export function approverForHome(home: string, askTimeoutMs: number): Approver {
+  const socket = homePaths(home).controlSocket;
+  if (process.platform !== 'win32' && !existsSync(socket)) return new UnreachableApprover();
+  return new ControlSocketApprover(home, askTimeoutMs);
 }

@@ -11,6 +11,9 @@ import { desktopAvailability } from '../cli/desktop-launcher.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { planHash } from '../silas/work/hashes.js';
 import type { NotificationRequest } from './types.js';
+import type { ReviewQueueView } from '../../src-shared/schemas/review.js';
+import { ToolPinRepository } from '../store/repositories/tool-pins.js';
+import { openLedger } from './ledger.js';
 
 const tempDir = useTempDirs();
 
@@ -60,7 +63,7 @@ describe('plan approvals in the runtime', () => {
     await runtime.start();
     const changes: number[] = [];
     runtime.events.subscribe((name, payload) => {
-      if (name === 'plans.changed') changes.push((payload as { pending: unknown[] }).pending.length);
+      if (name === 'review.changed') changes.push((payload as { cards: unknown[] }).cards.length);
     });
     let tray = -1;
     runtime.decisions.subscribe(() => (tray = runtime.decisions.pendingCount()));
@@ -72,14 +75,37 @@ describe('plan approvals in the runtime', () => {
     const answer = runtime.router.dispatch('plans.requestApproval', args, local);
     await expect.poll(() => tray).toBe(1);
     expect(notified.at(-1)?.title).toBe('Approve plan "Count me"?');
-    const listed = (await runtime.router.dispatch('plans.list', {}, cockpit)) as { ok: true; value: { pending: { id: string }[] } };
-    expect(await runtime.router.dispatch('plans.decide', { id: listed.value.pending[0]!.id, decision: 'approve' }, cockpit)).toMatchObject({ ok: true });
+    const listed = (await runtime.router.dispatch('review.list', {}, cockpit)) as { ok: true; value: { cards: { id: string }[] } };
+    expect(await runtime.router.dispatch('review.decide', { id: listed.value.cards[0]!.id, choice: 'approve' }, cockpit)).toMatchObject({ ok: true });
     expect(await answer).toMatchObject({ ok: true, value: { outcome: 'approve', token: { plan_hash: args.planHash, work_item_id: 'task-tray' } } });
     expect(tray).toBe(0);
     expect(changes).toEqual([1, 0]);
 
     runtime.decisions.setPaused(true);
     expect(await runtime.router.dispatch('plans.requestApproval', args, local)).toMatchObject({ ok: true, value: { outcome: 'deny', reason: expect.stringContaining('paused') } });
+    await runtime.stop('test');
+  });
+});
+
+describe('tool-definition changes reach Review from the proxies', () => {
+  it('a change a proxy (another process) records joins the Review queue as a card, published to the cockpit without a reload', async () => {
+    const home = join(tempDir(), 'home');
+    const keyring = new MemorySecretStore();
+    const runtime = await buildRuntime({ home, mode: 'desktop', auditPollMs: 50 }, { secretStore: keyring, logger: silentLogger });
+    await runtime.start();
+    const published: string[][] = [];
+    runtime.events.subscribe((name, payload) => {
+      if (name === 'review.changed') published.push((payload as ReviewQueueView).cards.map((c) => c.kind));
+    });
+    // What `silas proxy` does when a server announces another definition: pin it as pending, record it.
+    const proxy = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
+    const pins = new ToolPinRepository(proxy.db);
+    pins.observe('web', 'fetch', 'sha256:aaaa');
+    pins.observe('web', 'fetch', 'sha256:bbbb');
+    proxy.audit.append('mcp.tool_changed', { server: 'web', session_id: 's', tool: 'fetch', announced_name: 'fetch', expected_hash: 'sha256:aaaa', actual_hash: 'sha256:bbbb' });
+    proxy.close();
+    await expect.poll(() => published.at(-1), { timeout: 5000 }).toEqual(['tool_change']);
+    expect(runtime.decisions.pendingCount()).toBe(1);
     await runtime.stop('test');
   });
 });

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { AuditEventData } from '../../src-shared/audit/events.js';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { AuditWatcher } from '../audit/watcher.js';
-import { ApprovalService } from '../approvals/approval-service.js';
 import { KeyringStandingGrants } from '../approvals/standing-grants.js';
 import { StandingApprovalService } from '../approvals/standing-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
@@ -15,8 +14,10 @@ import { currentRuntime } from '../mcp/clients/operations.js';
 import type { ProxyRuntime } from '../mcp/clients/edit.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
 import { ApprovalEngine } from '../silas/approval/engine.js';
-import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
 import { DecisionQueue } from '../review/decision-queue.js';
+import { planKind } from '../review/kinds/plan.js';
+import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
+import { toolCallKind } from '../review/kinds/tool-call.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
@@ -95,20 +96,18 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const audit = ledger.audit;
   const signer = ledger.signer!;
   const standing = new StandingApprovalService(ledger.db, audit, signer, new KeyringStandingGrants(secretStore, config.home));
-  // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
-  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
-  const approvals = new ApprovalService({ audit, signer, queue: decisions, standing, onChange: (pending, paused) => events.publish('approvals.changed', { pending, paused }) });
-  // Plan approvals: the cockpit's Approve signs, with the owner key, a token bound to the plan hash.
+  // One signing path: tool calls and plans get their tokens from the same engine, each bound to its subject's hash.
   const approvalEngine = new ApprovalEngine({ db: ledger.db, audit, signer, ...(overrides.now ? { now: overrides.now } : {}) });
-  const plans = new PlanApprovalService({
-    audit,
-    issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }),
-    queue: decisions,
-    onChange: (pending) => events.publish('plans.changed', { pending }),
-  });
+  // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
+  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit)] });
+  const kinds = {
+    toolCall: toolCallKind({ audit, standing, engine: approvalEngine }),
+    plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }) }),
+  };
+  decisions.subscribe(() => events.publish('review.changed', decisions.view()));
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
-  const servers = new ServersService(ledger.db, audit);
+  const servers = new ServersService(ledger.db);
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({
     silasHome: config.home,
@@ -130,7 +129,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, approvals, servers, standing, clients, plans, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, review: decisions, kinds, servers, standing, clients, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -157,7 +156,15 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     async start() {
       audit.append('runtime.started', { mode: config.mode, pid: process.pid, version: APP_VERSION });
       // Created after our own start entry: a client can only connect later, and loads history itself.
-      watcher = new AuditWatcher(audit, (entry) => events.publish('audit.appended', entry), config.auditPollMs);
+      watcher = new AuditWatcher(
+        audit,
+        (entry) => {
+          events.publish('audit.appended', entry);
+          // A proxy (another process) recorded a changed tool definition: its card joins Review.
+          if (entry.event === 'mcp.tool_changed') decisions.refresh();
+        },
+        config.auditPollMs,
+      );
       watcher.start();
       checkpointTimer = setInterval(() => {
         try {

@@ -4,16 +4,7 @@ import type { ControlRouter } from '../control/router.js';
 import type { EventBus } from '../control/event-bus.js';
 
 /** A native notification. The desktop shell shows it with Electron; headless mode logs it. */
-export interface NotificationRequest {
-  title: string;
-  body: string;
-  /** Shown as a hint of how pressing it helps; the shell opens the cockpit on click. */
-  urgency?: 'normal' | 'critical';
-}
-
-export interface Notifier {
-  notify(request: NotificationRequest): void;
-}
+export type { NotificationRequest, Notifier } from '../review/notifier.js';
 
 /**
  * The tray's view of the one queue of decisions waiting for the person, of every kind

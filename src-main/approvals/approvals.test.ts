@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '../../src-shared/contract/envelope.js';
-import type { PendingApproval } from '../../src-shared/schemas/approval.js';
+import type { CardOf, ReviewQueueView } from '../../src-shared/schemas/review.js';
 import { silentLogger } from '../app/logger.js';
 import { buildRuntime } from '../app/runtime.js';
 import type { Runtime } from '../app/types.js';
@@ -12,9 +12,8 @@ import { MemorySecretStore } from '../keys/secret-store.js';
 import { useTempDirs } from '../testing/temp.js';
 import { ToolCallApprovalRequest } from '../../src-shared/schemas/approval.js';
 import { createTestLedger } from '../testing/ledger.js';
-import { testSigner } from '../testing/approvals.js';
-import { ApprovalService } from './approval-service.js';
-import { argumentsHash, checkToolCallApproval, displayMismatch } from './tool-call-approval.js';
+import { proxyVerifier, testReview } from '../testing/approvals.js';
+import { argumentsHash, displayMismatch } from './tool-call-approval.js';
 
 const tempDir = useTempDirs();
 
@@ -52,10 +51,10 @@ function lastEvents(audit: Runtime['audit'], n: number): string[] {
     .slice(-n);
 }
 
-async function pendingCards(runtime: Runtime): Promise<PendingApproval[]> {
-  const list = (await runtime.router.dispatch('approvals.list', {}, { transport: 'ipc' })) as Envelope<{ pending: PendingApproval[] }>;
+async function pendingCards(runtime: Runtime): Promise<CardOf<'tool_call'>[]> {
+  const list = (await runtime.router.dispatch('review.list', {}, { transport: 'ipc' })) as Envelope<ReviewQueueView>;
   if (!list.ok) throw new Error(list.error.message);
-  return list.value.pending;
+  return list.value.cards.filter((card): card is CardOf<'tool_call'> => card.kind === 'tool_call');
 }
 
 describe('approvals over the local control socket', () => {
@@ -64,15 +63,16 @@ describe('approvals over the local control socket', () => {
     const answer = h.client.call('approvals.request', askFor());
     await expect.poll(() => h.runtime.decisions.pendingCount()).toBe(1);
     const [card] = await pendingCards(h.runtime);
-    expect(card).toMatchObject({ server: 'files', tool: 'delete_file', args, risk: 'high', policyName: 'workstation' });
+    expect(card).toMatchObject({ kind: 'tool_call', riskLevel: 'high', details: { server: 'files', tool: 'delete_file', args, policyName: 'workstation' } });
     expect(h.notifications).toEqual(['Approve delete_file on files?']);
-    expect(await h.runtime.router.dispatch('approvals.decide', { id: card!.id, decision: 'allow_once' }, { transport: 'ipc' })).toEqual({ ok: true, value: { id: card!.id, outcome: 'approved' } });
+    expect(await h.runtime.router.dispatch('review.decide', { id: card!.id, choice: 'allow_once' }, { transport: 'ipc' })).toEqual({ ok: true, value: { id: card!.id, kind: 'tool_call', choice: 'allow_once', outcome: 'approved' } });
     const result = await answer;
     if (result.outcome !== 'approve') throw new Error(`expected approval, got ${result.outcome}`);
     const binding = { server: 'files', tool: 'delete_file', args, requestId: 41, sessionId: 'session-1' };
-    expect(checkToolCallApproval(result.approval, binding, h.ownerKeys, new Date())).toEqual({ ok: true, nonce: result.approval.payload.nonce });
-    expect(checkToolCallApproval(result.approval, { ...binding, args: { path: '/etc/passwd' } }, h.ownerKeys, new Date()).ok).toBe(false);
-    expect(lastEvents(h.runtime.audit, 2)).toEqual(['approvals.requested', 'approvals.approved']);
+    const verify = proxyVerifier(tempDir(), h.ownerKeys);
+    expect(verify(result.token, { ...binding, args: { path: '/etc/passwd' } })).toEqual({ ok: false, reason: 'approval is for other arguments' });
+    expect(verify(result.token, binding)).toEqual({ ok: true, nonce: result.token.nonce, keyFingerprint: result.token.key_fingerprint });
+    expect(lastEvents(h.runtime.audit, 3)).toEqual(['approvals.requested', 'silas.approval.issued', 'approvals.approved']);
     expect(h.runtime.decisions.pendingCount()).toBe(0);
     h.client.close();
     await h.runtime.stop('test');
@@ -83,7 +83,7 @@ describe('approvals over the local control socket', () => {
     const denied = h.client.call('approvals.request', askFor());
     await expect.poll(() => h.runtime.decisions.pendingCount()).toBe(1);
     const [card] = await pendingCards(h.runtime);
-    await h.runtime.router.dispatch('approvals.decide', { id: card!.id, decision: 'deny' }, { transport: 'websocket' });
+    await h.runtime.router.dispatch('review.decide', { id: card!.id, choice: 'deny' }, { transport: 'websocket' });
     expect(await denied).toEqual({ outcome: 'deny', reason: 'denied by the user in the control center' });
     expect(await h.client.call('approvals.request', askFor(1000))).toEqual({ outcome: 'timeout' });
     expect(lastEvents(h.runtime.audit, 4)).toEqual(['approvals.requested', 'approvals.denied', 'approvals.requested', 'approvals.timed_out']);
@@ -96,7 +96,7 @@ describe('approvals over the local control socket', () => {
     const pending = h.client.call('approvals.request', askFor());
     await expect.poll(() => h.runtime.decisions.pendingCount()).toBe(1);
     const [card] = await pendingCards(h.runtime);
-    await expect(h.client.call('approvals.decide', { id: card!.id, decision: 'allow_once' })).rejects.toMatchObject({ code: 'E_UNAUTHORIZED' });
+    await expect(h.client.call('review.decide', { id: card!.id, choice: 'allow_once' })).rejects.toMatchObject({ code: 'E_UNAUTHORIZED' });
     expect(h.runtime.decisions.pendingCount()).toBe(1);
     // And the cockpit cannot forge a proxy's request.
     const fromCockpit = await h.runtime.router.dispatch('approvals.request', askFor(), { transport: 'websocket' });
@@ -145,10 +145,16 @@ describe('the card shows what is signed', () => {
 
   function service() {
     const ledger = createTestLedger(tempDir());
-    const signer = testSigner();
     const standing: { argsHash: string; argsDisplay: string }[] = [];
-    const approvals = new ApprovalService({ audit: ledger.audit, signer, notifier: { notify: () => undefined }, onChange: () => undefined, standing: { create: (b) => (standing.push(b), { ...b, id: 'x' }) as never } });
-    return { ledger, approvals, standing, keys: new Map([[signer.fingerprint, signer.publicKey as Uint8Array]]) };
+    const { queue, kinds, signer } = testReview(ledger.db, ledger.audit, { standing: { create: (b) => (standing.push(b), { ...b, id: 'x' }) as never } });
+    // The tool-call kind on the one queue, as the handlers use it.
+    const approvals = {
+      request: (request: ToolCallApprovalRequest) => queue.ask(kinds.toolCall, request),
+      decide: (id: string, choice: string) => queue.decide(id, choice),
+      list: () => queue.view().cards.filter((card): card is CardOf<'tool_call'> => card.kind === 'tool_call'),
+      pendingCount: () => queue.pendingCount(),
+    };
+    return { ledger, approvals, standing, verify: proxyVerifier(tempDir(), new Map([[signer.fingerprint, signer.publicKey as Uint8Array]])) };
   }
 
   it('an asker can no longer supply the hash: a request carrying argsHash is refused by the contract', () => {
@@ -166,31 +172,31 @@ describe('the card shows what is signed', () => {
   });
 
   it('"always allow" on a harmless card creates a standing approval and a token that cannot authorise the protected file', async () => {
-    const { approvals, standing, keys } = service();
+    const { approvals, standing, verify } = service();
     const answer = approvals.request(ask({ args: harmless, display: harmless }));
     const [card] = approvals.list();
-    expect(card!.args).toEqual(harmless);
+    expect(card!.details.args).toEqual(harmless);
     approvals.decide(card!.id, 'always_allow');
     const result = await answer;
     if (result.outcome !== 'approve') throw new Error(`expected approval, got ${result.outcome}`);
     expect(standing).toEqual([{ server: 'files', tool: 'read_file', argsHash: argumentsHash(harmless), argsDisplay: JSON.stringify(harmless) }]);
     expect(standing[0]!.argsHash).not.toBe(argumentsHash(target));
     const binding = { server: 'files', tool: 'read_file', requestId: 7, sessionId: 'hostile' };
-    expect(checkToolCallApproval(result.approval, { ...binding, args: target }, keys, new Date())).toEqual({ ok: false, reason: 'approval is for other arguments' });
-    expect(checkToolCallApproval(result.approval, { ...binding, args: harmless }, keys, new Date())).toMatchObject({ ok: true });
+    expect(verify(result.token, { ...binding, args: target })).toEqual({ ok: false, reason: 'approval is for other arguments' });
+    expect(verify(result.token, { ...binding, args: harmless })).toMatchObject({ ok: true });
   });
 
   it('the legitimate path: a DLP-redacted display is shown, and the signature binds the real arguments', async () => {
-    const { approvals, keys } = service();
+    const { approvals, verify } = service();
     const real = { url: 'https://api.example.com/?key=AKIAABCDEFGHIJKLMNOP', retries: 4111111111111111, ['AKIAABCDEFGHIJKLMNOP']: true };
     const display = { url: 'https://api.example.com/?key=[REDACTED:AWS Key]', retries: '[REDACTED:Card]', '[REDACTED:AWS Key]': true };
     const answer = approvals.request(ask({ args: real, display }));
     const [card] = approvals.list();
-    expect(card!.args).toEqual(display);
+    expect(card!.details.args).toEqual(display);
     approvals.decide(card!.id, 'allow_once');
     const result = await answer;
     if (result.outcome !== 'approve') throw new Error(`expected approval, got ${result.outcome}`);
-    expect(checkToolCallApproval(result.approval, { server: 'files', tool: 'read_file', requestId: 7, sessionId: 'hostile', args: real }, keys, new Date())).toMatchObject({ ok: true });
+    expect(verify(result.token, { server: 'files', tool: 'read_file', requestId: 7, sessionId: 'hostile', args: real })).toMatchObject({ ok: true });
   });
 
   it('displayMismatch accepts markers only in place of text', () => {

@@ -6,7 +6,7 @@ import { ControlRouter } from '../control/router.js';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { testServices } from '../testing/handlers.js';
-import { ApprovalService } from './approval-service.js';
+import { testReview } from '../testing/approvals.js';
 import { StandingApprovalRepository } from './standing-approvals.js';
 import { KeyringStandingGrants, standingAccountForHome } from './standing-grants.js';
 import { StandingApprovalService } from './standing-service.js';
@@ -76,10 +76,10 @@ describe('standing approvals ("always allow with these arguments on this server"
 
   it('"always allow" on a card creates the standing approval and approves this call', async () => {
     const { ledger, signer, service, find } = setup();
-    const approvals = new ApprovalService({ audit: ledger.audit, signer, notifier: { notify() {} }, standing: service, onChange() {} });
-    const answer = approvals.request({ server: 'files', tool: 'Read_File', args: { path: '/srv/reports/today.csv' }, display: { path: '/srv/reports/today.csv' }, requestId: 1, sessionId: 's', rule: 'ask', reason: 'r', policyName: 'p', timeoutMs: 5000 });
-    const [card] = approvals.list();
-    expect(approvals.decide(card!.id, 'always_allow')).toEqual({ id: card!.id, outcome: 'approved' });
+    const { queue, kinds } = testReview(ledger.db, ledger.audit, { signer, standing: service });
+    const answer = queue.ask(kinds.toolCall, { server: 'files', tool: 'Read_File', args: { path: '/srv/reports/today.csv' }, display: { path: '/srv/reports/today.csv' }, requestId: 1, sessionId: 's', rule: 'ask', reason: 'r', policyName: 'p', timeoutMs: 5000 });
+    const [card] = queue.view().cards;
+    expect(queue.decide(card!.id, 'always_allow')).toEqual({ id: card!.id, kind: 'tool_call', choice: 'always_allow', outcome: 'approved' });
     expect((await answer).outcome).toBe('approve');
     expect(find('files', 'read_file', hash).approval).not.toBeNull();
   });

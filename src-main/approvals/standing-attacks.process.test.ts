@@ -59,7 +59,7 @@ async function setup() {
   const victim = join(dir, 'victim.txt');
   writeFileSync(victim, 'keep me');
   const binding = { server: 'files', tool: 'delete_file', argsHash: argumentsHash({ path: victim }), argsDisplay: JSON.stringify({ path: victim }) };
-  const approver = new ScriptedApprover(() => ({ outcome: 'deny' }));
+  const approver = new ScriptedApprover(() => ({ outcome: 'deny', reason: 'no' }));
   const startProxy = async (keyring: SecretStore = home.secretStore) => {
     const proxy = await startInProcessProxy({ home: home.home, policy, server: SERVERS.fileTools, approver, standingGrants: new KeyringStandingGrants(keyring, home.home) });
     running.push(proxy);

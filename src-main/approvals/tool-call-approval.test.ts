@@ -2,42 +2,31 @@ import nacl from 'tweetnacl';
 import { describe, expect, it } from 'vitest';
 import { OwnerKeyVault } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
-import { approvalSigningBytes, argumentsHash, checkToolCallApproval, signToolCallApproval } from './tool-call-approval.js';
+import { approvalSigningBytes, deriveTokenId } from '../silas/approval/signing.js';
+import { signApprovalFor } from '../mcp/testing/test-approver.js';
+import { argumentsHash, toolCallSubject } from './tool-call-approval.js';
 
 const owner = new OwnerKeyVault(new MemorySecretStore(), 'owner').ensure().signer;
-const attacker = new OwnerKeyVault(new MemorySecretStore(), 'attacker').ensure().signer;
-const trusted = new Map([[owner.fingerprint, owner.publicKey as Uint8Array]]);
 const binding = { server: 'files', tool: 'delete_file', args: { path: '/tmp/a', force: true }, requestId: 7, sessionId: 's-1' };
-const now = new Date('2026-11-21T10:00:00Z');
 
-describe('signed tool-call approvals', () => {
-  it('verifies for exactly the call it binds, and tweetnacl agrees with the signature', () => {
-    const approval = signToolCallApproval(binding, owner, now, 60_000);
-    expect(checkToolCallApproval(approval, { ...binding, args: { force: true, path: '/tmp/a' } }, trusted, now)).toEqual({ ok: true, nonce: approval.payload.nonce });
-    expect(nacl.sign.detached.verify(approvalSigningBytes(approval.payload), Buffer.from(approval.signature, 'base64'), owner.publicKey)).toBe(true);
+describe('a tool call as the approval engine\'s subject', () => {
+  it('is bound to every part of the call: each change gives another subject hash', () => {
+    const base = toolCallSubject(binding);
+    expect(base.planHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(toolCallSubject({ ...binding, args: { force: true, path: '/tmp/a' } })).toEqual(base);
+    for (const change of [{ server: 'other' }, { tool: 'read_file' }, { args: { path: '/etc/passwd', force: true } }, { requestId: '7' }, { sessionId: 's-2' }]) {
+      const other = toolCallSubject({ ...binding, ...change });
+      expect(other.planHash, JSON.stringify(change)).not.toBe(base.planHash);
+      expect(other.id).not.toBe(base.id);
+    }
   });
 
-  it.each([
-    ['another server', { server: 'other' }],
-    ['another tool', { tool: 'read_file' }],
-    ['other arguments', { args: { path: '/etc/passwd', force: true } }],
-    ['another request id', { requestId: '7' }],
-    ['another session', { sessionId: 's-2' }],
-  ])('is refused for %s', (_label, change) => {
-    const approval = signToolCallApproval(binding, owner, now, 60_000);
-    expect(checkToolCallApproval(approval, { ...binding, ...change }, trusted, now).ok).toBe(false);
-  });
-
-  it('is refused when expired, forged, re-signed by another key, or edited', () => {
-    const approval = signToolCallApproval(binding, owner, now, 60_000);
-    expect(checkToolCallApproval(approval, binding, trusted, new Date(now.getTime() + 60_000))).toEqual({ ok: false, reason: 'approval has expired' });
-    expect(checkToolCallApproval({ ...approval, signature: Buffer.alloc(64).toString('base64') }, binding, trusted, now)).toMatchObject({ ok: false, reason: 'approval signature is invalid' });
-    const byAttacker = signToolCallApproval(binding, attacker, now, 60_000);
-    expect(checkToolCallApproval(byAttacker, binding, trusted, now)).toMatchObject({ ok: false, reason: expect.stringContaining('unknown key') });
-    const edited = { ...approval, payload: { ...approval.payload, expiresAt: '2099-01-01T00:00:00.000Z' } };
-    expect(checkToolCallApproval(edited, binding, trusted, now)).toMatchObject({ ok: false, reason: 'approval signature is invalid' });
-    expect(checkToolCallApproval('nonsense', binding, trusted, now).ok).toBe(false);
-    expect(checkToolCallApproval({ payload: { type: 'other' } }, binding, trusted, now).ok).toBe(false);
+  it('gets a token signed over the §3.6 fields that tweetnacl verifies, whose id is the hash of what is signed', () => {
+    const token = signApprovalFor({ ...binding, display: binding.args, rule: 'delete_file', reason: '', policyName: 'p' }, owner);
+    const subject = toolCallSubject(binding);
+    expect(token).toMatchObject({ work_item_id: subject.id, plan_hash: subject.planHash, scope: 'single_step', verdict: 'approved' });
+    expect(nacl.sign.detached.verify(approvalSigningBytes(token), Buffer.from(token.signature, 'base64'), owner.publicKey)).toBe(true);
+    expect(deriveTokenId(token)).toBe(token.token_id);
   });
 
   it('hashes arguments canonically (key order does not matter, values do)', () => {

@@ -1,33 +1,17 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src-shared/canonical.js';
-import { verifyEd25519 } from '../keys/ed25519.js';
-import type { OwnerSigner } from '../keys/owner-key.js';
+import type { JsonObject } from '../../src-shared/schemas/json.js';
+import type { ApprovalScope } from '../../src-shared/silas/approval.js';
+import { payloadHash } from '../silas/approval/signing.js';
+import type { ApprovalSubject } from '../silas/approval/validate.js';
 
 /**
- * A human's signed "yes" to one MCP tool call (DESIGN invariant 1). It binds the exact call —
- * server, tool, canonical arguments, JSON-RPC id and proxy session — to a single-use nonce and
- * an expiry, so it cannot be replayed, redirected to another call, or used late.
+ * One MCP tool call as the approval engine sees it (docs/architecture.md §4.1, issue 10 item 1):
+ * a human's "yes" is an ApprovalToken of scope `single_step` from the same engine that signs
+ * plans, bound to the hash of the exact call — server, tool, canonical arguments, JSON-RPC id
+ * and proxy session — so it cannot be redirected to another call or session, used late, or
+ * (through the engine's consumption ledger) used twice (DESIGN invariant 1).
  */
-export interface ToolCallApprovalPayload {
-  type: 'silas.mcp.approval/v1';
-  server: string;
-  tool: string;
-  /** sha256 hex of the RFC 8785 canonical arguments. */
-  argsHash: string;
-  requestId: string | number;
-  sessionId: string;
-  nonce: string;
-  issuedAt: string;
-  expiresAt: string;
-}
-
-export interface SignedToolCallApproval {
-  payload: ToolCallApprovalPayload;
-  keyFingerprint: string;
-  /** base64 Ed25519 signature over RFC 8785 of the payload. */
-  signature: string;
-}
-
 export interface ToolCallBinding {
   server: string;
   tool: string;
@@ -36,70 +20,22 @@ export interface ToolCallBinding {
   sessionId: string;
 }
 
+export const TOOL_CALL_SCOPE = 'single_step' satisfies ApprovalScope;
+
 export function argumentsHash(args: unknown): string {
   return createHash('sha256').update(canonicalJson(args ?? {}), 'utf8').digest('hex');
 }
 
-export function approvalSigningBytes(payload: ToolCallApprovalPayload): Buffer {
-  const { type, server, tool, argsHash, requestId, sessionId, nonce, issuedAt, expiresAt } = payload;
-  return Buffer.from(canonicalJson({ type, server, tool, argsHash, requestId, sessionId, nonce, issuedAt, expiresAt }), 'utf8');
+/** The signed description of the call: carried in the token's conditions so the ledger shows what was allowed. */
+export function toolCallConditions(binding: Omit<ToolCallBinding, 'args'> & { argsHash: string }): JsonObject {
+  return { type: 'silas.mcp.tool_call/v1', server: binding.server, tool: binding.tool, args_hash: binding.argsHash, request_id: binding.requestId, session_id: binding.sessionId };
 }
 
-export function signToolCallApproval(binding: ToolCallBinding, signer: OwnerSigner, now: Date, ttlMs: number): SignedToolCallApproval {
-  const { args, ...rest } = binding;
-  return issueToolCallApproval({ ...rest, argsHash: argumentsHash(args) }, signer, now, ttlMs);
-}
-
-/** Signs an approval for a call known by its arguments' hash, which the signer computed itself. */
-export function issueToolCallApproval(
-  binding: Omit<ToolCallBinding, 'args'> & { argsHash: string },
-  signer: OwnerSigner,
-  now: Date,
-  ttlMs: number,
-): SignedToolCallApproval {
-  const payload: ToolCallApprovalPayload = {
-    type: 'silas.mcp.approval/v1',
-    server: binding.server,
-    tool: binding.tool,
-    argsHash: binding.argsHash,
-    requestId: binding.requestId,
-    sessionId: binding.sessionId,
-    nonce: randomBytes(16).toString('hex'),
-    issuedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
-  };
-  return { payload, keyFingerprint: signer.fingerprint, signature: signer.sign(approvalSigningBytes(payload)).toString('base64') };
-}
-
-export type ApprovalCheck = { ok: true; nonce: string } | { ok: false; reason: string };
-
-/**
- * Checks signature, key, binding and expiry. Replay is the caller's second half: it must record
- * the nonce under a UNIQUE key in the same transaction that lets the call through.
- */
-export function checkToolCallApproval(approval: unknown, expected: ToolCallBinding, trustedKeys: ReadonlyMap<string, Uint8Array>, now: Date): ApprovalCheck {
-  if (approval === null || typeof approval !== 'object') return { ok: false, reason: 'approval is not an object' };
-  const { payload, keyFingerprint, signature } = approval as Partial<SignedToolCallApproval>;
-  if (!payload || typeof payload !== 'object' || payload.type !== 'silas.mcp.approval/v1') return { ok: false, reason: 'approval payload has the wrong type' };
-  if (typeof keyFingerprint !== 'string' || typeof signature !== 'string') return { ok: false, reason: 'approval is missing its key or signature' };
-  const key = trustedKeys.get(keyFingerprint);
-  if (!key) return { ok: false, reason: `approval signed by an unknown key ${keyFingerprint}` };
-  let bytes: Buffer;
-  try {
-    bytes = approvalSigningBytes(payload);
-  } catch {
-    return { ok: false, reason: 'approval payload is not canonicalisable' };
-  }
-  if (!verifyEd25519(key, bytes, Buffer.from(signature, 'base64'))) return { ok: false, reason: 'approval signature is invalid' };
-  if (payload.server !== expected.server) return { ok: false, reason: 'approval is for another server' };
-  if (payload.tool !== expected.tool) return { ok: false, reason: 'approval is for another tool' };
-  if (payload.sessionId !== expected.sessionId) return { ok: false, reason: 'approval is for another proxy session' };
-  if (payload.requestId !== expected.requestId) return { ok: false, reason: 'approval is for another request id' };
-  if (payload.argsHash !== argumentsHash(expected.args)) return { ok: false, reason: 'approval is for other arguments' };
-  const expires = Date.parse(payload.expiresAt);
-  if (!Number.isFinite(expires) || expires <= now.getTime()) return { ok: false, reason: 'approval has expired' };
-  if (typeof payload.nonce !== 'string' || !/^[0-9a-f]{32}$/.test(payload.nonce)) return { ok: false, reason: 'approval nonce is malformed' };
-  return { ok: true, nonce: payload.nonce };
+/** The engine's subject for a call: its "plan hash" is the §4.4 payload hash of the call's description. */
+export function toolCallSubject(binding: ToolCallBinding | (Omit<ToolCallBinding, 'args'> & { argsHash: string })): ApprovalSubject {
+  const argsHash = 'argsHash' in binding ? binding.argsHash : argumentsHash(binding.args);
+  const hash = payloadHash(toolCallConditions({ ...binding, argsHash }));
+  return { id: `mcp-call-${hash.slice(0, 32)}`, planHash: hash };
 }
 
 const MARKER = /\[REDACTED:[^\]\n]*\]/;

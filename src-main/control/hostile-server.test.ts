@@ -1,3 +1,4 @@
+import type { ReviewQueueView } from '../../src-shared/schemas/review.js';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +27,8 @@ import { LocalSocketClient } from './local-socket-client.js';
 const tempDir = useTempDirs();
 const H1 = `sha256:${'1'.repeat(64)}`;
 const H2 = `sha256:${'2'.repeat(64)}`;
-const DECISIONS = ['approvals.decide', 'plans.decide', 'servers.approveToolChange'] as const;
+/** Every kind of decision waiting in the scene; each is answered through the one `review.decide`. */
+const DECISIONS = ['tool_call', 'plan', 'tool_change'] as const;
 
 interface Scene {
   runtime: Runtime;
@@ -38,6 +40,7 @@ interface Scene {
   pendingPlan: Promise<unknown>;
   cardId: string;
   planId: string;
+  toolChangeId: string;
   /** Everything the runtime logged. */
   logged: string[];
 }
@@ -82,19 +85,18 @@ async function scene(): Promise<Scene> {
   pins.observe('evil', 'read_file', H1);
   pins.observe('evil', 'read_file', H2);
   db.close();
-  await expect.poll(() => runtime.decisions.pendingCount()).toBe(2);
-  const cards = await runtime.router.dispatch('approvals.list', {}, { transport: 'in-process' });
-  const plans = await runtime.router.dispatch('plans.list', {}, { transport: 'in-process' });
-  if (!cards.ok || !plans.ok) throw new Error('listing pending decisions failed');
-  const cardId = (cards.value as { pending: { id: string }[] }).pending[0]!.id;
-  const planId = (plans.value as { pending: { id: string }[] }).pending[0]!.id;
-  return { runtime, home, stolen, proxy, pendingToolCall, pendingPlan, cardId, planId, logged };
+  await expect.poll(() => runtime.decisions.pendingCount()).toBe(3);
+  const listed = await runtime.router.dispatch('review.list', {}, { transport: 'in-process' });
+  if (!listed.ok) throw new Error('listing pending decisions failed');
+  const { cards } = listed.value as ReviewQueueView;
+  const idOf = (kind: string) => cards.find((c) => c.kind === kind)!.id;
+  return { runtime, home, stolen, proxy, pendingToolCall, pendingPlan, cardId: idOf('tool_call'), planId: idOf('plan'), toolChangeId: idOf('tool_change'), logged };
 }
 
-function decideArgs(s: Scene, call: (typeof DECISIONS)[number]): Record<string, string> {
-  if (call === 'approvals.decide') return { id: s.cardId, decision: 'allow_once' };
-  if (call === 'plans.decide') return { id: s.planId, decision: 'approve' };
-  return { server: 'evil', tool: 'read_file', hash: H2 };
+function decideArgs(s: Scene, kind: (typeof DECISIONS)[number]): { id: string; choice: string } {
+  if (kind === 'tool_call') return { id: s.cardId, choice: 'allow_once' };
+  if (kind === 'plan') return { id: s.planId, choice: 'approve' };
+  return { id: s.toolChangeId, choice: 'approve' };
 }
 
 function events(runtime: Runtime, name: string): AuditEntry[] {
@@ -103,7 +105,7 @@ function events(runtime: Runtime, name: string): AuditEntry[] {
 
 /** Nothing the attacker asked for was decided: both asks still wait and the pin still holds H1. */
 async function expectNothingDecided(s: Scene): Promise<void> {
-  expect(s.runtime.decisions.pendingCount()).toBe(2);
+  expect(s.runtime.decisions.pendingCount()).toBe(3);
   const servers = await s.runtime.router.dispatch('servers.list', {}, { transport: 'in-process' });
   if (!servers.ok) throw new Error('servers.list failed');
   const evil = (servers.value as { servers: { name: string; pins: { approvedHash: string; pendingHash: string | null }[] }[] }).servers.find((x) => x.name === 'evil');
@@ -147,26 +149,26 @@ describe('a hostile MCP server holding the token from control.json', () => {
       ws.on('message', () => answers.length > DECISIONS.length && resolve('answered'));
     });
     ws.send(JSON.stringify({ type: 'auth', token: s.stolen.token }));
-    DECISIONS.forEach((call, i) => ws.send(JSON.stringify({ type: 'call', id: i, name: call, args: decideArgs(s, call) })));
+    DECISIONS.forEach((kind, i) => ws.send(JSON.stringify({ type: 'call', id: i, name: 'review.decide', args: decideArgs(s, kind) })));
     expect(await settled).toBe(WS_CLOSE_UNAUTHORIZED);
     expect(answers).toEqual([]);
     expect(events(s.runtime, 'control.auth_failed').map((e) => e.data)).toContainEqual(expect.objectContaining({ reason: 'wrong token' }));
     await expectNothingDecided(s);
   });
 
-  it.each(DECISIONS)('over the local socket, %s is refused with E_UNAUTHORIZED and audited as control.decision_refused', async (call) => {
+  it.each(DECISIONS)('over the local socket, review.decide of a %s is refused with E_UNAUTHORIZED and audited as control.decision_refused', async (kind) => {
     const s = await scene();
-    await expect(s.proxy.call(call, decideArgs(s, call) as never)).rejects.toMatchObject({ code: ErrorCode.Unauthorized });
-    expect(events(s.runtime, 'control.decision_refused').map((e) => e.data)).toEqual([expect.objectContaining({ call, transport: 'local-socket' })]);
+    await expect(s.proxy.call('review.decide', decideArgs(s, kind))).rejects.toMatchObject({ code: ErrorCode.Unauthorized });
+    expect(events(s.runtime, 'control.decision_refused').map((e) => e.data)).toEqual([expect.objectContaining({ call: 'review.decide', transport: 'local-socket' })]);
     await expectNothingDecided(s);
   });
 
   it('over the local socket, it cannot read the cockpit either (pending cards, audit log): refused and audited', async () => {
     const s = await scene();
-    for (const call of ['approvals.list', 'audit.list', 'clients.list'] as const) {
+    for (const call of ['review.list', 'audit.list', 'clients.list'] as const) {
       await expect(s.proxy.call(call, {})).rejects.toMatchObject({ code: ErrorCode.Unauthorized });
     }
-    expect(events(s.runtime, 'control.call_refused').map((e) => e.data.call)).toEqual(['approvals.list', 'audit.list', 'clients.list']);
+    expect(events(s.runtime, 'control.call_refused').map((e) => e.data.call)).toEqual(['review.list', 'audit.list', 'clients.list']);
   });
 
   it('the cockpit credential is nowhere it can read: not in control.json, the runtime log or the environment', async () => {
@@ -190,8 +192,8 @@ describe('the person at the cockpit', () => {
     await once(ws, 'open');
     ws.send(JSON.stringify({ type: 'auth', token: s.runtime.cockpit!.token }));
     await expect.poll(() => frames.some((f) => f.type === 'ready')).toBe(true);
-    ws.send(JSON.stringify({ type: 'call', id: 1, name: 'approvals.decide', args: { id: s.cardId, decision: 'deny' } }));
-    ws.send(JSON.stringify({ type: 'call', id: 2, name: 'servers.approveToolChange', args: { server: 'evil', tool: 'read_file', hash: H2 } }));
+    ws.send(JSON.stringify({ type: 'call', id: 1, name: 'review.decide', args: { id: s.cardId, choice: 'deny' } }));
+    ws.send(JSON.stringify({ type: 'call', id: 2, name: 'review.decide', args: { id: s.toolChangeId, choice: 'approve' } }));
     await expect.poll(() => frames.filter((f) => f.type === 'result').map((f) => [f.id, f.result?.ok])).toEqual([
       [1, true],
       [2, true],

@@ -237,7 +237,7 @@ describe('describeZodError', () => {
 });
 
 describe('ControlRouter: capabilities (one check, from each call\'s declared access)', () => {
-  const DECIDE = ['approvals.decide', 'plans.decide', 'approvals.revokeStanding', 'servers.approveToolChange', 'clients.planWrap', 'clients.wrap', 'clients.unwrap'];
+  const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap'];
   const ASK = ['approvals.request', 'plans.requestApproval'];
 
   it('declares the access of every call; decisions need decide, proxies\' questions need ask', () => {
@@ -263,7 +263,7 @@ describe('ControlRouter: capabilities (one check, from each call\'s declared acc
     expect(ran).toEqual([]);
   });
 
-  it.each(['runtime.info', 'audit.list', 'audit.verify', 'approvals.list', 'plans.list', 'approvals.listStanding', 'servers.list', 'clients.list'])('refuses the read call %s over the local socket and reports control.call_refused', async (name) => {
+  it.each(['runtime.info', 'audit.list', 'audit.verify', 'review.list', 'approvals.listStanding', 'servers.list', 'clients.list'])('refuses the read call %s over the local socket and reports control.call_refused', async (name) => {
     const { router, refused, ran } = refusingRouter();
     expect(errorOf(await router.dispatch(name, {}, { transport: 'local-socket' })).code).toBe(ErrorCode.Unauthorized);
     expect(refused).toEqual([['control.call_refused', expect.objectContaining({ call: name, needs: 'read' })]]);
@@ -279,7 +279,7 @@ describe('ControlRouter: capabilities (one check, from each call\'s declared acc
   it('lets the cockpit transports reach decide and read calls and the local socket reach ask calls (then validates arguments)', async () => {
     const { router, refused } = refusingRouter();
     for (const transport of ['websocket', 'ipc', 'in-process'] as const) {
-      expect(errorOf(await router.dispatch('approvals.decide', {}, { transport })).code).toBe(ErrorCode.InvalidArgs);
+      expect(errorOf(await router.dispatch('review.decide', {}, { transport })).code).toBe(ErrorCode.InvalidArgs);
     }
     for (const transport of ['local-socket', 'in-process'] as const) {
       expect(errorOf(await router.dispatch('approvals.request', {}, { transport })).code).toBe(ErrorCode.InvalidArgs);

@@ -1,36 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { PendingApproval, ToolCallApprovalRequest } from '../../src-shared/schemas/approval.js';
-import type { PendingPlanApproval, PlanApprovalRequest } from '../../src-shared/schemas/plan-approval.js';
-import { ApprovalService } from '../approvals/approval-service.js';
-import { checkToolCallApproval } from '../approvals/tool-call-approval.js';
-import { ApprovalEngine } from '../silas/approval/engine.js';
-import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
+import type { ToolCallApprovalRequest } from '../../src-shared/schemas/approval.js';
+import type { PlanApprovalRequest } from '../../src-shared/schemas/plan-approval.js';
+import { DecisionCard } from '../../src-shared/schemas/review.js';
+import { ApprovalConsumer } from '../mcp/proxy/approval-consumer.js';
 import { planHash } from '../silas/work/hashes.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
+import { testReview } from '../testing/approvals.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { useTempDirs } from '../testing/temp.js';
-import { DecisionQueue } from './decision-queue.js';
 
 const FIX_BUG = fileURLToPath(new URL('../silas/work/fixtures/spec-13-1-fix-bug.md', import.meta.url));
 const tempDir = useTempDirs('silas-decision-queue-');
 
-/** The runtime's arrangement: one queue, both kinds on it, each kind's cockpit event recorded. */
+/** The runtime's arrangement: one queue, one engine, both asking kinds on it. */
 function setup() {
   const ledger = createTestLedger(tempDir());
   const notified: string[] = [];
-  const queue = new DecisionQueue({ audit: ledger.audit, notifier: { notify: (n) => notified.push(n.title) } });
-  const toolEvents: { pending: PendingApproval[]; paused: boolean }[] = [];
-  const planEvents: PendingPlanApproval[][] = [];
-  const approvals = new ApprovalService({ audit: ledger.audit, signer: ledger.signer, queue, onChange: (pending, paused) => toolEvents.push({ pending, paused }) });
-  const engine = new ApprovalEngine({ db: ledger.db, audit: ledger.audit, signer: ledger.signer });
-  const plans = new PlanApprovalService({ audit: ledger.audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }), queue, onChange: (pending) => planEvents.push(pending) });
+  const { queue, kinds, engine } = testReview(ledger.db, ledger.audit, { signer: ledger.signer, notifier: { notify: (n) => notified.push(n.title) } });
   const item = parsePlan(readFileSync(FIX_BUG, 'utf8'), { file: FIX_BUG });
   const plan = (timeoutMs = 60_000): PlanApprovalRequest => ({ item, planHash: planHash(item), source: FIX_BUG, timeoutMs });
   const args = { path: '/tmp/report.txt' };
   const toolCall = (timeoutMs = 60_000): ToolCallApprovalRequest => ({ server: 'files', tool: 'delete_file', args, display: args, requestId: 7, sessionId: 's-1', rule: 'ask', reason: 'r', policyName: 'p', timeoutMs });
   const keys = new Map([[ledger.signer.fingerprint, ledger.signer.publicKey as Uint8Array]]);
+  const proxy = new ApprovalConsumer(ledger.db, ledger.audit, () => keys, undefined);
   const binding = { server: 'files', tool: 'delete_file', args, requestId: 7, sessionId: 's-1' };
   const events = () =>
     ledger.audit
@@ -38,89 +32,107 @@ function setup() {
       .map((e) => e.event)
       .filter((e) => e.startsWith('approvals.') || e.startsWith('silas.plan_approval.'));
   let tray = -1;
-  queue.subscribe(() => (tray = queue.pendingCount()));
-  return { ledger, queue, approvals, plans, engine, item, plan, toolCall, keys, binding, events, notified, toolEvents, planEvents, tray: () => tray };
+  let published = 0;
+  queue.subscribe(() => {
+    tray = queue.pendingCount();
+    published += 1;
+  });
+  const card = (kind: string) => queue.view().cards.find((c) => c.kind === kind)!;
+  return { ledger, queue, kinds, engine, item, plan, toolCall, proxy, binding, events, notified, card, tray: () => tray, published: () => published };
 }
 
 afterEach(() => vi.useRealTimers());
 
 describe('one decision queue with a tool call and a plan waiting together', () => {
-  it('both wait on one count; the tool call decided first, then the plan, each with its own signed answer', async () => {
+  it('both wait as §0.5.3 cards on one count; the tool call decided first, then the plan; each token works once and its replay is refused', async () => {
     const s = setup();
-    const call = s.approvals.request(s.toolCall());
-    const plan = s.plans.request(s.plan());
+    const call = s.queue.ask(s.kinds.toolCall, s.toolCall());
+    const plan = s.queue.ask(s.kinds.plan, s.plan());
     expect(s.queue.pendingCount()).toBe(2);
     expect(s.tray()).toBe(2);
-    expect(s.approvals.list()).toHaveLength(1);
-    expect(s.plans.list()).toHaveLength(1);
+    const { cards } = s.queue.view();
+    expect(cards.map((c) => DecisionCard.parse(c).kind)).toEqual(['tool_call', 'plan']);
+    expect(s.card('tool_call')).toMatchObject({ intent: 'delete_file on files wants to run', riskLevel: 'high', details: { server: 'files', tool: 'delete_file', args: { path: '/tmp/report.txt' } } });
+    // High risk: the decline is recommended and comes first; the allowing actions follow in the danger tone.
+    expect(s.card('tool_call').actions.map((a) => [a.choice, a.role, a.tone])).toEqual([
+      ['deny', 'recommended', 'recommended'],
+      ['always_allow', 'alternative', 'danger'],
+      ['allow_once', 'alternative', 'danger'],
+    ]);
+    expect(s.card('plan')).toMatchObject({ intent: `Run plan: ${s.item.title} (${s.item.type})`, details: { workItemId: s.item.id, planHash: planHash(s.item) } });
     expect(s.notified).toEqual(['Approve delete_file on files?', `Approve plan "${s.item.title}"?`]);
-    // Each kind's cockpit event carries only its own cards.
-    expect(s.toolEvents.at(-1)!.pending.map((c) => c.tool)).toEqual(['delete_file']);
-    expect(s.planEvents.at(-1)!.map((c) => c.workItemId)).toEqual([s.item.id]);
 
-    expect(s.approvals.decide(s.approvals.list()[0]!.id, 'allow_once')).toMatchObject({ outcome: 'approved' });
+    expect(s.queue.decide(s.card('tool_call').id, 'allow_once')).toMatchObject({ kind: 'tool_call', outcome: 'approved' });
     expect(s.tray()).toBe(1);
     const called = await call;
     if (called.outcome !== 'approve') throw new Error(`expected approve, got ${called.outcome}`);
-    expect(checkToolCallApproval(called.approval, s.binding, s.keys, new Date()).ok).toBe(true);
+    expect(called.token).toMatchObject({ scope: 'single_step', key_fingerprint: s.ledger.signer.fingerprint });
+    expect(s.proxy.consume(called.token, s.binding, () => undefined)).toMatchObject({ ok: true });
+    expect(s.proxy.consume(called.token, s.binding, () => undefined)).toEqual({ ok: false, reason: 'approval was already used (a replayed approval)' });
+    // A tool call's token is no plan approval: the scope and the subject are signed.
+    expect(s.engine.verify(called.token, s.item)).toMatchObject({ ok: false, code: 'E_APPROVAL_SCOPE' });
 
-    expect(s.plans.decide(s.plans.list()[0]!.id, 'approve')).toMatchObject({ outcome: 'approved' });
+    expect(s.queue.decide(s.card('plan').id, 'approve')).toMatchObject({ kind: 'plan', outcome: 'approved' });
     const planned = await plan;
     if (planned.outcome !== 'approve') throw new Error(`expected approve, got ${planned.outcome}`);
+    expect(s.proxy.consume(planned.token, s.binding, () => undefined)).toMatchObject({ ok: false });
     expect(s.engine.verify(planned.token, s.item)).toMatchObject({ ok: true });
+    expect(s.engine.verify(planned.token, s.item)).toMatchObject({ ok: false, code: 'E_APPROVAL_REPLAY' });
     expect(s.tray()).toBe(0);
     expect(s.events()).toEqual(['approvals.requested', 'silas.plan_approval.requested', 'approvals.approved', 'silas.plan_approval.approved']);
+    // Both tokens came from the one engine: each issue is on the record.
+    expect(s.ledger.audit.tail(100).filter((e) => e.event === 'silas.approval.issued').map((e) => e.data.scope)).toEqual(['single_step', 'full_plan']);
   });
 
   it('the plan decided first, then the tool call; a second decision on either is refused', async () => {
     const s = setup();
-    const call = s.approvals.request(s.toolCall());
-    const plan = s.plans.request(s.plan());
-    const [planCard] = s.plans.list();
-    const [callCard] = s.approvals.list();
-    s.plans.decide(planCard!.id, 'deny');
+    const call = s.queue.ask(s.kinds.toolCall, s.toolCall());
+    const plan = s.queue.ask(s.kinds.plan, s.plan());
+    const planCard = s.card('plan');
+    const callCard = s.card('tool_call');
+    s.queue.decide(planCard.id, 'deny');
     await expect(plan).resolves.toEqual({ outcome: 'deny', reason: 'denied by the user in the control center' });
-    expect(s.approvals.list()).toHaveLength(1);
-    s.approvals.decide(callCard!.id, 'deny');
+    expect(s.queue.view().cards).toHaveLength(1);
+    s.queue.decide(callCard.id, 'deny');
     await expect(call).resolves.toMatchObject({ outcome: 'deny' });
-    expect(() => s.plans.decide(planCard!.id, 'approve')).toThrow(/no pending plan approval .*already decided or it expired/);
-    expect(() => s.approvals.decide(callCard!.id, 'allow_once')).toThrow(/no pending approval .*already decided or it expired/);
+    expect(() => s.queue.decide(planCard.id, 'approve')).toThrow(/no pending decision .*already decided or it expired/);
+    expect(() => s.queue.decide(callCard.id, 'allow_once')).toThrow(/no pending decision .*already decided or it expired/);
     expect(s.events()).toEqual(['approvals.requested', 'silas.plan_approval.requested', 'silas.plan_approval.denied', 'approvals.denied']);
   });
 
-  it('an id is decided only through its own kind: a plan id is not a tool-call approval', () => {
+  it('a card accepts only the choices it offers: a plan cannot be "always allowed", a tool call cannot be "approved"', () => {
     const s = setup();
-    void s.plans.request(s.plan());
-    void s.approvals.request(s.toolCall());
-    expect(() => s.approvals.decide(s.plans.list()[0]!.id, 'allow_once')).toThrow(/no pending approval/);
-    expect(() => s.plans.decide(s.approvals.list()[0]!.id, 'approve')).toThrow(/no pending plan approval/);
+    void s.queue.ask(s.kinds.plan, s.plan());
+    void s.queue.ask(s.kinds.toolCall, s.toolCall());
+    expect(() => s.queue.decide(s.card('plan').id, 'always_allow')).toThrow(/choice: "always_allow" is not offered by this plan card; choose one of (approve|deny), (approve|deny)/);
+    expect(() => s.queue.decide(s.card('tool_call').id, 'approve')).toThrow(/not offered by this tool_call card/);
     expect(s.queue.pendingCount()).toBe(2);
+    expect(s.events()).toEqual(['silas.plan_approval.requested', 'approvals.requested']);
   });
 
   it('one expires while the other is decided: the expired card is withdrawn, the other answered', async () => {
     vi.useFakeTimers();
     const s = setup();
-    const call = s.approvals.request(s.toolCall(5_000));
-    const plan = s.plans.request(s.plan(60_000));
+    const call = s.queue.ask(s.kinds.toolCall, s.toolCall(5_000));
+    const plan = s.queue.ask(s.kinds.plan, s.plan(60_000));
     vi.advanceTimersByTime(5_000);
     await expect(call).resolves.toEqual({ outcome: 'timeout' });
-    expect(s.approvals.list()).toEqual([]);
+    expect(s.queue.view().cards.map((c) => c.kind)).toEqual(['plan']);
     expect(s.tray()).toBe(1);
-    s.plans.decide(s.plans.list()[0]!.id, 'approve');
+    s.queue.decide(s.card('plan').id, 'approve');
     await expect(plan).resolves.toMatchObject({ outcome: 'approve' });
     expect(s.events()).toEqual(['approvals.requested', 'silas.plan_approval.requested', 'approvals.timed_out', 'silas.plan_approval.approved']);
-    // The decided plan's timer is gone: nothing fires later.
     vi.advanceTimersByTime(120_000);
     expect(s.events()).not.toContain('silas.plan_approval.timed_out');
   });
 
-  it('one pause refuses both kinds at once, and is audited once', async () => {
+  it('one pause refuses both kinds at once, is published and audited once', async () => {
     const s = setup();
     s.queue.setPaused(true);
-    expect(s.approvals.isPaused()).toBe(true);
-    expect(s.toolEvents.at(-1)).toEqual({ pending: [], paused: true });
-    await expect(s.approvals.request(s.toolCall())).resolves.toEqual({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
-    await expect(s.plans.request(s.plan())).resolves.toEqual({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
+    expect(s.queue.view()).toEqual({ cards: [], paused: true });
+    expect(s.published()).toBe(1);
+    await expect(s.queue.ask(s.kinds.toolCall, s.toolCall())).resolves.toEqual({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
+    await expect(s.queue.ask(s.kinds.plan, s.plan())).resolves.toEqual({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
     expect(s.queue.pendingCount()).toBe(0);
     s.queue.setPaused(false);
     expect(s.events()).toEqual(['approvals.paused', 'approvals.refused_paused', 'silas.plan_approval.refused_paused', 'approvals.resumed']);
@@ -128,8 +140,8 @@ describe('one decision queue with a tool call and a plan waiting together', () =
 
   it('declineAll answers both kinds "no" at shutdown, audited as shutdown denials', async () => {
     const s = setup();
-    const call = s.approvals.request(s.toolCall());
-    const plan = s.plans.request(s.plan());
+    const call = s.queue.ask(s.kinds.toolCall, s.toolCall());
+    const plan = s.queue.ask(s.kinds.plan, s.plan());
     s.queue.declineAll('the Silas control center is shutting down');
     await expect(call).resolves.toEqual({ outcome: 'deny', reason: 'the Silas control center is shutting down' });
     await expect(plan).resolves.toEqual({ outcome: 'deny', reason: 'the Silas control center is shutting down' });
@@ -141,13 +153,20 @@ describe('one decision queue with a tool call and a plan waiting together', () =
     ]);
   });
 
-  it('a kind declining its own cards leaves the other kind waiting', async () => {
+  it('a "yes" whose audit entry cannot be written leaves the card waiting and answers nothing', async () => {
     const s = setup();
-    const call = s.approvals.request(s.toolCall());
-    void s.plans.request(s.plan());
-    s.approvals.declineAll('stop');
-    await expect(call).resolves.toEqual({ outcome: 'deny', reason: 'stop' });
-    expect(s.plans.pendingCount()).toBe(1);
-    expect(s.tray()).toBe(1);
+    let settled = false;
+    void s.queue.ask(s.kinds.plan, s.plan()).then(() => (settled = true));
+    const id = s.card('plan').id;
+    const append = s.ledger.audit.append.bind(s.ledger.audit);
+    const spy = vi.spyOn(s.ledger.audit, 'append').mockImplementation((event, data) => {
+      if (event === 'silas.plan_approval.approved') throw new Error('disk full');
+      return append(event, data);
+    });
+    expect(() => s.queue.decide(id, 'approve')).toThrow('disk full');
+    spy.mockRestore();
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    expect(s.queue.view().cards.map((c) => c.id)).toEqual([id]);
   });
 });

@@ -2,37 +2,47 @@ import { randomUUID } from 'node:crypto';
 import type { AuditAppender } from '../../src-shared/audit/events.js';
 import { Emitter } from '../../src-shared/emitter.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
-import type { NotificationRequest, Notifier } from '../app/types.js';
+import type { CardOf, DecisionAnswer, DecisionCard, DecisionKindName, ReviewQueueView } from '../../src-shared/schemas/review.js';
+import type { NotificationRequest, Notifier } from './notifier.js';
 
 /**
- * One kind of decision the person makes (a tool call, a plan; later batch reviews, gate
- * approvals…). The queue owns the lifecycle, requested → shown → decided | expired | withdrawn;
- * the kind declares what is decided and what each step means: its subject (bound to a hash the
- * answer is bound to), its card, its audit entries and its effect on "yes".
+ * One kind of decision the person is asked while someone waits (a tool call, a plan; later batch
+ * reviews, gate approvals…). The queue owns the lifecycle, requested → shown → decided | expired
+ * | withdrawn, and the answers every kind shares (no, paused, timed out); the kind declares what
+ * is decided: its subject (bound to the hash the answer is signed over), its §0.5.3 card, its
+ * audit entries and its effect on "yes" (docs/architecture.md §4.1).
  */
-/** The answers every kind shares: the queue gives them, so each kind says only how to record them. */
-export type DecisionRefusal = { outcome: 'deny'; reason: string } | { outcome: 'timeout' };
-
-export interface DecisionKind<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string> {
-  /** Names the kind in change notifications and in "no pending …" errors. */
-  readonly name: string;
+export interface DecisionKind<Request, Subject, K extends DecisionKindName> {
+  readonly name: K;
+  /** Names the kind in "no pending …" errors. */
   readonly noun: string;
+  /** The choice that says no; every other choice on the card is a "yes" handed to `approve`. */
+  readonly decline: string;
   /** Checks the request and hashes what is decided, here, never on the asker's word; throws naming the field. */
   subject(request: Request): { subject: Subject; timeoutMs: number };
-  card(id: string, subject: Subject, requestedAt: Date, expiresAt: Date): Card;
-  notification(card: Card, subject: Subject): NotificationRequest;
+  card(id: string, subject: Subject, requestedAt: Date, expiresAt: Date): CardOf<K>;
+  notification(card: CardOf<K>, subject: Subject): NotificationRequest;
   /** Audit entries for each step, with the event names and data of the typed catalogue. */
   requested(id: string, subject: Subject): void;
   refusedPaused(subject: Subject): void;
   expired(id: string, subject: Subject): void;
   denied(id: string, subject: Subject, shutdown: boolean): void;
-  /** The effect of a "yes" (sign, grant, issue a token), audited before it returns the answer. */
-  approve(id: string, subject: Subject, choice: Exclude<Choice, 'deny'>): Answer;
+  /** The effect of a "yes": a token from the approval engine (and any grant), audited before it returns. */
+  approve(id: string, subject: Subject, choice: string): Extract<DecisionAnswer, { outcome: 'approve' }>;
 }
 
-/** What changed: a kind's waiting set, or the one pause (`kind: null`). */
-export interface DecisionChange {
-  kind: string | null;
+/**
+ * Decisions nobody waits on, kept in the database until the person acts (a changed tool
+ * definition stays hidden until accepted). They appear in the same queue, with the same cards.
+ */
+export interface StandingDecisions {
+  readonly name: DecisionKindName;
+  /** The cards Review shows. */
+  cards(): DecisionCard[];
+  /** Any decision of this source by id, shown in Review or not (null when unknown). */
+  card(id: string): DecisionCard | null;
+  /** Null when `id` is not one of this source's decisions. */
+  decide(id: string, choice: string): 'approved' | 'denied' | null;
 }
 
 export interface DecisionQueueDeps {
@@ -41,85 +51,105 @@ export interface DecisionQueueDeps {
   now?: () => Date;
   /** A pause held elsewhere (a standalone service's host), on top of the queue's own. */
   pausedElsewhere?: () => boolean;
+  sources?: readonly StandingDecisions[];
 }
 
 interface Waiting {
-  kind: string;
-  subject: unknown;
-  card: unknown;
-  /** Records the kind's "no" (kept with the card so shutdown can answer every kind). */
+  kind: DecisionKindName;
+  card: DecisionCard;
+  decline: string;
+  /** The kind's audit and effect, closed over its subject. */
+  approve(choice: string): DecisionAnswer;
   recordDenied(shutdown: boolean): void;
-  resolve(answer: unknown): void;
+  resolve(answer: DecisionAnswer): void;
   timer: NodeJS.Timeout;
 }
 
 export const PAUSED_REASON = 'approvals are paused in the Silas control center';
 export const DENIED_REASON = 'denied by the user in the control center';
 
+export interface DecisionOutcome {
+  id: string;
+  kind: DecisionKindName;
+  choice: string;
+  outcome: 'approved' | 'denied';
+}
+
 /**
  * Every decision waiting for the person, of any kind, in one place: one id space, one pause,
- * one count for the tray, one shutdown. A request resolves when the person decides, when it
- * expires (the card is withdrawn and the answer is "timeout"), or at shutdown ("no").
+ * one count for the tray, one `review.decide`, one shutdown. A request resolves when the person
+ * decides, when it expires (the card is withdrawn and the answer is "timeout"), or at shutdown ("no").
  */
 export class DecisionQueue {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly changes = new Emitter<[DecisionChange]>();
+  private readonly changes = new Emitter<[]>();
   private paused = false;
   private readonly now: () => Date;
+  private readonly sources: readonly StandingDecisions[];
 
   constructor(private readonly deps: DecisionQueueDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.sources = deps.sources ?? [];
   }
 
-  ask<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>, request: Request): Promise<Answer> {
+  ask<Request, Subject, K extends DecisionKindName>(kind: DecisionKind<Request, Subject, K>, request: Request): Promise<DecisionAnswer> {
     const { subject, timeoutMs } = kind.subject(request);
     if (this.isPaused()) {
       kind.refusedPaused(subject);
-      return Promise.resolve({ outcome: 'deny', reason: PAUSED_REASON } as Answer);
+      return Promise.resolve({ outcome: 'deny', reason: PAUSED_REASON });
     }
     const requestedAt = this.now();
     const id = randomUUID();
     const card = kind.card(id, subject, requestedAt, new Date(requestedAt.getTime() + timeoutMs));
     kind.requested(id, subject);
-    return new Promise<Answer>((resolve) => {
+    return new Promise<DecisionAnswer>((resolve) => {
       const timer = setTimeout(() => this.settle(id, () => {
         kind.expired(id, subject);
-        return { outcome: 'timeout' } satisfies DecisionRefusal;
+        return { outcome: 'timeout' };
       }), timeoutMs);
       timer.unref();
-      this.waiting.set(id, { kind: kind.name, subject, card, recordDenied: (shutdown) => kind.denied(id, subject, shutdown), resolve: resolve as (answer: unknown) => void, timer });
-      this.changed(kind.name);
+      this.waiting.set(id, {
+        kind: kind.name,
+        card,
+        decline: kind.decline,
+        approve: (choice) => kind.approve(id, subject, choice),
+        recordDenied: (shutdown) => kind.denied(id, subject, shutdown),
+        resolve,
+        timer,
+      });
+      this.changed();
       this.deps.notifier.notify(kind.notification(card, subject));
     });
   }
 
-  decide<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>, id: string, choice: Choice): { id: string; outcome: 'approved' | 'denied' } {
+  /** The person's answer to any card: `choice` must be one the card offers. */
+  decide(id: string, choice: string): DecisionOutcome {
     const item = this.waiting.get(id);
-    if (!item || item.kind !== kind.name) throw new SilasError(ErrorCode.InvalidArgs, `no pending ${kind.noun} ${id}; it was already decided or it expired`);
-    const subject = item.subject as Subject;
-    if (choice === 'deny') {
+    if (!item) return this.decideStanding(id, choice);
+    assertOffered(item.card, choice);
+    if (choice === item.decline) {
       this.settle(id, () => this.refuse(item, DENIED_REASON, false));
-      return { id, outcome: 'denied' };
+      return { id, kind: item.kind, choice, outcome: 'denied' };
     }
-    this.settle(id, () => kind.approve(id, subject, choice as Exclude<Choice, 'deny'>));
-    return { id, outcome: 'approved' };
+    this.settle(id, () => item.approve(choice));
+    return { id, kind: item.kind, choice, outcome: 'approved' };
   }
 
-  list<Request, Subject, Card, Answer extends DecisionRefusal | { outcome: 'approve' }, Choice extends string>(kind: DecisionKind<Request, Subject, Card, Answer, Choice>): Card[] {
-    return [...this.waiting.values()].filter((w) => w.kind === kind.name).map((w) => w.card as Card);
+  /** Every card, oldest first (ties by id, so the active card never flickers), and the pause. */
+  view(): ReviewQueueView {
+    const cards = [...[...this.waiting.values()].map((w) => w.card), ...this.sources.flatMap((s) => s.cards())];
+    cards.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { cards, paused: this.isPaused() };
   }
 
-  /** Shutdown: every open question (of one kind, or of every kind) is answered "no" (spec 002 §18.2 step 2). */
-  declineAll(reason: string, kind?: string): void {
-    for (const [id, item] of [...this.waiting]) {
-      if (kind === undefined || item.kind === kind) this.settle(id, () => this.refuse(item, reason, true));
-    }
+  /** Shutdown: every open question is answered "no" (spec 002 §18.2 step 2). */
+  declineAll(reason: string): void {
+    for (const [id, item] of [...this.waiting]) this.settle(id, () => this.refuse(item, reason, true));
   }
 
   /** The tray's count: every decision waiting, whatever its kind. */
-  pendingCount(kind?: string): number {
-    if (kind === undefined) return this.waiting.size;
-    return [...this.waiting.values()].filter((w) => w.kind === kind).length;
+  pendingCount(kind?: DecisionKindName): number {
+    return this.view().cards.filter((card) => kind === undefined || card.kind === kind).length;
   }
 
   isPaused(): boolean {
@@ -131,33 +161,58 @@ export class DecisionQueue {
     if (paused === this.paused) return;
     this.deps.audit.append(paused ? 'approvals.paused' : 'approvals.resumed', {});
     this.paused = paused;
-    this.changed(null);
+    this.changed();
   }
 
-  subscribe(listener: (change: DecisionChange) => void): () => void {
+  /** A standing source changed behind the queue's back (another process wrote the database). */
+  refresh(): void {
+    this.changed();
+  }
+
+  subscribe(listener: () => void): () => void {
     return this.changes.subscribe(listener);
+  }
+
+  private decideStanding(id: string, choice: string): DecisionOutcome {
+    for (const source of this.sources) {
+      const card = source.card(id);
+      if (!card) continue;
+      assertOffered(card, choice);
+      const outcome = source.decide(id, choice);
+      if (outcome === null) break;
+      this.changed();
+      return { id, kind: source.name, choice, outcome };
+    }
+    throw new SilasError(ErrorCode.InvalidArgs, `no pending decision ${id}; it was already decided or it expired — reload Review`);
   }
 
   /**
    * Ends a waiting decision. `outcome` audits and computes the answer first: if it throws (the
    * ledger cannot be written), the card stays and nothing is answered, so no effect goes unrecorded.
    */
-  private settle(id: string, outcome: () => unknown): void {
+  private settle(id: string, outcome: () => DecisionAnswer): void {
     const item = this.waiting.get(id);
     if (!item) return;
     const answer = outcome();
     clearTimeout(item.timer);
     this.waiting.delete(id);
     item.resolve(answer);
-    this.changed(item.kind);
+    this.changed();
   }
 
-  private refuse(item: Waiting, reason: string, shutdown: boolean): DecisionRefusal {
+  private refuse(item: Waiting, reason: string, shutdown: boolean): DecisionAnswer {
     item.recordDenied(shutdown);
     return { outcome: 'deny', reason };
   }
 
-  private changed(kind: string | null): void {
-    this.changes.publish({ kind });
+  private changed(): void {
+    this.changes.publish();
+  }
+}
+
+function assertOffered(card: DecisionCard, choice: string): void {
+  const offered = card.actions.map((a) => a.choice);
+  if (!offered.includes(choice)) {
+    throw new SilasError(ErrorCode.InvalidArgs, `choice: "${choice.slice(0, 40)}" is not offered by this ${card.kind} card; choose one of ${offered.join(', ')}`);
   }
 }

@@ -72,3 +72,98 @@ describe('src-shared imports nothing runtime-specific', () => {
     }
   });
 });
+
+/** `import * as m from SOURCE` at PATH: the rule messages it raises. */
+const importAt = (path: string, source: string): Promise<string[]> => violations(path, `import * as m from '${source}';\nexport const x = m;\n`);
+const layerMessage = (folder: string) => expect.stringMatching(new RegExp(`^no-restricted-imports: .*src-main/${folder}/ may import .*docs/architecture\\.md §3`));
+
+describe('domains import only the layers below them', () => {
+  it('keeps the policy engine below the proxy, the kernel, the control plane and the composition', async () => {
+    for (const source of ['../mcp/proxy/proxy.js', '../silas/work/hashes.js', '../control/router.js', '../app/ledger.js', '../cli/io.js', '../review/decision-queue.js', '../approvals/tool-call-approval.js']) {
+      expect(await importAt('src-main/aip/layer-probe.ts', source), source).toEqual([layerMessage('aip')]);
+    }
+    for (const source of ['../audit/audit-log.js', '../keys/ed25519.js', '../store/transaction.js', '../home/paths.js', './policy/load.js', '../../src-shared/errors.js']) {
+      expect(await importAt('src-main/aip/layer-probe.ts', source), source).toEqual([]);
+    }
+  });
+
+  it('counts the folders a file sits below, so nested files are held to the same rule', async () => {
+    expect(await importAt('src-main/aip/policy/layer-probe.ts', '../../mcp/proxy/proxy.js')).toEqual([layerMessage('aip')]);
+    expect(await importAt('src-main/silas/gates/content/layer-probe.ts', '../../../control/router.js')).toEqual([layerMessage('silas')]);
+    expect(await importAt('src-main/silas/gates/content/layer-probe.ts', '../../../aip/dlp/patterns.js')).toEqual([]);
+  });
+
+  it('tells a nested namesake from the top-level folder', async () => {
+    // silas/review/ and silas/store/ are the kernel's own; review/ and control/ are above it.
+    expect(await importAt('src-main/silas/work/layer-probe.ts', '../review/plan-card.js')).toEqual([]);
+    expect(await importAt('src-main/silas/work/layer-probe.ts', '../store/work-item-store.js')).toEqual([]);
+    expect(await importAt('src-main/silas/work/layer-probe.ts', '../../review/decision-queue.js')).toEqual([layerMessage('silas')]);
+  });
+
+  it('keeps store/ and keys/ at the bottom', async () => {
+    for (const source of ['../audit/audit-log.js', '../keys/owner-key.js', '../aip/engine.js']) {
+      expect(await importAt('src-main/store/layer-probe.ts', source), source).toEqual([layerMessage('store')]);
+    }
+    expect(await importAt('src-main/store/layer-probe.ts', '../home/paths.js')).toEqual([]);
+    for (const source of ['../audit/audit-log.js', '../approvals/standing-grants.js']) {
+      expect(await importAt('src-main/keys/layer-probe.ts', source), source).toEqual([layerMessage('keys')]);
+    }
+    for (const source of ['../store/transaction.js', '../home/paths.js']) expect(await importAt('src-main/keys/layer-probe.ts', source), source).toEqual([]);
+  });
+
+  it('lets only cli/ and the desktop shell import app/, and keeps the control plane below the CLI', async () => {
+    for (const path of ['src-main/approvals/layer-probe.ts', 'src-main/mcp/proxy/layer-probe.ts', 'src-main/control/layer-probe.ts', 'src-main/review/layer-probe.ts']) {
+      const depth = path.split('/').length - 2;
+      expect(await importAt(path, `${'../'.repeat(depth)}app/runtime.js`), path).toEqual([layerMessage(path.split('/')[1]!)]);
+    }
+    expect(await importAt('src-main/cli/layer-probe.ts', '../app/runtime.js')).toEqual([]);
+    expect(await importAt('src-main/electron/layer-probe.ts', '../app/runtime.js')).toEqual([]);
+    expect(await importAt('src-main/control/layer-probe.ts', '../cli/io.js')).toEqual([layerMessage('control')]);
+    expect(await importAt('src-main/app/layer-probe.ts', '../cli/io.js')).toEqual([layerMessage('app')]);
+    expect(await importAt('src-main/electron/layer-probe.ts', '../silas/work/hashes.js')).toEqual([layerMessage('electron')]);
+    expect(await importAt('src-main/preload/layer-probe.ts', '../control/router.js')).toEqual([layerMessage('preload')]);
+  });
+
+  it('keeps src-main/testing/ out of production code', async () => {
+    expect(await importAt('src-main/audit/layer-probe.ts', '../testing/ledger.js')).toEqual([layerMessage('audit')]);
+    expect(await importAt('src-main/cli/layer-probe.ts', '../testing/cli.js')).toEqual([layerMessage('cli')]);
+  });
+
+  it('allows a named exception for its one file and its exact target only', async () => {
+    expect(await importAt('src-main/store/repositories/audit-repository.ts', '../../audit/chain.js')).toEqual([]);
+    expect(await importAt('src-main/store/repositories/audit-repository.ts', '../../audit/audit-log.js')).toEqual([layerMessage('store')]);
+    expect(await importAt('src-main/store/repositories/layer-probe.ts', '../../audit/chain.js')).toEqual([layerMessage('store')]);
+  });
+
+  it('exempts tests and test doubles, which assemble what they attack', async () => {
+    expect(await importAt('src-main/aip/layer-probe.test.ts', '../mcp/proxy/proxy.js')).toEqual([]);
+    expect(await importAt('src-main/mcp/testing/layer-probe.ts', '../../cli/commands/policy-loading.js')).toEqual([]);
+    expect(await importAt('src-main/silas/executor/test-support.ts', '../../app/ledger.js')).toEqual([]);
+  });
+
+  it('still lets the shell and its test doubles import electron', async () => {
+    for (const path of ['src-main/electron/layer-probe.ts', 'src-main/electron/testing/layer-probe.ts', 'src-main/preload/layer-probe.ts']) {
+      expect(await violations(path, "import type { App } from 'electron';\nexport type A = App;\n"), path).toEqual([]);
+    }
+    expect(await violations('src-main/control/layer-probe.ts', "import type { App } from 'electron';\nexport type A = App;\n")).toEqual([expect.stringMatching(/^no-restricted-imports: .*electron/)]);
+  });
+});
+
+describe('CLI commands stay thin', () => {
+  it('refuses store/ and keys/ in a command and points to app/', async () => {
+    for (const source of ['../../keys/secret-store.js', '../../keys/owner-key.js', '../../store/database.js', '../../store/transaction.js']) {
+      expect(await importAt('src-main/cli/commands/layer-probe.ts', source), source).toEqual([expect.stringMatching(/^no-restricted-imports: .*src-main\/cli\/commands\/ may import .*from src-main\/app\/.*never from store\/ or keys\//)]);
+    }
+  });
+
+  it('lets a command use app/, the domains and the rest of cli/', async () => {
+    for (const source of ['../../app/ledger.js', '../../app/cli-keyring.js', '../../aip/policy/load.js', '../../home/paths.js', '../args.js', './plan.js', '../../../src-shared/errors.js']) {
+      expect(await importAt('src-main/cli/commands/layer-probe.ts', source), source).toEqual([]);
+    }
+  });
+
+  it('leaves cli/ outside commands and the commands\' tests free to reach the keyring', async () => {
+    expect(await importAt('src-main/cli/layer-probe.ts', '../keys/secret-store.js')).toEqual([]);
+    expect(await importAt('src-main/cli/commands/layer-probe.test.ts', '../../keys/secret-store.js')).toEqual([]);
+  });
+});

@@ -16,7 +16,3 @@ export function inImmediateTransaction<T>(db: SqliteDatabase, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
 
-/** Runs `fn` in one deferred transaction (a savepoint when one is already open). */
-export function inTransaction<T>(db: SqliteDatabase, fn: () => T): T {
-  return db.transaction(fn)();
-}

@@ -1,14 +1,60 @@
-import { ApprovalService } from '../approvals/approval-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { OwnerKeyVault } from '../keys/owner-key.js';
+import type { ToolCallBinding } from '../approvals/tool-call-approval.js';
+import { ApprovalConsumer } from '../mcp/proxy/approval-consumer.js';
+import { createTestLedger } from './ledger.js';
+import type { StandingApprovalService } from '../approvals/standing-service.js';
+import { OwnerKeyVault, type OwnerSigner } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
+import { DecisionQueue, type StandingDecisions } from '../review/decision-queue.js';
+import { planKind } from '../review/kinds/plan.js';
+import { toolCallKind } from '../review/kinds/tool-call.js';
+import { ApprovalEngine } from '../silas/approval/engine.js';
+import type { SqliteDatabase } from '../store/transaction.js';
+import type { Notifier } from '../review/notifier.js';
 
-/** A real approval service over an in-memory owner key, for tests that need the handlers but not the keyring. */
-export function testSigner() {
+/** An in-memory owner key, for tests that need signatures but not the keyring. */
+export function testSigner(): OwnerSigner {
   return new OwnerKeyVault(new MemorySecretStore(), 'owner-test').ensure().signer;
 }
 
-export function testApprovalService(audit: AuditLog): ApprovalService {
-  const signer = testSigner();
-  return new ApprovalService({ audit, signer, notifier: { notify() {} }, onChange() {} });
+export interface TestReviewOptions {
+  signer?: OwnerSigner;
+  standing?: Pick<StandingApprovalService, 'create'>;
+  notifier?: Notifier;
+  now?: () => Date;
+  sources?: readonly StandingDecisions[];
+  pausedElsewhere?: () => boolean;
+}
+
+/**
+ * The runtime's decision system over a test database, wired as `app/runtime.ts` wires it: one
+ * queue, one approval engine that signs tool calls and plans, and the two asking kinds.
+ */
+export function testReview(db: SqliteDatabase, audit: AuditLog, options: TestReviewOptions = {}) {
+  const signer = options.signer ?? testSigner();
+  const now = options.now;
+  const engine = new ApprovalEngine({ db, audit, signer, ...(now ? { now } : {}) });
+  const queue = new DecisionQueue({
+    audit,
+    notifier: options.notifier ?? { notify: () => undefined },
+    ...(now ? { now } : {}),
+    ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.pausedElsewhere ? { pausedElsewhere: options.pausedElsewhere } : {}),
+  });
+  const kinds = {
+    toolCall: toolCallKind({ audit, engine, ...(options.standing ? { standing: options.standing } : {}) }),
+    plan: planKind({ audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }) }),
+  };
+  return { queue, kinds, engine, signer, review: queue };
+}
+
+/**
+ * What a proxy does with a tool-call token, on a ledger of its own trusting `keys`: verify it
+ * against the call and consume it. A test asks it about a token's binding without touching the
+ * ledger under test.
+ */
+export function proxyVerifier(dir: string, keys: ReadonlyMap<string, Uint8Array>) {
+  const ledger = createTestLedger(dir);
+  const consumer = new ApprovalConsumer(ledger.db, ledger.audit, () => keys, undefined);
+  return (token: unknown, binding: ToolCallBinding) => consumer.consume(token, binding, () => undefined);
 }

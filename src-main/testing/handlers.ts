@@ -3,13 +3,12 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { CallHandlers, HandlerServicesLike } from './handler-types.js';
 import type Database from 'better-sqlite3';
 import { ServersService } from '../mcp/servers/servers-service.js';
-import { testApprovalService, testSigner } from './approvals.js';
+import { testReview } from './approvals.js';
 import { testStandingService } from '../approvals/standing-test-support.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientsService } from '../mcp/clients/clients-service.js';
-import { ApprovalEngine } from '../silas/approval/engine.js';
-import { PlanApprovalService } from '../silas/review/plan-approval-service.js';
+import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
 
 /** Every contract call answering "not part of this test", for tests that only exercise a few calls. */
 export function unusedHandlers(): CallHandlers {
@@ -23,21 +22,16 @@ export function unusedHandlers(): CallHandlers {
   ) as unknown as CallHandlers;
 }
 
-/** The real services behind the handlers, over a test database. */
+/** The real services behind the handlers, over a test database (one decision queue, as the runtime wires it). */
 export function testServices(db: Database.Database, audit: AuditLog): HandlerServicesLike {
+  const { review, kinds } = testReview(db, audit, { sources: [new ToolChangeDecisions(db, audit)] });
   return {
-    approvals: testApprovalService(audit),
-    servers: new ServersService(db, audit),
+    review,
+    kinds,
+    servers: new ServersService(db),
     standing: testStandingService(db, audit),
     clients: unusedClients(audit),
-    plans: testPlanApprovals(db, audit),
   };
-}
-
-/** Plan approvals signed by the test owner key, with notifications and queue events dropped. */
-export function testPlanApprovals(db: Database.Database, audit: AuditLog): PlanApprovalService {
-  const engine = new ApprovalEngine({ db, audit, signer: testSigner() });
-  return new PlanApprovalService({ audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }), notifier: { notify: () => undefined }, onChange: () => undefined });
 }
 
 /** Clients over a home and user directory that do not exist: every client lists as not found, nothing is ever written. */

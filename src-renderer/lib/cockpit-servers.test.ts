@@ -79,46 +79,87 @@ describe('connectCockpit: servers', () => {
     expect(answers).toHaveLength(2);
   });
 
-  it('approves a changed tool with servers.approveToolChange, one at a time, then reloads the list', async () => {
+  it('accepts a changed tool with review.decide on its card, one decision at a time, marks it trusted, then reloads the list', async () => {
     let pending = true;
     let answer: () => void = () => {};
-    const transport = runtimeWith(() => [governedServer('web', { pins: [pin('fetch', pending ? { pendingHash: hash('b'), pendingSince: '2026-01-02T00:00:00.000Z' } : { approvedHash: hash('b') })] })]).handle(
-      'servers.approveToolChange',
-      (args) =>
-        new Promise((resolve) => {
-          answer = () => {
-            pending = false;
-            resolve({ ok: true, value: args });
-          };
-        }),
-    );
+    let releaseList: () => void = () => {};
+    const changed = () => pin('fetch', pending ? { pendingHash: hash('b'), pendingSince: '2026-01-02T00:00:00.000Z', decisionId: 'card-7' } : { approvedHash: hash('b') });
+    const list = () => ({ ok: true as const, value: { servers: [governedServer('web', { pins: [changed(), pin('stable')] }), governedServer('files')] } });
+    // The reload after the decision waits until the test lets it answer.
+    const transport = new FakeTransport()
+      .handle('servers.list', () => (pending ? list() : new Promise((resolve) => (releaseList = () => resolve(list())))))
+      .handle(
+        'review.decide',
+        (args) =>
+          new Promise((resolve) => {
+            answer = () => {
+              pending = false;
+              resolve({ ok: true, value: { ...(args as { id: string; choice: string }), kind: 'tool_change', outcome: 'approved' } });
+            };
+          }),
+      );
     const store = createCockpitStore();
     const cockpit = connectCockpit({ transport, store });
     transport.setState('connected');
     await settle();
-    cockpit.actions.approveToolChange({ server: 'web', tool: 'fetch' }, hash('b'));
-    cockpit.actions.approveToolChange({ server: 'web', tool: 'fetch' }, hash('b'));
-    expect(transport.callsTo('servers.approveToolChange')).toEqual([{ server: 'web', tool: 'fetch', hash: hash('b') }]);
-    expect(store.getState().servers.approving).toEqual({ server: 'web', tool: 'fetch' });
+    cockpit.actions.decide('card-7', 'approve');
+    cockpit.actions.decide('card-7', 'approve');
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'card-7', choice: 'approve' }]);
+    expect(store.getState().review.deciding).toBe('card-7');
     answer();
     await settle();
-    expect(store.getState().servers.approving).toBeNull();
-    expect(store.getState().servers.servers[0]!.pins[0]).toMatchObject({ approvedHash: hash('b'), pendingHash: null });
+    // Trusted at once, before the reload answers.
     expect(transport.callsTo('servers.list')).toHaveLength(2);
+    expect(store.getState().review.deciding).toBeNull();
+    expect(store.getState().servers.servers[0]!.pins[0]).toMatchObject({ tool: 'fetch', approvedHash: hash('b'), pendingHash: null, pendingSince: null, decisionId: null });
+    expect(store.getState().servers.servers[0]!.pins[1]).toEqual(pin('stable'));
+    releaseList();
+    await settle();
+    expect(store.getState().servers.servers[0]!.pins[0]).toEqual(pin('fetch', { approvedHash: hash('b') }));
   });
 
-  it('keeps a failed approval with the runtime message', async () => {
-    const transport = runtimeWith(() => [governedServer('web', { pins: [pin('fetch', { pendingHash: hash('b') })] })]).handle('servers.approveToolChange', () => ({
-      ok: false,
-      error: { code: 'E_INVALID_ARGS', message: 'no pending change' },
+  it('keeps a change blocked when the person says so, reloading what the runtime shows', async () => {
+    const changed = pin('fetch', { pendingHash: hash('b'), decisionId: 'card-7' });
+    const transport = runtimeWith(() => [governedServer('web', { pins: [changed] })]).handle('review.decide', () => ({
+      ok: true,
+      value: { id: 'card-7', kind: 'tool_change', choice: 'keep_blocked', outcome: 'denied' },
     }));
     const store = createCockpitStore();
     const cockpit = connectCockpit({ transport, store });
     transport.setState('connected');
     await settle();
-    cockpit.actions.approveToolChange({ server: 'web', tool: 'fetch' }, hash('b'));
+    cockpit.actions.decide('card-7', 'keep_blocked');
     await settle();
-    expect(store.getState().servers).toMatchObject({ approving: null, approveError: { server: 'web', tool: 'fetch', message: 'no pending change (E_INVALID_ARGS)' } });
+    expect(store.getState().servers.servers[0]!.pins[0]).toEqual(changed);
+    expect(transport.callsTo('servers.list')).toHaveLength(2);
+  });
+
+  it('does not reload the servers after a decision of another kind', async () => {
+    const transport = runtimeWith(() => [governedServer('web')]).handle('review.decide', () => ({
+      ok: true,
+      value: { id: 'tool_call-1', kind: 'tool_call', choice: 'allow_once', outcome: 'approved' },
+    }));
+    const store = createCockpitStore();
+    const cockpit = connectCockpit({ transport, store });
+    transport.setState('connected');
+    await settle();
+    cockpit.actions.decide('tool_call-1', 'allow_once');
+    await settle();
+    expect(transport.callsTo('servers.list')).toHaveLength(1);
+  });
+
+  it('keeps a failed acceptance with the runtime message, and the change pending', async () => {
+    const transport = runtimeWith(() => [governedServer('web', { pins: [pin('fetch', { pendingHash: hash('b'), decisionId: 'card-7' })] })]).handle('review.decide', () => ({
+      ok: false,
+      error: { code: 'E_INVALID_ARGS', message: 'no pending decision card-7' },
+    }));
+    const store = createCockpitStore();
+    const cockpit = connectCockpit({ transport, store });
+    transport.setState('connected');
+    await settle();
+    cockpit.actions.decide('card-7', 'approve');
+    await settle();
+    expect(store.getState().review).toMatchObject({ deciding: null, decideError: { id: 'card-7', message: 'no pending decision card-7 (E_INVALID_ARGS)' } });
     expect(store.getState().servers.servers[0]!.pins[0]!.pendingHash).toBe(hash('b'));
   });
 });

@@ -1,13 +1,10 @@
 import { refreshingLoader } from './refreshing-loader.js';
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
-import type { PendingApproval } from '../../src-shared/schemas/approval.js';
-import type { PendingPlanApproval } from '../../src-shared/schemas/plan-approval.js';
-import { newArrivals, riskLabel } from '../store/approval-queue.js';
-import type { ApprovalQueue } from '../store/approvals-slice.js';
+import type { ReviewQueueView } from '../../src-shared/schemas/review.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { affectsClients } from '../store/clients-slice.js';
-import { shortPlanHash } from '../store/plans-slice.js';
-import { affectsServers, type ToolKey } from '../store/servers-slice.js';
+import { newArrivals } from '../store/review-queue.js';
+import { affectsServers } from '../store/servers-slice.js';
 import { affectsStanding } from '../store/standing-slice.js';
 import { createClient, isClientError } from './client.js';
 import { notificationText, type NotificationsPort } from './notifications.js';
@@ -26,33 +23,18 @@ export const STANDING_REFRESH_DELAY_MS = 300;
 /** Agent clients are reloaded once per burst of wrap/unwrap events. */
 export const CLIENTS_REFRESH_DELAY_MS = 300;
 
-/** What the person can answer on an approval card. */
-export type DecisionChoice = CallArgs<'approvals.decide'>['decision'];
-
-/** What the person can answer on a plan approval card. */
-export type PlanDecision = CallArgs<'plans.decide'>['decision'];
-
-/** The notification for a newly arrived plan approval card (worded like the desktop shell's native one). */
-export function planNotificationText(card: Pick<PendingPlanApproval, 'title' | 'risk' | 'rationale' | 'planHash'>): { title: string; body: string } {
-  return {
-    title: `Approve plan "${card.title}"?`,
-    body: `${riskLabel(card.risk)}. ${card.rationale ? `${card.rationale} ` : ''}Plan ${shortPlanHash(card.planHash)}.`,
-  };
-}
-
 /** What components may ask for; everything with a side effect goes through here. */
 export interface CockpitActions {
   loadOlderAudit(): void;
   verifyChain(): void;
   navigate(route: Route): void;
-  /** Sends the human's decision on one pending approval; one decision at a time. */
-  decideApproval(id: string, decision: DecisionChoice): void;
-  /** Approves (the runtime signs a token bound to the plan hash) or denies one pending plan; one decision at a time. */
-  decidePlan(id: string, decision: PlanDecision): void;
+  /**
+   * Answers one waiting decision of any kind with one of its card's choices (`review.decide`);
+   * one decision at a time, from the Review page or the Servers page alike.
+   */
+  decide(id: string, choice: string): void;
   /** Asks the browser for notification permission (only meaningful while it is 'default'). */
   enableNotifications(): void;
-  /** Accepts the changed definition `hash` of a pinned tool; one approval at a time. */
-  approveToolChange(key: ToolKey, hash: string): void;
   /** Revokes one standing "always allow"; one revocation at a time, then the list is reloaded. */
   revokeStanding(id: string): void;
   /** Opens the "Wrap servers…" flow of one agent client (closing any other). */
@@ -77,7 +59,7 @@ export interface CockpitDeps {
   store: CockpitStore;
   /** The window whose address bar carries the route; omitted in tests that do not navigate. */
   window?: Pick<Window, 'location' | 'history' | 'addEventListener' | 'removeEventListener'>;
-  /** Browser notifications for new approval requests; omitted in the desktop shell and in tests that do not notify. */
+  /** Browser notifications for new decisions; omitted in the desktop shell and in tests that do not notify. */
   notifications?: NotificationsPort | null;
 }
 
@@ -124,10 +106,8 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   );
   /** Answers to a preview or apply of a flow that was since cancelled or replaced are dropped. */
   let wrapRequest = 0;
-  /** Approval ids seen since the cockpit opened; null until the first queue, which never notifies. */
-  let seenApprovals: Set<string> | null = null;
-  /** Plan approval ids seen since the cockpit opened; null until the first plan queue, which never notifies. */
-  let seenPlans: Set<string> | null = null;
+  /** Card ids seen since the cockpit opened; null until the first queue, which never notifies. */
+  let seenCards: Set<string> | null = null;
 
   const call = <N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> => client.call(name, args);
 
@@ -144,79 +124,46 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     );
   }
 
-  function notifyArrivals(pending: readonly PendingApproval[]): void {
-    const arrived = newArrivals(seenApprovals, pending);
-    seenApprovals ??= new Set();
-    for (const card of pending) seenApprovals.add(card.id);
+  function reviewReplaced(queue: ReviewQueueView): void {
+    const arrived = newArrivals(seenCards, queue.cards);
+    seenCards ??= new Set();
+    for (const card of queue.cards) seenCards.add(card.id);
+    store.getState().reviewReplaced(queue);
     if (!notifications || notifications.permission() !== 'granted') return;
     for (const card of arrived) {
       const { title, body } = notificationText(card);
-      notifications.show(title, body, `silas-approval-${card.id}`, () => navigate('review'));
+      notifications.show(title, body, `silas-review-${card.id}`, () => navigate('review'));
     }
   }
 
-  function approvalsReplaced(queue: ApprovalQueue): void {
-    notifyArrivals(queue.pending);
-    store.getState().approvalsReplaced(queue);
-  }
-
-  /** One decision at a time across the Review page: a tool-call or plan decision on its way holds every other. */
-  function decisionInFlight(): boolean {
-    const state = store.getState();
-    return state.approvals.deciding !== null || state.plans.deciding !== null;
-  }
-
-  function decideApproval(id: string, decision: DecisionChoice): void {
-    if (decisionInFlight()) return;
-    store.getState().approvalDeciding(id);
-    call('approvals.decide', { id, decision }).then(
-      () => store.getState().approvalDecided(id),
-      (error: unknown) => store.getState().approvalDecideFailed(id, describeError(error)),
+  function loadReview(): void {
+    const current = generation;
+    store.getState().reviewLoading();
+    call('review.list', {}).then(
+      (queue) => current === generation && reviewReplaced(queue),
+      (error: unknown) => current === generation && store.getState().reviewFailed(describeError(error)),
     );
   }
 
-  function notifyPlanArrivals(pending: readonly PendingPlanApproval[]): void {
-    const arrived = newArrivals(seenPlans, pending);
-    seenPlans ??= new Set();
-    for (const card of pending) seenPlans.add(card.id);
-    if (!notifications || notifications.permission() !== 'granted') return;
-    for (const card of arrived) {
-      const { title, body } = planNotificationText(card);
-      notifications.show(title, body, `silas-plan-${card.id}`, () => navigate('review'));
-    }
-  }
-
-  function plansReplaced(pending: readonly PendingPlanApproval[]): void {
-    notifyPlanArrivals(pending);
-    store.getState().plansReplaced(pending);
-  }
-
-  function decidePlan(id: string, decision: PlanDecision): void {
-    if (decisionInFlight()) return;
-    store.getState().planDeciding(id);
-    call('plans.decide', { id, decision }).then(
-      () => store.getState().planDecided(id),
-      (error: unknown) => store.getState().planDecideFailed(id, describeError(error)),
+  function decide(id: string, choice: string): void {
+    if (store.getState().review.deciding !== null) return;
+    const current = generation;
+    store.getState().decisionSending(id);
+    call('review.decide', { id, choice }).then(
+      (result) => {
+        store.getState().decisionSent(id);
+        if (result.kind !== 'tool_change') return;
+        // The Servers page shows the pin as trusted at once, then reloads what the runtime now shows.
+        if (result.outcome === 'approved') store.getState().toolChangeAccepted(id, new Date().toISOString());
+        if (current === generation) servers.load();
+      },
+      (error: unknown) => store.getState().decisionFailed(id, describeError(error)),
     );
   }
 
   function enableNotifications(): void {
     if (!notifications || notifications.permission() !== 'default') return;
     notifications.request().then((permission) => store.getState().setNotificationState(permission));
-  }
-
-  function approveToolChange(key: ToolKey, hash: string): void {
-    if (store.getState().servers.approving !== null) return;
-    const current = generation;
-    store.getState().toolChangeApproving(key);
-    call('servers.approveToolChange', { server: key.server, tool: key.tool, hash }).then(
-      (result) => {
-        store.getState().toolChangeApproved(key, result.hash, new Date().toISOString());
-        // The runtime has the approval; reload what it now shows, unless this connection is gone.
-        if (current === generation) servers.load();
-      },
-      (error: unknown) => store.getState().toolChangeApproveFailed(key, describeError(error)),
-    );
   }
 
   function revokeStanding(id: string): void {
@@ -307,16 +254,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     const current = ++generation;
     const state = store.getState();
     state.auditLoading();
-    state.approvalsLoading();
-    state.plansLoading();
-    call('approvals.list', {}).then(
-      (queue) => current === generation && approvalsReplaced(queue),
-      (error: unknown) => current === generation && store.getState().approvalsFailed(describeError(error)),
-    );
-    call('plans.list', {}).then(
-      (result) => current === generation && plansReplaced(result.pending),
-      (error: unknown) => current === generation && store.getState().plansFailed(describeError(error)),
-    );
+    loadReview();
     call('runtime.info', {}).then(
       (info) => current === generation && store.getState().runtimeLoaded(info),
       (error: unknown) => current === generation && store.getState().runtimeFailed(describeError(error)),
@@ -370,12 +308,9 @@ export function connectCockpit({ transport, store, window: win, notifications }:
         if (affectsStanding(entry.data.event)) standing.schedule();
         if (affectsClients(entry.data.event)) clients.schedule();
       }
-    } else if (name === 'approvals.changed') {
-      const queue = events['approvals.changed'].payload.safeParse(payload);
-      if (queue.success) approvalsReplaced(queue.data);
-    } else if (name === 'plans.changed') {
-      const queue = events['plans.changed'].payload.safeParse(payload);
-      if (queue.success) plansReplaced(queue.data.pending);
+    } else if (name === 'review.changed') {
+      const queue = events['review.changed'].payload.safeParse(payload);
+      if (queue.success) reviewReplaced(queue.data);
     }
   });
 
@@ -389,7 +324,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate, decideApproval, decidePlan, enableNotifications, approveToolChange, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
+    actions: { loadOlderAudit, verifyChain, navigate, decide, enableNotifications, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
     dispose: () => {
       servers.cancel();
       standing.cancel();

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { pendingApproval } from '../test/approval-fixtures.js';
+import { planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
 import { browserNotifications, notificationText } from './notifications.js';
 import type { SilasBridge } from '../../src-shared/contract/index.js';
 
@@ -48,14 +48,29 @@ describe('browserNotifications', () => {
 });
 
 describe('notificationText', () => {
-  it('asks about the tool and server and says the risk and reason', () => {
-    expect(notificationText(pendingApproval(1, { tool: 'send_email', server: 'mail', risk: 'high' }))).toEqual({
+  it('asks about the tool and server and says the risk and the rationale', () => {
+    expect(notificationText(toolCallCard(1, { riskLevel: 'high', details: { tool: 'send_email', server: 'mail' } }))).toEqual({
       title: 'Approve send_email on mail?',
       body: 'High risk. Reading files outside the project asks first.',
     });
   });
 
-  it('falls back to the policy name when there is no reason', () => {
-    expect(notificationText(pendingApproval(1, { reason: '' })).body).toBe('Medium risk. Policy workstation asks before this call.');
+  it('names a plan by its title and adds the 8 hash characters silas run shows', () => {
+    expect(notificationText(planCard(1, { riskLevel: 'high', rationale: 'A check needs the network.' }))).toEqual({
+      title: 'Approve plan "Fix the timezone bug 1"?',
+      body: 'High risk. A check needs the network. Plan 1a2b3c4d.',
+    });
+  });
+
+  it('asks to accept a changed tool definition', () => {
+    expect(notificationText(toolChangeCard(1, { riskLevel: 'irreversible', rationale: 'web announced a new fetch.' }))).toEqual({
+      title: 'Accept the changed definition of fetch_1 on web?',
+      body: 'Irreversible. web announced a new fetch.',
+    });
+  });
+
+  it('leaves out an empty rationale without a dangling space', () => {
+    expect(notificationText(toolCallCard(1, { rationale: '' })).body).toBe('Medium risk.');
+    expect(notificationText(planCard(1, { rationale: '' })).body).toBe('Medium risk. Plan 1a2b3c4d.');
   });
 });

@@ -1,8 +1,8 @@
-import type { PendingApproval } from '../../src-shared/schemas/approval.js';
-import { riskLabel } from '../store/approval-queue.js';
+import type { DecisionCard } from '../../src-shared/schemas/review.js';
+import { riskLabel, shortPlanHash } from '../store/review-queue.js';
 
 /**
- * Browser notifications for new approval requests. Inside the desktop shell (window.silas) the
+ * Browser notifications for new decisions waiting on the Review page. Inside the desktop shell (window.silas) the
  * main process already raises native notifications, so the cockpit stays silent there.
  */
 export interface NotificationsPort {
@@ -42,10 +42,19 @@ export function browserNotifications(win: NotificationWindow): NotificationsPort
   };
 }
 
-/** The notification for a newly arrived card. */
-export function notificationText(card: Pick<PendingApproval, 'tool' | 'server' | 'reason' | 'policyName' | 'risk'>): { title: string; body: string } {
-  return {
-    title: `Approve ${card.tool} on ${card.server}?`,
-    body: `${riskLabel(card.risk)}. ${card.reason || `Policy ${card.policyName} asks before this call.`}`,
-  };
+/**
+ * The notification for a newly arrived card, worded like the desktop shell's native one: a
+ * question naming what is decided, then the risk and the runtime's rationale. A plan's also
+ * carries the 8 hash characters `silas run` shows, so the person can tell it is the same plan.
+ */
+export function notificationText(card: DecisionCard): { title: string; body: string } {
+  const body = `${riskLabel(card.riskLevel)}.${card.rationale ? ` ${card.rationale}` : ''}`;
+  switch (card.kind) {
+    case 'tool_call':
+      return { title: `Approve ${card.details.tool} on ${card.details.server}?`, body };
+    case 'plan':
+      return { title: `Approve plan "${card.details.title}"?`, body: `${body} Plan ${shortPlanHash(card.details.planHash)}.` };
+    case 'tool_change':
+      return { title: `Accept the changed definition of ${card.details.tool} on ${card.details.server}?`, body };
+  }
 }

@@ -1,18 +1,17 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { DEFAULT_ROUTE, type Route } from '../lib/routes.js';
 import type { ConnectionState } from '../lib/transport.js';
-import { createApprovalsSlice, type ApprovalsSlice } from './approvals-slice.js';
 import { createAuditSlice, type AuditSlice } from './audit-slice.js';
 import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
-import { createPlansSlice, type PlansSlice } from './plans-slice.js';
+import { createReviewSlice, type ReviewSlice } from './review-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ApprovalsSlice & PlansSlice & ServersSlice & ClientsSlice & StandingSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -31,8 +30,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createRuntimeSlice(...a),
     ...createAuditSlice(...a),
     ...createChainSlice(...a),
-    ...createApprovalsSlice(...a),
-    ...createPlansSlice(...a),
+    ...createReviewSlice(...a),
     ...createServersSlice(...a),
     ...createClientsSlice(...a),
     ...createStandingSlice(...a),

@@ -4,8 +4,7 @@ import { createCockpitStore } from './cockpit-store.js';
 import { affectsServers } from './servers-slice.js';
 import { auditEvents } from '../../src-shared/audit/events.js';
 
-const fetchKey = { server: 'web', tool: 'fetch' };
-const changed = () => governedServer('web', { pins: [pin('fetch', { pendingHash: hash('b'), pendingSince: '2026-01-02T00:00:00.000Z' }), pin('stable')] });
+const changed = () => governedServer('web', { pins: [pin('fetch', { pendingHash: hash('b'), pendingSince: '2026-01-02T00:00:00.000Z', decisionId: 'card-7' }), pin('stable')] });
 
 describe('servers slice', () => {
   it('loads, keeps the last list through a failed reload, and reports the failure', () => {
@@ -25,28 +24,22 @@ describe('servers slice', () => {
     expect(store.getState().servers.servers.map((s) => s.name)).toEqual(['files']);
   });
 
-  it('marks an approved change as the trusted definition at once', () => {
+  it('marks an accepted change as the trusted definition at once, found by its Review card', () => {
     const store = createCockpitStore();
     store.getState().serversLoaded([changed(), governedServer('files')]);
-    store.getState().toolChangeApproving(fetchKey);
-    expect(store.getState().servers.approving).toEqual(fetchKey);
-    store.getState().toolChangeApproved(fetchKey, hash('b'), '2026-01-03T00:00:00.000Z');
+    const files = store.getState().servers.servers[1];
+    store.getState().toolChangeAccepted('card-7', '2026-01-03T00:00:00.000Z');
     const web = store.getState().servers.servers[0]!;
-    expect(web.pins[0]).toMatchObject({ tool: 'fetch', approvedHash: hash('b'), approvedAt: '2026-01-03T00:00:00.000Z', pendingHash: null, pendingSince: null });
+    expect(web.pins[0]).toEqual({ ...pin('fetch', { approvedHash: hash('b'), approvedAt: '2026-01-03T00:00:00.000Z' }), decisionId: null });
     expect(web.pins[1]).toEqual(pin('stable'));
-    expect(store.getState().servers.approving).toBeNull();
+    expect(store.getState().servers.servers[1]).toEqual(files);
   });
 
-  it('keeps a failed approval while the change is still pending, and drops it once it is not', () => {
+  it('leaves every pin alone for a card it does not hold', () => {
     const store = createCockpitStore();
     store.getState().serversLoaded([changed()]);
-    store.getState().toolChangeApproving(fetchKey);
-    store.getState().toolChangeApproveFailed(fetchKey, 'no pending change (E_INVALID_ARGS)');
-    expect(store.getState().servers).toMatchObject({ approving: null, approveError: { ...fetchKey, message: 'no pending change (E_INVALID_ARGS)' } });
-    store.getState().serversLoaded([changed()]);
-    expect(store.getState().servers.approveError).not.toBeNull();
-    store.getState().serversLoaded([governedServer('web', { pins: [pin('fetch')] })]);
-    expect(store.getState().servers.approveError).toBeNull();
+    store.getState().toolChangeAccepted('card-8', '2026-01-03T00:00:00.000Z');
+    expect(store.getState().servers.servers).toEqual([changed()]);
   });
 
   it('names the audit events that can change the page', () => {

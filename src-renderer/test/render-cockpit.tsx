@@ -12,11 +12,10 @@ export interface CockpitHarness extends RenderResult {
   cockpit: Cockpit;
 }
 
-/** A runtime with `total` audit entries (indexes 0..total-1) and empty approval and plan queues that answer like the real router. */
+/** A runtime with `total` audit entries (indexes 0..total-1) and an empty Review queue, answering like the real router. */
 export function fakeRuntime(total = 20, verification = { valid: true, checkpoints: 0, firstInvalid: null }): FakeTransport {
   return new FakeTransport()
-    .handle('approvals.list', () => ({ ok: true, value: { pending: [], paused: false } }))
-    .handle('plans.list', () => ({ ok: true, value: { pending: [] } }))
+    .handle('review.list', () => ({ ok: true, value: { cards: [], paused: false } }))
     .handle('runtime.info', () => ({ ok: true, value: runtimeInfo }))
     .handle('approvals.listStanding', () => ({ ok: true, value: { standing: [] } }))
     .handle('clients.list', () => ({ ok: true, value: { clients: [] } }))

@@ -6,8 +6,10 @@ export const hash = (digit: string) => `sha256:${digit.repeat(64)}`;
 
 type Pin = GovernedServer['pins'][number];
 
+/** A pinned tool; a pending change gets the id of its Review card unless the test names one. */
 export function pin(tool: string, overrides: Partial<Pin> = {}): Pin {
   return {
+    decisionId: overrides.pendingHash ? `tool_change-${tool}` : null,
     tool,
     approvedHash: hash('a'),
     firstSeenAt: '2026-01-01T12:00:00.000Z',

@@ -49,9 +49,10 @@ export const runtimeEvents = {
     data: z.strictObject({ ...toolApproval, request_id: requestId, session_id: str, rule: str }),
   }),
   'approvals.approved': ev({
-    summary: 'The person approved a tool call; a signed single-use approval was issued.',
+    summary: 'The person approved a tool call; the approval engine issued a single-use token bound to it (its `silas.approval.issued` entry precedes this one).',
     category: 'tool_approval',
-    data: z.strictObject({ ...toolApproval, nonce: str, key_fingerprint: str, expires_at: str }),
+    // token_id is absent from entries written before tool calls took their tokens from the approval engine.
+    data: z.strictObject({ ...toolApproval, token_id: str.optional(), nonce: str, key_fingerprint: str, expires_at: str }),
   }),
   'approvals.denied': ev({
     summary: 'The person denied a tool call, or the runtime shut down with it pending.',
@@ -132,6 +133,11 @@ export const runtimeEvents = {
     summary: 'The person approved a changed tool definition.',
     category: 'mcp_tool',
     data: z.strictObject({ server: str, tool: str, previous_hash: nstr, hash: str }),
+  }),
+  'mcp.tool_change_declined': ev({
+    summary: 'The person kept a changed tool definition blocked; the tool stays hidden and refused.',
+    category: 'mcp_tool',
+    data: z.strictObject({ server: str, tool: str, approved_hash: str, declined_hash: str }),
   }),
   'mcp.client_wrapped': ev({
     summary: 'An agent client configuration was rewritten to run its servers through Silas.',

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
-import { ApprovalAnswer, ApprovalDecisionChoice, PendingApproval, StandingApprovalView, ToolCallApprovalRequest } from '../schemas/approval.js';
+import { StandingApprovalView, ToolCallApprovalRequest } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer } from '../schemas/servers.js';
 import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
-import { PendingPlanApproval, PlanApprovalAnswer, PlanApprovalRequest, PlanDecisionChoice } from '../schemas/plan-approval.js';
+import { PlanApprovalRequest } from '../schemas/plan-approval.js';
+import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -45,39 +46,27 @@ export const calls = {
   }),
   'approvals.request': defineCall({
     access: 'ask',
-    summary: 'A proxy asks the human about one tool call; resolves when they decide or the request times out.',
+    summary: 'A proxy asks the person about one tool call; approving returns an owner-signed single_step token bound to the exact call; resolves when they decide or the request times out.',
     args: ToolCallApprovalRequest,
-    result: ApprovalAnswer,
-  }),
-  'approvals.list': defineCall({
-    access: 'read',
-    summary: 'Pending approval cards, oldest first.',
-    args: z.object({}).strict(),
-    result: z.object({ pending: z.array(PendingApproval), paused: z.boolean() }),
-  }),
-  'approvals.decide': defineCall({
-    access: 'decide',
-    summary: 'The human decides one pending approval (from the cockpit only).',
-    args: z.object({ id: z.string().min(1).max(100), decision: ApprovalDecisionChoice }).strict(),
-    result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
+    result: DecisionAnswer,
   }),
   'plans.requestApproval': defineCall({
     access: 'ask',
     summary: '`silas run` asks the person to approve one exact plan; approving returns an owner-signed token bound to its plan hash.',
     args: PlanApprovalRequest,
-    result: PlanApprovalAnswer,
+    result: DecisionAnswer,
   }),
-  'plans.list': defineCall({
+  'review.list': defineCall({
     access: 'read',
-    summary: 'Pending plan approval cards, oldest first.',
+    summary: 'Every decision waiting for the person (tool calls, plans, changed tool definitions) as §0.5.3 cards, oldest first.',
     args: z.object({}).strict(),
-    result: z.object({ pending: z.array(PendingPlanApproval) }),
+    result: ReviewQueueView,
   }),
-  'plans.decide': defineCall({
+  'review.decide': defineCall({
     access: 'decide',
-    summary: 'The person approves (signing a token bound to the plan hash) or denies one pending plan (from the cockpit only).',
-    args: z.object({ id: z.string().min(1).max(100), decision: PlanDecisionChoice }).strict(),
-    result: z.object({ id: z.string(), outcome: z.enum(['approved', 'denied']) }),
+    summary: "The person answers one waiting decision with one of its card's choices (from the cockpit only).",
+    args: ReviewDecideArgs,
+    result: ReviewDecideResult,
   }),
   'approvals.listStanding': defineCall({
     access: 'read',
@@ -96,12 +85,6 @@ export const calls = {
     summary: 'MCP servers governed by silas proxy: last start, policy, pinned tools (with pending changes) and recent decisions.',
     args: z.object({}).strict(),
     result: z.object({ servers: z.array(GovernedServer) }),
-  }),
-  'servers.approveToolChange': defineCall({
-    access: 'decide',
-    summary: "Accept a tool's changed definition (tool-poisoning defence); from the cockpit only.",
-    args: z.object({ server: z.string().min(1).max(200), tool: z.string().min(1).max(200), hash: z.string().regex(/^sha(256|384|512):[0-9a-f]+$/) }).strict(),
-    result: z.object({ server: z.string(), tool: z.string(), hash: z.string() }),
   }),
   'clients.list': defineCall({
     access: 'read',

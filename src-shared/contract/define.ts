@@ -8,8 +8,6 @@ import type { z } from 'zod';
  */
 export type CallAccess = 'ask' | 'read' | 'decide';
 
-export const CALL_ACCESS = ['ask', 'read', 'decide'] as const satisfies readonly CallAccess[];
-
 /** A request/response call of the control plane, named `domain.verb`. */
 export interface CallSpec<A extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
   readonly args: A;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { PendingApproval } from '../schemas/approval.js';
 import { AuditEntry } from '../schemas/audit.js';
-import { PendingPlanApproval } from '../schemas/plan-approval.js';
+import { ReviewQueueView } from '../schemas/review.js';
 import { defineEvent } from './define.js';
 
 /** Server-to-client events, declared once like the calls. */
@@ -10,13 +9,9 @@ export const events = {
     summary: 'A new entry joined the audit chain (from this or any other process on the same home).',
     payload: AuditEntry,
   }),
-  'approvals.changed': defineEvent({
-    summary: 'The approval queue changed: the current pending cards (newest request included).',
-    payload: z.object({ pending: z.array(PendingApproval), paused: z.boolean() }),
-  }),
-  'plans.changed': defineEvent({
-    summary: 'The plan approval queue changed: the current pending plan cards.',
-    payload: z.object({ pending: z.array(PendingPlanApproval) }),
+  'review.changed': defineEvent({
+    summary: 'The Review queue changed (a decision of any kind arrived, was decided, expired or was withdrawn; or asking was paused).',
+    payload: ReviewQueueView,
   }),
   'runtime.stopping': defineEvent({
     summary: 'The runtime is shutting down; clients should stop sending calls.',

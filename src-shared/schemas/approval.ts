@@ -20,48 +20,6 @@ export const ToolCallApprovalRequest = z
   .strict();
 export type ToolCallApprovalRequest = z.infer<typeof ToolCallApprovalRequest>;
 
-export const SignedApproval = z.object({
-  payload: z.object({
-    type: z.literal('silas.mcp.approval/v1'),
-    server: z.string(),
-    tool: z.string(),
-    argsHash: z.string(),
-    requestId: z.union([z.string(), z.number()]),
-    sessionId: z.string(),
-    nonce: z.string(),
-    issuedAt: z.string(),
-    expiresAt: z.string(),
-  }),
-  keyFingerprint: z.string(),
-  signature: z.string(),
-});
-
-export const ApprovalAnswer = z.discriminatedUnion('outcome', [
-  z.object({ outcome: z.literal('approve'), approval: SignedApproval }),
-  z.object({ outcome: z.literal('deny'), reason: z.string() }),
-  z.object({ outcome: z.literal('timeout') }),
-]);
-export type ApprovalAnswer = z.infer<typeof ApprovalAnswer>;
-
-export const RiskLevel = z.enum(['low', 'medium', 'high', 'critical']);
-
-/** One card in the Review queue. */
-export const PendingApproval = z.object({
-  id: z.string(),
-  server: z.string(),
-  tool: z.string(),
-  args: JsonValue,
-  rule: z.string(),
-  reason: z.string(),
-  policyName: z.string(),
-  risk: RiskLevel,
-  requestedAt: z.string(),
-  expiresAt: z.string(),
-});
-export type PendingApproval = z.infer<typeof PendingApproval>;
-
-export const ApprovalDecisionChoice = z.enum(['allow_once', 'always_allow', 'deny']);
-
 /** "Always allow this tool with these arguments on this server", as the Policies page lists it. */
 export const StandingApprovalView = z.object({
   id: z.string(),

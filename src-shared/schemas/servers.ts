@@ -9,6 +9,8 @@ export const ToolPinView = z.object({
   /** A changed definition the server announced, hidden and refused until the person approves it. */
   pendingHash: z.string().nullable(),
   pendingSince: z.string().nullable(),
+  /** The Review card deciding the pending change (`review.decide` with `approve` or `keep_blocked`); null when none is pending. */
+  decisionId: z.string().nullable(),
 });
 
 /** One MCP server as the proxies have seen it. */

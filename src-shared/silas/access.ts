@@ -34,7 +34,6 @@ export const AccessLevel = z
     });
   });
 export type AccessLevel = z.infer<typeof AccessLevel>;
-export type AccessLevelInput = z.input<typeof AccessLevel>;
 
 /**
  * `WorkItem.access_levels`. A level requiring more gates is "higher" (§5.6 "a higher level's

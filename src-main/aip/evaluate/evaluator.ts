@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
-import { normalizeName } from '../policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { toolSchemaHash } from '../policy/schema-hash.js';
 import type { AgentPolicy, ToolRule } from '../policy/types.js';
 import { aipError, type AipErrorKind, type JsonRpcErrorObject, type JsonRpcId } from './errors.js';

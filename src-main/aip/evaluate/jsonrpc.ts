@@ -1,4 +1,4 @@
-import { normalizeName } from '../policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import type { AgentPolicy } from '../policy/types.js';
 import type { JsonRpcId } from './errors.js';
 

@@ -1,4 +1,4 @@
-import { normalizeName } from '../policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { resolveAsk, type ApprovalOutcome, type EvaluationInput, type PolicyDecision, type PolicyEvaluator } from './evaluator.js';
 
 /**

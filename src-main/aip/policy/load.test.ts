@@ -3,8 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src-shared/canonical.js';
+import { AgentPolicySchema, policySchemaFor, type ApiVersion } from '../../../src-shared/policy/schema.js';
+import { formatPolicyPath } from '../../../src-shared/policy/source.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { DEFAULT_ALLOWED_METHODS, loadPolicyFile, loadPolicyText, MAX_POLICY_BYTES, parseListen, readPolicySignature } from './load.js';
+import { DEFAULT_ALLOWED_METHODS, loadPolicyFile, loadPolicyText, MAX_POLICY_BYTES, parseListen, parsePolicyYaml, readPolicySignature } from './load.js';
 import { failures, loaded, onlyFailure, policyText, vectorPolicies, warningsOf } from './test-support.js';
 
 const tempDir = useTempDirs('silas-policy-');
@@ -865,5 +867,91 @@ describe('DLP patterns that match nothing', () => {
     const result = loadPolicyText('apiVersion: aip.io/v1alpha1\nkind: AgentPolicy\nmetadata:\n  name: t\nspec:\n  dlp:\n    patterns:\n      - name: "Lazy"\n        regex: "x*"\n');
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.errors[0]).toMatchObject({ line: 9, message: expect.stringContaining('matches the empty string') });
+  });
+});
+
+describe('the loader and the shared schema (src-shared/policy) agree', () => {
+  /** The schema's verdict on the document the loader parsed, or null when the YAML itself is refused. */
+  const schemaVerdict = (text: string) => {
+    const parsed = parsePolicyYaml(text);
+    if (!parsed.ok) return null;
+    const version = parsed.json.apiVersion;
+    return policySchemaFor(version === 'aip.io/v1alpha1' ? version : ('aip.io/v1alpha2' as ApiVersion)).safeParse(parsed.json);
+  };
+
+  it('accepts every upstream vector policy', () => {
+    for (const vector of vectorPolicies(['basic', 'full', 'identity', 'server'])) expect(schemaVerdict(vector.text)?.success, `${vector.file}#${vector.id}`).toBe(true);
+  });
+
+  it.each([
+    ['a misspelt key', policyText('  tool_rules:\n    - tool: fetch\n      alow_args: {}\n')],
+    ['a bad rate', policyText('  tool_rules:\n    - tool: a\n      rate_limit: "1.5/m"\n')],
+    ['a number for a tool name', policyText('  allowed_tools: [1]\n')],
+    ['an empty DLP regex', policyText('  dlp:\n    patterns: [{name: a, regex: ""}]\n')],
+    ['rotation not below token_ttl', policyText('  identity:\n    token_ttl: 5m\n    rotation_interval: 6m\n')],
+    ['a public listen without TLS', policyText('  server:\n    enabled: true\n    listen: "0.0.0.0:9443"\n')],
+    ['a v1alpha2 field in v1alpha1', policyText('  identity: {}\n', { apiVersion: 'aip.io/v1alpha1' })],
+    ['a wrong kind', 'apiVersion: aip.io/v1alpha2\nkind: Policy\nmetadata: {name: t}\nspec: {}\n'],
+  ])('the loader refuses what the schema refuses, at the same path: %s', (_label, text) => {
+    const verdict = schemaVerdict(text)!;
+    expect(verdict.success).toBe(false);
+    const paths = failures(text).map((error) => error.path);
+    for (const issue of verdict.error!.issues) {
+      const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+      expect(paths).toContain(formatPolicyPath(path as PropertyKey[]));
+    }
+  });
+
+  it('loads a policy with the defaults the schema declares', () => {
+    const text = policyText('  dlp:\n    patterns: [{name: a, regex: b}]\n  server: {}\n  tool_rules: [{tool: a}]\n');
+    const parsed = parsePolicyYaml(text);
+    if (!parsed.ok) throw new Error('expected the YAML to parse');
+    const document = AgentPolicySchema.parse(parsed.json);
+    const policy = loaded(text);
+    expect(policy.mode).toBe(document.spec.mode);
+    expect([...policy.allowedMethods]).toEqual(document.spec.allowed_methods);
+    expect(policy.dlp).toMatchObject({ enabled: document.spec.dlp!.enabled, maxScanSize: document.spec.dlp!.max_scan_size, onRequestMatch: document.spec.dlp!.on_request_match });
+    expect(policy.server).toMatchObject({ listen: document.spec.server!.listen, failoverMode: document.spec.server!.failover_mode });
+    expect(policy.toolRules.get('a')!.action).toBe(document.spec.tool_rules[0]!.action);
+  });
+
+  it('RE2 and §4.1 normalisation are the loader\'s own checks, on top of the schema', () => {
+    const lookahead = policyText('  tool_rules:\n    - tool: a\n      allow_args:\n        x: "(?=x)"\n');
+    expect(schemaVerdict(lookahead)!.success).toBe(true);
+    expect(onlyFailure(lookahead).message).toContain('invalid regular expression');
+    const invisible = policyText('  allowed_tools: ["\\u200B"]\n');
+    expect(schemaVerdict(invisible)!.success).toBe(true);
+    expect(onlyFailure(invisible).message).toContain('empty after normalisation');
+  });
+
+  it('never accepts what the schema refuses, nor refuses for the schema what it accepts', () => {
+    const base = policyText(
+      [
+        '  mode: enforce',
+        '  allowed_tools: [read_file]',
+        '  tool_rules:',
+        '    - {tool: fetch, action: ask, rate_limit: 10/minute, allow_args: {url: "^https://"}}',
+        '  dlp: {scan_requests: true, max_scan_size: 1MB, patterns: [{name: k, regex: "AKIA[0-9A-Z]{16}", scope: request}]}',
+        '  identity: {enabled: true, token_ttl: 5m, rotation_interval: 4m, nonce_window: 5m, audience: test-policy}',
+        '  server: {enabled: true, listen: "127.0.0.1:9443", timeout: 5s, failover_mode: local_policy}',
+        '',
+      ].join('\n'),
+    );
+    const values = ['', '[]', '{}', 'null', '1', '"x"', 'true', 'yes', '0s', '6m', '1/s', '0/s', '"0.0.0.0:1"', 'HS256', 'redact', 'all', 'fail_open', '"(?=x)"', '"x*"'];
+    let seed = 5;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let i = 0; i < 400; i++) {
+      const lines = base.split('\n');
+      const line = 5 + random(lines.length - 6);
+      lines[line] = lines[line]!.replace(/(\w+): [^\s,{}[\]][^,}\]]*/g, (match, key: string) => (random(3) === 0 ? `${key}: ${values[random(values.length)]}` : match));
+      const text = lines.join('\n');
+      const verdict = schemaVerdict(text);
+      const result = loadPolicyText(text);
+      if (verdict && !verdict.success) expect(result.ok, text).toBe(false);
+      if (!result.ok && verdict?.success) expect(result.errors.every((error) => /regular expression|matches the empty string|normalisation|duplicate rule/.test(error.message)), text).toBe(true);
+    }
   });
 });

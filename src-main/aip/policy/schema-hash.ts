@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../../src-shared/canonical.js';
-import { normalizeName } from './normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 
 export type SchemaHashAlgorithm = 'sha256' | 'sha384' | 'sha512';
 export const SCHEMA_HASH_ALGORITHMS: readonly SchemaHashAlgorithm[] = ['sha256', 'sha384', 'sha512'];

@@ -1,23 +1,23 @@
 import type RE2 from 're2';
+import type { ApiVersion, DlpDocument, IdentityDocument, PolicySpec, ServerDocument, ToolRuleDocument } from '../../../src-shared/policy/schema.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 
 /*
  * A loaded AgentPolicy (spec 001 §3), validated and compiled: names normalised (§4.1),
  * durations, sizes and rates parsed, every regex compiled with RE2. The evaluator and DLP
- * engine only ever see this form, so nothing is evaluated against a half-loaded policy.
+ * engine only ever see this form, so nothing is evaluated against a half-loaded policy. The
+ * values come from the document schema (src-shared/policy/schema.ts); only the runtime shape
+ * (camelCase, sets, maps, compiled regexes) is declared here.
  */
 
-export type ApiVersion = 'aip.io/v1alpha1' | 'aip.io/v1alpha2';
-export type PolicyMode = 'enforce' | 'monitor';
-export type ToolAction = 'allow' | 'block' | 'ask';
-
-export interface RateLimit {
-  /** Calls allowed per period (also the burst). */
-  count: number;
-  periodMs: number;
-  /** As written in the policy, e.g. "10/minute". */
-  source: string;
-}
+export type { ApiVersion };
+export type PolicyMode = PolicySpec['mode'];
+export type ToolAction = ToolRuleDocument['action'];
+/** Calls allowed per period (also the burst), the period, and the text as written ("10/minute"). */
+export type RateLimit = NonNullable<ToolRuleDocument['rate_limit']>;
+/** Algorithm, lowercase hex digest and the text as written (`sha256:…`). */
+export type SchemaHash = NonNullable<ToolRuleDocument['schema_hash']>;
+export type DlpScope = DlpDocument['patterns'][number]['scope'];
 
 export interface ArgumentRule {
   /** Argument name exactly as written (argument names are not normalised). */
@@ -25,14 +25,6 @@ export interface ArgumentRule {
   /** The pattern as written, reported as `failed_rule`. */
   pattern: string;
   regex: RE2;
-}
-
-export interface SchemaHash {
-  algorithm: 'sha256' | 'sha384' | 'sha512';
-  /** Lowercase hex digest. */
-  hex: string;
-  /** As written: `sha256:…`. */
-  source: string;
 }
 
 export interface ToolRule {
@@ -47,8 +39,6 @@ export interface ToolRule {
   schemaHash: SchemaHash | null;
   allowArgs: ArgumentRule[];
 }
-
-export type DlpScope = 'request' | 'response' | 'all';
 
 export interface DlpPattern {
   name: string;
@@ -66,8 +56,8 @@ export interface DlpConfig {
   filterStderr: boolean;
   /** Bytes. Default 1 MB = 1,048,576 bytes. */
   maxScanSize: number;
-  onRequestMatch: 'block' | 'redact' | 'warn';
-  onRedactionFailure: 'block' | 'allow_original' | 'reject';
+  onRequestMatch: DlpDocument['on_request_match'];
+  onRedactionFailure: DlpDocument['on_redaction_failure'];
   logOriginalOnFailure: boolean;
   patterns: DlpPattern[];
 }
@@ -77,7 +67,7 @@ export interface IdentityConfig {
   tokenTtlMs: number;
   rotationIntervalMs: number;
   requireToken: boolean;
-  sessionBinding: 'process' | 'policy' | 'strict';
+  sessionBinding: IdentityDocument['session_binding'];
   nonceWindowMs: number;
   policyTransitionGraceMs: number;
   audience: string | null;
@@ -88,7 +78,7 @@ export interface IdentityConfig {
 export interface ServerConfig {
   enabled: boolean;
   listen: string;
-  failoverMode: string;
+  failoverMode: ServerDocument['failover_mode'];
   timeoutMs: number;
   tls: { cert: string; key: string } | null;
   raw: JsonObject;

@@ -1,7 +1,7 @@
 import { openLedger, type Ledger } from '../../app/ledger.js';
 import { resolveHome } from '../../home/paths.js';
 import { AipJsonlExport, CSV_HEADER, toCsvRow, toJsonLine } from '../../audit/export.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { isSilasError } from '../../../src-shared/errors.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
@@ -20,7 +20,7 @@ const usage = `Usage: silas audit <verify|tail|export|note> [options]
       Append an operator note to the ledger.`;
 
 function open(values: { home?: string }, io: CliIo): Ledger {
-  return openLedger(resolveHome(values.home, io.env), { create: false, keys: 'verify', secretStore: io.secretStore ?? new OsKeyring() });
+  return openLedger(resolveHome(values.home, io.env), { create: false, keys: 'verify', secretStore: cliSecretStore(io.secretStore) });
 }
 
 async function verify(argv: string[], io: CliIo): Promise<number> {

@@ -1,14 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SqliteDatabase } from '../../store/transaction.js';
 import { quote } from 'shell-quote';
 import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
 import { defaultCockpitDir } from '../../app/config.js';
 import { openLedger, type Ledger } from '../../app/ledger.js';
 import { homePaths, resolveHome, type HomePaths } from '../../home/paths.js';
-import { openDatabase, quickCheck } from '../../store/database.js';
-import { OsKeyring, type SecretStore } from '../../keys/secret-store.js';
+import { homeDatabaseIntegrity, ledgerIntegrity } from '../../app/cli-database-check.js';
+import { cliSecretStore, type SecretStore } from '../../app/cli-keyring.js';
 import { parseFlags } from '../args.js';
 import type { CliIo, Command } from '../io.js';
 import { desktopAvailability } from '../desktop-launcher.js';
@@ -132,8 +131,7 @@ function checkChain(ledger: Ledger): CheckResult {
   return { name: 'audit chain', status: 'ok', detail: `${chain.entries} entries, ${chain.checkpoints} signed checkpoints intact` };
 }
 
-function checkDatabase(paths: HomePaths, db: SqliteDatabase): CheckResult {
-  const integrity = quickCheck(db);
+function checkDatabase(paths: HomePaths, integrity: string): CheckResult {
   return integrity === 'ok'
     ? { name: 'database', status: 'ok', detail: `${paths.database} (schema current, integrity ok)` }
     : { name: 'database', status: 'fail', detail: `integrity check: ${integrity}`, fix: 'restore silas.db from a backup' };
@@ -148,12 +146,7 @@ function checkHomeWithoutKeyring(paths: HomePaths, home: string): CheckResult[] 
   const notChecked = 'not checked from this shell, because the keyring is not reachable from it (see keyring)';
   let database: CheckResult;
   try {
-    const { db } = openDatabase(paths.database, { create: false, home });
-    try {
-      database = checkDatabase(paths, db);
-    } finally {
-      db.close();
-    }
+    database = checkDatabase(paths, homeDatabaseIntegrity(home));
   } catch (error) {
     database = { name: 'database', status: 'fail', detail: (error as Error).message };
   }
@@ -169,7 +162,7 @@ function checkHome(home: string, store: SecretStore, reach: Reach): CheckResult[
   try {
     const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: store });
     try {
-      return [checkDatabase(paths, ledger.db), ...checkKeyed(ledger, home, reach)];
+      return [checkDatabase(paths, ledgerIntegrity(ledger)), ...checkKeyed(ledger, home, reach)];
     } finally {
       ledger.close();
     }
@@ -287,7 +280,7 @@ export const doctorCommand: Command = {
       io.out(usage);
       return 0;
     }
-    const results = runChecks(resolveHome(values.home, io.env), io.env, io.secretStore ?? new OsKeyring());
+    const results = runChecks(resolveHome(values.home, io.env), io.env, cliSecretStore(io.secretStore));
     if (values.json) io.out(JSON.stringify(results));
     else for (const r of results) io.out(`${MARK[r.status]} ${r.name}: ${r.detail}${r.fix ? ` — fix: ${r.fix}` : ''}`);
     return doctorExitCode(results);

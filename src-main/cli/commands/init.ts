@@ -1,6 +1,6 @@
 import { openLedger, recordInitialisation } from '../../app/ledger.js';
 import { resolveHome } from '../../home/paths.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -23,7 +23,7 @@ export const initCommand: Command = {
       return 0;
     }
     const home = resolveHome(values.home, io.env);
-    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: io.secretStore ?? new OsKeyring() });
+    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: cliSecretStore(io.secretStore) });
     try {
       if (recordInitialisation(ledger)) {
         io.out(`Initialised Silas home ${home}`);

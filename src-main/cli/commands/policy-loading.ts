@@ -2,9 +2,7 @@ import { resolve } from 'node:path';
 import { isSilasError } from '../../../src-shared/errors.js';
 import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicySignature, readPolicyText, type PolicyError, type PolicyLoadResult } from '../../aip/policy/load.js';
-import { keyFingerprint } from '../../keys/ed25519.js';
-import { OwnerKeyVault, ownerAccountForHome, trustedKeys } from '../../keys/owner-key.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { policyVerificationKeys } from '../../app/cli-keyring.js';
 import { UsageError, type CliIo } from '../io.js';
 
 /* Loading a policy file from the command line, shared by every \`silas policy\` subcommand. */
@@ -22,18 +20,13 @@ export function formatWarningLine(file: string, warning: string): string {
 
 /** Trusted keys: every --public-key, plus the home's owner key when the policy is signed. */
 function policyKeys(usage: string, values: { home?: string; 'public-key'?: string[] }, text: string, io: CliIo): Map<string, Uint8Array> {
-  const keys = new Map<string, Uint8Array>();
-  for (const hex of values['public-key'] ?? []) {
+  const named = (values['public-key'] ?? []).map((hex) => {
     if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new UsageError(`--public-key: expected 64 hex characters (a raw Ed25519 public key), got "${hex}"`, usage);
-    const raw = Buffer.from(hex, 'hex');
-    keys.set(keyFingerprint(raw), raw);
-  }
-  if (readPolicySignature(text) === null) return keys;
-  const home = resolveHome(values.home, io.env);
-  try {
-    const owner = trustedKeys(new OwnerKeyVault(io.secretStore ?? new OsKeyring(), ownerAccountForHome(home)).load());
-    for (const [fingerprint, publicKey] of owner) keys.set(fingerprint, publicKey);
-  } catch (error) {
+    return Buffer.from(hex, 'hex');
+  });
+  const home = readPolicySignature(text) === null ? null : resolveHome(values.home, io.env);
+  const { keys, ownerKeyError: error } = policyVerificationKeys(named, home, io.secretStore);
+  if (error !== null) {
     io.err(`note: the owner key of ${home} could not be read (${isSilasError(error) ? error.message : (error as Error).message}); ${keys.size > 0 ? 'only the --public-key keys are trusted' : 'pass --public-key to verify the signature'}.`);
   }
   return keys;

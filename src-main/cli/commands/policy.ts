@@ -5,8 +5,7 @@ import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicyText } from '../../aip/policy/load.js';
 import { findTool, listTools, SCHEMA_HASH_ALGORITHMS, toolSchemaHash, type SchemaHashAlgorithm } from '../../aip/policy/schema-hash.js';
 import { PolicySignError, signPolicyText } from '../../aip/policy/sign.js';
-import { OwnerKeyVault, ownerAccountForHome, trustedKeys } from '../../keys/owner-key.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { ownerSignerForHome } from '../../app/cli-keyring.js';
 import { parseFlags } from '../args.js';
 import { policyEval } from './policy-eval.js';
 import { formatPolicyError, formatWarningLine, keyFlags, loadForCli } from './policy-loading.js';
@@ -176,7 +175,7 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const home = resolveHome(values.home, io.env);
-  const signer = new OwnerKeyVault(io.secretStore ?? new OsKeyring(), ownerAccountForHome(home)).loadOrFail();
+  const { signer, trusted } = ownerSignerForHome(home, io.secretStore);
   let signed: string;
   try {
     signed = signPolicyText(text.text, signer);
@@ -188,7 +187,7 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
   }
   const target = resolve(values.output ?? file);
   writeAtomically(target, signed);
-  const loaded = loadPolicyText(signed, { trustedKeys: trustedKeys(signer) });
+  const loaded = loadPolicyText(signed, { trustedKeys: trusted });
   io.out(`Signed ${values.output ?? file} with owner key ${signer.fingerprint}${loaded.ok ? ` (policy hash ${loaded.policy.hash})` : ''}`);
   return 0;
 }

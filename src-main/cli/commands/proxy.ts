@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { runProxyForHome } from '../../app/compose-proxy.js';
 import { resolveHome } from '../../home/paths.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { cliSecretStore } from '../../app/cli-keyring.js';
 import type { Approver } from '../../mcp/proxy/approver.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
@@ -61,7 +61,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
 
   const home = resolveHome(values.home, io.env);
   const result = await runProxyForHome(home, {
-    secretStore: io.secretStore ?? new OsKeyring(),
+    secretStore: cliSecretStore(io.secretStore),
     approver: deps.approver,
     server: values.name ?? basename(command[0]!),
     command: command[0]!,

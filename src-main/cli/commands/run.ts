@@ -6,11 +6,11 @@ import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import { formatBudgetUsage, type WorkItem, type WorkItemResult } from '../../../src-shared/silas/work.js';
 import { openRunSession, type RunSession } from '../../app/compose-run.js';
 import { resolveHome } from '../../home/paths.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { cliSecretStore } from '../../app/cli-keyring.js';
 import type { RecordingAuditLog } from '../../silas/executor/audit.js';
 import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
 import type { PlanApprover } from '../../silas/review/plan-approver.js';
-import { planApproverForHome } from '../../review/socket-asker.js';
+import { planApproverForHome } from '../../control/socket-asker.js';
 import type { SandboxManager } from '../../silas/sandbox/index.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { parseFlags } from '../args.js';
@@ -156,7 +156,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     const home = resolveHome(values.home, io.env);
     let session: RunSession;
     try {
-      session = openRunSession(home, { secretStore: io.secretStore ?? new OsKeyring(), workDir, agent: () => new ScriptedExecutorAgent(script), sandboxManager: deps.sandboxManager?.(workDir) });
+      session = openRunSession(home, { secretStore: cliSecretStore(io.secretStore), workDir, agent: () => new ScriptedExecutorAgent(script), sandboxManager: deps.sandboxManager?.(workDir) });
     } catch (error) {
       // A tampered home (a foreign key among the owner keys) is refused, and was audited, before anything runs.
       if (isSilasError(error) && error.code === ErrorCode.LedgerTampered) return refuse(error.message);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolveHome } from '../../home/paths.js';
 import { buildRuntime } from '../../app/runtime.js';
-import { OsKeyring } from '../../keys/secret-store.js';
+import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags, parsePort } from '../args.js';
 import { UsageError, type Command } from '../io.js';
 import { launchDesktop, desktopAvailability } from '../desktop-launcher.js';
@@ -75,7 +75,7 @@ export const startCommand: Command = {
         insecureRemote: Boolean(values['insecure-remote']),
         ...(io.env.SILAS_COCKPIT_DIR ? { cockpitDir: io.env.SILAS_COCKPIT_DIR } : {}),
       },
-      { secretStore: io.secretStore ?? new OsKeyring(), cockpitBuilder: new ViteCockpitBuilder((text) => io.err(text)) },
+      { secretStore: cliSecretStore(io.secretStore), cockpitBuilder: new ViteCockpitBuilder((text) => io.err(text)) },
     );
     try {
       await runtime.start();

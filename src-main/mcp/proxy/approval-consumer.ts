@@ -1,30 +1,35 @@
-import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
-import { isKeyViolation, ToolCallNonceRepository } from '../../store/repositories/tool-call-nonces.js';
+import type { AuditAppender } from '../../../src-shared/audit/events.js';
+import type { SqliteDatabase } from '../../store/transaction.js';
 import { StandingApprovalRepository, type StandingLookup } from '../../approvals/standing-approvals.js';
 import { NO_STANDING_GRANTS, type StandingGrants } from '../../approvals/standing-grants.js';
-import { checkToolCallApproval, type SignedToolCallApproval, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
+import { TOOL_CALL_SCOPE, argumentsHash, toolCallSubject, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
+import type { ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
+import { ApprovalEngine } from '../../silas/approval/engine.js';
 
 export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | { ok: false; reason: string };
 
 /**
- * Verifies a signed tool-call approval and consumes it: the nonce goes under its UNIQUE key in
- * the same `BEGIN IMMEDIATE` transaction that appends the audit entry letting the call through
- * (DESIGN invariants 1 and 3). A second use of the nonce — in this proxy or any other process
- * on the same home — violates the key and is refused; nothing is forwarded without the entry.
+ * The proxy's side of a person's "yes": the approval engine (the one that verifies plan tokens)
+ * verifies the token against this exact call and consumes it, under the engine's UNIQUE-keyed
+ * consumption ledger and nonce store, in the same `BEGIN IMMEDIATE` transaction that appends the
+ * audit entry letting the call through (DESIGN invariants 1 and 3). A second use — in this proxy
+ * or any other process on the same home — is refused as a replay; nothing is forwarded without
+ * the entry. Refusals are audited by the engine (`silas.approval.refused`).
  */
 export class ApprovalConsumer {
-  private readonly nonces: ToolCallNonceRepository;
+  private readonly engine: ApprovalEngine;
   private readonly standingApprovals: StandingApprovalRepository;
 
   constructor(
-    private readonly db: SqliteDatabase,
-    private readonly trustedKeys: () => ReadonlyMap<string, Uint8Array>,
+    db: SqliteDatabase,
+    audit: AuditAppender,
+    trustedKeys: () => ReadonlyMap<string, Uint8Array>,
     /** The keyring's record of standing approvals in force; without it none is honoured. */
     private readonly standingGrants: StandingGrants | undefined,
-    private readonly now: () => Date = () => new Date(),
+    now: () => Date = () => new Date(),
   ) {
+    this.engine = new ApprovalEngine({ db, audit, trustedKeys, now });
     this.standingApprovals = new StandingApprovalRepository(db, now);
-    this.nonces = new ToolCallNonceRepository(db);
   }
 
   /**
@@ -37,33 +42,31 @@ export class ApprovalConsumer {
     return this.standingApprovals.findValid(server, normalizedTool, argsHash, this.standingGrants ?? NO_STANDING_GRANTS);
   }
 
-  /** `recordAllowed` appends the audit entry; it runs inside the transaction. */
-  consume(approval: unknown, binding: ToolCallBinding, recordAllowed: (nonce: string, keyFingerprint: string) => void): Consumption {
-    const now = this.now();
-    const check = checkToolCallApproval(approval, binding, this.trustedKeys(), now);
-    if (!check.ok) return check;
-    const signed = approval as SignedToolCallApproval;
-    const run = () => {
-      this.nonces.record({
-        nonce: check.nonce,
-        server: binding.server,
-        tool: binding.tool,
-        sessionId: binding.sessionId,
-        requestIdJson: JSON.stringify(binding.requestId),
-        keyFingerprint: signed.keyFingerprint,
-        expiresAt: signed.payload.expiresAt,
-        usedAt: now.toISOString(),
-      });
-      recordAllowed(check.nonce, signed.keyFingerprint);
-    };
-    try {
-      inImmediateTransaction(this.db, run);
-    } catch (error) {
-      if (isKeyViolation(error)) {
-        return { ok: false, reason: `approval nonce ${check.nonce} was already used (a replayed approval)` };
-      }
-      throw error;
-    }
-    return { ok: true, nonce: check.nonce, keyFingerprint: signed.keyFingerprint };
+  /** `recordAllowed` appends the audit entry; it runs inside the consuming transaction. */
+  consume(token: unknown, binding: ToolCallBinding, recordAllowed: (nonce: string, keyFingerprint: string) => void): Consumption {
+    const verified = this.engine.verify(token, toolCallSubject(binding), {
+      scope: TOOL_CALL_SCOPE,
+      onConsumed: (t) => recordAllowed(t.nonce, t.key_fingerprint),
+    });
+    if (!verified.ok) return { ok: false, reason: describeRefusal(verified.code, verified.reason, token, binding) };
+    return { ok: true, nonce: verified.token.nonce, keyFingerprint: verified.token.key_fingerprint };
   }
+}
+
+/**
+ * The engine's refusal in the words of a tool call. A token for another call fails the subject
+ * binding; its signed conditions (trusted here: the signature was checked before the binding)
+ * say which part of the call differs, which is what the person needs to know.
+ */
+function describeRefusal(code: ApprovalReasonCode, reason: string, token: unknown, binding: ToolCallBinding): string {
+  if (code === 'E_APPROVAL_REPLAY') return 'approval was already used (a replayed approval)';
+  if (code === 'E_APPROVAL_EXPIRED') return 'approval has expired';
+  if (code !== 'E_APPROVAL_WORK_ITEM' && code !== 'E_APPROVAL_PLAN_HASH') return reason;
+  const signed = ((token as { conditions?: Record<string, unknown> }).conditions ?? {}) as Record<string, unknown>;
+  if (signed.server !== binding.server) return 'approval is for another server';
+  if (signed.tool !== binding.tool) return 'approval is for another tool';
+  if (signed.session_id !== binding.sessionId) return 'approval is for another proxy session';
+  if (signed.request_id !== binding.requestId) return 'approval is for another request id';
+  if (signed.args_hash !== argumentsHash(binding.args)) return 'approval is for other arguments';
+  return 'approval is for another call';
 }

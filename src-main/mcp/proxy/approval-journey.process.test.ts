@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../src-shared/contract/envelope.js';
-import type { PendingApproval } from '../../../src-shared/schemas/approval.js';
+import type { CardOf, ReviewQueueView } from '../../../src-shared/schemas/review.js';
 import { silentLogger } from '../../app/logger.js';
 import { buildRuntime } from '../../app/runtime.js';
 import type { Runtime } from '../../app/types.js';
@@ -31,11 +31,11 @@ async function setup(): Promise<{ runtime: Runtime; proxied: ProxiedClient; dir:
   return { runtime, proxied, dir };
 }
 
-async function waitForCard(runtime: Runtime): Promise<PendingApproval> {
+async function waitForCard(runtime: Runtime): Promise<CardOf<'tool_call'>> {
   await expect.poll(() => runtime.decisions.pendingCount(), { timeout: 15_000 }).toBe(1);
-  const list = (await runtime.router.dispatch('approvals.list', {}, { transport: 'ipc' })) as Envelope<{ pending: PendingApproval[] }>;
+  const list = (await runtime.router.dispatch('review.list', {}, { transport: 'ipc' })) as Envelope<ReviewQueueView>;
   if (!list.ok) throw new Error(list.error.message);
-  return list.value.pending[0]!;
+  return list.value.cards[0] as CardOf<'tool_call'>;
 }
 
 describe('ask → human decision → signed approval → forwarded call', () => {
@@ -45,13 +45,13 @@ describe('ask → human decision → signed approval → forwarded call', () => 
     writeFileSync(victim, 'bye');
     const call = proxied.client.callTool({ name: 'delete_file', arguments: { path: victim } });
     const card = await waitForCard(runtime);
-    expect(card).toMatchObject({ server: 'files', tool: 'delete_file', args: { path: victim }, risk: 'high' });
-    await runtime.router.dispatch('approvals.decide', { id: card.id, decision: 'allow_once' }, { transport: 'ipc' });
+    expect(card).toMatchObject({ kind: 'tool_call', riskLevel: 'high', details: { server: 'files', tool: 'delete_file', args: { path: victim } } });
+    await runtime.router.dispatch('review.decide', { id: card.id, choice: 'allow_once' }, { transport: 'ipc' });
     const result = (await call) as { isError?: boolean };
     expect(result.isError ?? false).toBe(false);
     expect(existsSync(victim)).toBe(false);
     const events = runtime.audit.tail(50).map((e) => e.event);
-    expect(events).toEqual(expect.arrayContaining(['approvals.requested', 'approvals.approved', 'aip.decision']));
+    expect(events).toEqual(expect.arrayContaining(['approvals.requested', 'silas.approval.issued', 'approvals.approved', 'silas.approval.consumed', 'aip.decision']));
     const allowed = runtime.audit.tail(50).find((e) => e.event === 'aip.decision' && e.data.tool === 'delete_file' && e.data.decision === 'ALLOW');
     expect(allowed?.data).toMatchObject({ approval_nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
     expect(runtime.audit.verifyChain().valid).toBe(true);
@@ -63,7 +63,7 @@ describe('ask → human decision → signed approval → forwarded call', () => 
     writeFileSync(keep, 'stay');
     const call = proxied.client.callTool({ name: 'delete_file', arguments: { path: keep } }).catch((e: unknown) => e);
     const card = await waitForCard(runtime);
-    await runtime.router.dispatch('approvals.decide', { id: card.id, decision: 'deny' }, { transport: 'ipc' });
+    await runtime.router.dispatch('review.decide', { id: card.id, choice: 'deny' }, { transport: 'ipc' });
     const error = (await call) as McpError;
     expect(error).toBeInstanceOf(McpError);
     expect(error.code).toBe(-32004);
@@ -77,7 +77,7 @@ describe('ask → human decision → signed approval → forwarded call', () => 
     remake();
     const first = proxied.client.callTool({ name: 'delete_file', arguments: { path: file } });
     const card = await waitForCard(runtime);
-    await runtime.router.dispatch('approvals.decide', { id: card.id, decision: 'always_allow' }, { transport: 'ipc' });
+    await runtime.router.dispatch('review.decide', { id: card.id, choice: 'always_allow' }, { transport: 'ipc' });
     await first;
     expect(existsSync(file)).toBe(false);
 
@@ -92,7 +92,7 @@ describe('ask → human decision → signed approval → forwarded call', () => 
     writeFileSync(other, 'y');
     const otherCall = proxied.client.callTool({ name: 'delete_file', arguments: { path: other } }).catch((e: unknown) => e);
     const otherCard = await waitForCard(runtime);
-    await runtime.router.dispatch('approvals.decide', { id: otherCard.id, decision: 'deny' }, { transport: 'ipc' });
+    await runtime.router.dispatch('review.decide', { id: otherCard.id, choice: 'deny' }, { transport: 'ipc' });
     expect(((await otherCall) as McpError).code).toBe(-32004);
 
     const listed = (await runtime.router.dispatch('approvals.listStanding', {}, { transport: 'ipc' })) as Envelope<{ standing: { id: string }[] }>;
@@ -101,7 +101,7 @@ describe('ask → human decision → signed approval → forwarded call', () => 
     remake();
     const afterRevoke = proxied.client.callTool({ name: 'delete_file', arguments: { path: file } }).catch((e: unknown) => e);
     const again = await waitForCard(runtime);
-    await runtime.router.dispatch('approvals.decide', { id: again.id, decision: 'deny' }, { transport: 'ipc' });
+    await runtime.router.dispatch('review.decide', { id: again.id, choice: 'deny' }, { transport: 'ipc' });
     expect(((await afterRevoke) as McpError).code).toBe(-32004);
     expect(existsSync(file)).toBe(true);
   });

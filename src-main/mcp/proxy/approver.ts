@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { homePaths } from '../../home/paths.js';
-import { ControlSocketApprover } from '../../review/socket-asker.js';
+import type { AskOutcome } from '../../../src-shared/schemas/review.js';
 
 /**
  * How the proxy asks a human about an `action: ask` tool call. The real implementation talks
@@ -22,12 +20,8 @@ export interface ApprovalRequest {
   policyName: string;
 }
 
-export type ApprovalAnswer =
-  /** `approval` is a SignedToolCallApproval; the proxy verifies it, it never trusts it. */
-  | { outcome: 'approve'; approval: unknown }
-  | { outcome: 'deny'; reason?: string }
-  | { outcome: 'timeout' }
-  | { outcome: 'unreachable'; reason: string };
+/** A `token` in an approval is verified (and consumed) by the proxy through the approval engine, never trusted. */
+export type ApprovalAnswer = AskOutcome;
 
 export interface Approver {
   /**
@@ -51,14 +45,4 @@ export class UnreachableApprover implements Approver {
   async request(): Promise<ApprovalAnswer> {
     return { outcome: 'unreachable', reason: this.reason };
   }
-}
-
-/**
- * The approver for a data home: the running control center over HOME/control.sock when it
- * exists, else an approver that fails closed at once with the reason.
- */
-export function approverForHome(home: string, askTimeoutMs: number): Approver {
-  const socket = homePaths(home).controlSocket;
-  if (process.platform !== 'win32' && !existsSync(socket)) return new UnreachableApprover();
-  return new ControlSocketApprover(home, askTimeoutMs);
 }

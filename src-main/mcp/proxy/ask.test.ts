@@ -1,3 +1,4 @@
+import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ describe('ask: human approval through the Approver', () => {
   it('forwards a call approved with a valid signature, consuming its nonce with the audit entry', async () => {
     const dir = tempDir();
     const home = createTestHome(join(dir, 'home'));
-    const { proxy, approver, target, del } = await setup((req) => ({ outcome: 'approve', approval: signApprovalFor(req, home.signer) }), { dir, home });
+    const { proxy, approver, target, del } = await setup((req) => ({ outcome: 'approve', token: signApprovalFor(req, home.signer) }), { dir, home });
     expect(await del()).toMatchObject({ content: [{ text: `deleted ${target}` }] });
     expect(existsSync(target)).toBe(false);
     expect(approver.requests[0]).toMatchObject({ server: 'files', tool: 'delete_file', args: { path: target }, requestId: 1, sessionId: proxy.sessionId, rule: 'delete_file', policyName: 'proxy-test' });
@@ -53,11 +54,11 @@ describe('ask: human approval through the Approver', () => {
   it('refuses a replayed approval (same session, id and arguments) with -32004 and audits it', async () => {
     const dir = tempDir();
     let captured: unknown;
-    const first = await setup((req) => ({ outcome: 'approve', approval: (captured = signApprovalFor(req, first.home.signer)) }), { sessionId: 'fixed-session', dir });
+    const first = await setup((req) => ({ outcome: 'approve', token: (captured = signApprovalFor(req, first.home.signer)) }), { sessionId: 'fixed-session', dir });
     await first.del();
     await running.pop()!.close();
     // A second proxy run reusing the session id; the approver replays the consumed approval.
-    const second = await setup(() => ({ outcome: 'approve', approval: captured }), { sessionId: 'fixed-session', dir, home: first.home });
+    const second = await setup(() => ({ outcome: 'approve', token: captured as ApprovalToken }), { sessionId: 'fixed-session', dir, home: first.home });
     const error = await rpcError(second.del());
     expect(error).toMatchObject({ code: -32004, data: { tool: 'delete_file', reason: expect.stringMatching(/already used \(a replayed approval\)/) } });
     expect(existsSync(second.target)).toBe(true);
@@ -70,9 +71,9 @@ describe('ask: human approval through the Approver', () => {
     let round = 0;
     const answer = (req: ApprovalRequest): ApprovalAnswer => {
       round += 1;
-      if (round === 1) return { outcome: 'approve', approval: signApprovalFor({ ...req, args: { path: '/somewhere/else' } }, home.signer) };
+      if (round === 1) return { outcome: 'approve', token: signApprovalFor({ ...req, args: { path: '/somewhere/else' } }, home.signer) };
       const expired = signApprovalFor(req, home.signer, { now: new Date(Date.now() - 120_000), ttlMs: 60_000 });
-      return { outcome: 'approve', approval: expired };
+      return { outcome: 'approve', token: expired };
     };
     const s = await setup(answer, { dir, home });
     expect(await rpcError(s.del())).toMatchObject({ code: -32004, data: { reason: 'Approval refused: approval is for other arguments' } });
@@ -110,7 +111,7 @@ describe('ask: human approval through the Approver', () => {
     let release!: (answer: ApprovalAnswer) => void;
     const dir = tempDir();
     const home = createTestHome(join(dir, 'home'));
-    const s = await setup((req) => new Promise<ApprovalAnswer>((resolve) => (release = () => resolve({ outcome: 'approve', approval: signApprovalFor(req, home.signer) }))), { dir, home });
+    const s = await setup((req) => new Promise<ApprovalAnswer>((resolve) => (release = () => resolve({ outcome: 'approve', token: signApprovalFor(req, home.signer) }))), { dir, home });
     let askDone = false;
     const asked = s.del().then((r) => ((askDone = true), r));
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -2,7 +2,7 @@ import { aipError } from '../../aip/evaluate/errors.js';
 import { resolveAsk, type EvaluationInput, type PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import { argumentsHash } from '../../approvals/tool-call-approval.js';
 import type { ApprovalAnswer } from './approver.js';
-import { normalizeName } from '../../aip/policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
 
 export interface PendingAsk {
@@ -112,7 +112,7 @@ function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer): voi
   const binding = { server: ctx.server, tool: ask.tool, args: ask.args, requestId: ask.id, sessionId: ctx.sessionId };
   let result;
   try {
-    result = ctx.approvals.consume(answer.approval, binding, (nonce, keyFingerprint) => {
+    result = ctx.approvals.consume(answer.token, binding, (nonce, keyFingerprint) => {
       ctx.audit.decisionNow(approved, ask.input, st.policy, st.dlp, { approval: 'approve', approval_nonce: nonce, approval_key: keyFingerprint });
     });
   } catch (error) {

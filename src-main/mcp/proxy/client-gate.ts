@@ -1,7 +1,7 @@
 import { aipError, type JsonRpcErrorObject, type JsonRpcId } from '../../aip/evaluate/errors.js';
 import type { EvaluationInput, PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import { notificationAllowed } from '../../aip/evaluate/jsonrpc.js';
-import { normalizeName } from '../../aip/policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { argumentValidator } from './argument-validator.js';
 import { askHuman } from './ask.js';
 import { CLIENT_NOTIFICATIONS, INVALID_REQUEST, parseClientLine } from './client-message.js';

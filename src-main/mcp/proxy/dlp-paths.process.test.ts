@@ -28,7 +28,7 @@ async function start(onMatch: 'redact' | 'block') {
     home: home.home,
     policy: writePolicy(dir, dlp(onMatch)),
     server: SERVERS.elicits,
-    approver: new ScriptedApprover(() => ({ outcome: 'deny' })),
+    approver: new ScriptedApprover(() => ({ outcome: 'deny', reason: 'no' })),
     env: { MCP_RECEIVED_LOG: received },
     capabilities: { elicitation: {}, sampling: {} },
   });

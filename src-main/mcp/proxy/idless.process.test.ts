@@ -19,7 +19,7 @@ describe('messages without an id', () => {
     const home = createTestHome(join(dir, 'home'));
     const received = join(dir, 'received.log');
     const policy = writePolicy(dir, '  allowed_tools: [echo]\n  tool_rules:\n    - tool: delete_file\n      action: block\n');
-    const proxy = await startInProcessProxy({ home: home.home, policy, server: SERVERS.fileTools, approver: new ScriptedApprover(() => ({ outcome: 'deny' })), env: { MCP_RECEIVED_LOG: received } });
+    const proxy = await startInProcessProxy({ home: home.home, policy, server: SERVERS.fileTools, approver: new ScriptedApprover(() => ({ outcome: 'deny', reason: 'no' })), env: { MCP_RECEIVED_LOG: received } });
     running.push(proxy);
     const victim = join(dir, 'victim.txt');
     writeFileSync(victim, 'keep me');

@@ -111,7 +111,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     sessionId,
     audit,
     pins: new ToolPinRepository(options.db),
-    approvals: new ApprovalConsumer(options.db, options.trustedKeys, options.standingGrants),
+    approvals: new ApprovalConsumer(options.db, options.audit, options.trustedKeys, options.standingGrants),
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs,
     state: () => policy.current(),

@@ -1,4 +1,4 @@
-import { normalizeName } from '../../aip/policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { toolSchemaHash, type McpToolDefinition } from '../../aip/policy/schema-hash.js';
 import { aipError } from '../../aip/evaluate/errors.js';
 import { errorLine, idKey, type Forwarded, type ProxyContext } from './context.js';

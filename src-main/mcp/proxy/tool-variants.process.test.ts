@@ -20,7 +20,7 @@ async function start(mode: 'case' | 'zero-width' | 'both') {
   const home = createTestHome(join(dir, 'home'));
   const received = join(dir, 'received.log');
   const policy = writePolicy(dir, '  allowed_tools: [fetch]\n');
-  const approver = new ScriptedApprover(() => ({ outcome: 'deny' }));
+  const approver = new ScriptedApprover(() => ({ outcome: 'deny', reason: 'no' }));
   const proxy = await startInProcessProxy({ home: home.home, policy, server: SERVERS.variants, approver, env: { VARIANT_MODE: mode, MCP_RECEIVED_LOG: received } });
   running.push(proxy);
   const events = () => {

@@ -1,26 +1,30 @@
-import { randomBytes } from 'node:crypto';
-import { approvalSigningBytes, argumentsHash, type SignedToolCallApproval, type ToolCallApprovalPayload } from '../../approvals/tool-call-approval.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
+import { TOOL_CALL_SCOPE, argumentsHash, toolCallConditions, toolCallSubject } from '../../approvals/tool-call-approval.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
+import { ApprovalEngine } from '../../silas/approval/engine.js';
+import { openDatabase } from '../../store/database.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '../proxy/approver.js';
 
 /**
- * Signs an approval for a request the way the runtime does: over the hash of the request's
- * arguments, with the owner key, a fresh nonce and an expiry. `tamper` lets a test alter the payload afterwards.
+ * Issues a tool-call token for a request the way the runtime does — the approval engine, the
+ * owner key, scope single_step, bound to the exact call — but on a throwaway database, so the
+ * ledger under test holds only what the proxy itself records.
  */
-export function signApprovalFor(req: ApprovalRequest, signer: OwnerSigner, options: { ttlMs?: number; now?: Date } = {}): SignedToolCallApproval {
-  const now = options.now ?? new Date();
-  const payload: ToolCallApprovalPayload = {
-    type: 'silas.mcp.approval/v1',
-    server: req.server,
-    tool: req.tool,
-    argsHash: argumentsHash(req.args),
-    requestId: req.requestId,
-    sessionId: req.sessionId,
-    nonce: randomBytes(16).toString('hex'),
-    issuedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + (options.ttlMs ?? 60_000)).toISOString(),
-  };
-  return { payload, keyFingerprint: signer.fingerprint, signature: signer.sign(approvalSigningBytes(payload)).toString('base64') };
+export function signApprovalFor(req: ApprovalRequest, signer: OwnerSigner, options: { ttlMs?: number; now?: Date } = {}): ApprovalToken {
+  const dir = mkdtempSync(join(tmpdir(), 'silas-sign-'));
+  const { db } = openDatabase(join(dir, 'silas.db'), { create: true });
+  try {
+    const now = options.now ?? new Date();
+    const engine = new ApprovalEngine({ db, audit: { append: () => undefined } as never, signer, now: () => now });
+    const call = { server: req.server, tool: req.tool, argsHash: argumentsHash(req.args), requestId: req.requestId, sessionId: req.sessionId };
+    return engine.issueToken(toolCallSubject(call), { verdict: 'approved', conditions: toolCallConditions(call) }, { scope: TOOL_CALL_SCOPE, ttlMs: options.ttlMs ?? 60_000 });
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** An approver scripted by the test: records every request and answers with `answer`. */

@@ -1,5 +1,6 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import type { PendingPlanApproval, PlanApprovalAnswer, PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
+import type { PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
+import { orderActions } from '../../../src-shared/review/cta.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { AuditLog } from '../../audit/audit-log.js';
@@ -7,11 +8,12 @@ import { planHash } from '../../silas/work/hashes.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
 import type { DecisionKind } from '../decision-queue.js';
 
-/** The card's risk on the cockpit's ladder and its rationale, from the same card the terminal shows (§0.5.2, §0.5.3). */
-export function planCardFacts(item: WorkItem, hash: string): Pick<PendingPlanApproval, 'risk' | 'riskReasons' | 'rationale'> {
-  const card = planApprovalCard(item, hash);
-  return { risk: card.risk_level === 'irreversible' ? 'critical' : card.risk_level, riskReasons: card.risk_reasons, rationale: card.rationale };
-}
+const APPROVE = {
+  choice: 'approve',
+  label: 'Approve and sign',
+  consequence: 'Signs this exact plan with your owner key; it runs once in a sandbox and only its checks decide success',
+};
+const DENY = { choice: 'deny', label: 'Deny', consequence: 'Nothing runs' };
 
 /** What is decided: one plan, bound to this runtime's hash of it. */
 export interface PlanSubject {
@@ -20,8 +22,7 @@ export interface PlanSubject {
   source: string;
 }
 
-export type PlanChoice = 'approve' | 'deny';
-export type PlanKind = DecisionKind<PlanApprovalRequest, PlanSubject, PendingPlanApproval, PlanApprovalAnswer, PlanChoice>;
+export type PlanKind = DecisionKind<PlanApprovalRequest, PlanSubject, 'plan'>;
 
 export interface PlanKindDeps {
   audit: Pick<AuditLog, 'append'>;
@@ -29,7 +30,7 @@ export interface PlanKindDeps {
   issueToken(item: WorkItem): ApprovalToken;
 }
 
-export const PLAN_KIND = 'plan';
+export const PLAN_KIND = 'plan' as const;
 
 /** A plan `silas run` asks about: approving issues a token bound to the plan hash. */
 export function planKind(deps: PlanKindDeps): PlanKind {
@@ -38,6 +39,7 @@ export function planKind(deps: PlanKindDeps): PlanKind {
   return {
     name: PLAN_KIND,
     noun: 'plan approval',
+    decline: DENY.choice,
     subject(request) {
       const { item } = request;
       // The card shows this runtime's hash of the plan it received, so what is signed is what is shown.
@@ -48,28 +50,34 @@ export function planKind(deps: PlanKindDeps): PlanKind {
       return { subject: { item, hash, source: request.source }, timeoutMs: request.timeoutMs };
     },
     card(id, { item, hash, source }, requestedAt, expiresAt) {
-      const { risk, riskReasons, rationale } = planCardFacts(item, hash);
+      // The same card the terminal shows (`silas run --approve-here`): one risk rule for both.
+      const facts = planApprovalCard(item, hash);
       return {
+        kind: PLAN_KIND,
         id,
-        workItemId: item.id,
-        type: item.type,
-        title: item.title,
-        planHash: hash,
-        source,
-        risk,
-        riskReasons,
-        rationale,
-        body: item.body,
-        budget: item.budget,
-        verify: item.verify.map((check) => ({ name: check.name, run: check.run, network: check.network })),
-        skills: [...item.skills],
-        gates: item.gates.length,
+        intent: `Run plan: ${item.title} (${item.type})`,
+        riskLevel: facts.risk_level,
+        riskReasons: facts.risk_reasons,
+        rationale: facts.rationale,
+        actions: orderActions(facts.risk_level, [APPROVE], DENY),
+        details: {
+          workItemId: item.id,
+          type: item.type,
+          title: item.title,
+          planHash: hash,
+          source,
+          body: item.body,
+          budget: item.budget,
+          verify: item.verify.map((check) => ({ name: check.name, run: check.run, network: check.network })),
+          skills: [...item.skills],
+          gates: item.gates.length,
+        },
         requestedAt: requestedAt.toISOString(),
         expiresAt: expiresAt.toISOString(),
       };
     },
     notification(card, { item, hash }) {
-      return { title: `Approve plan "${item.title}"?`, body: `${card.riskReasons.join('; ')}. Plan ${hash.slice(0, 8)}.`, urgency: card.risk === 'high' ? 'critical' : 'normal' };
+      return { title: `Approve plan "${item.title}"?`, body: `${card.riskReasons.join('; ')}. Plan ${hash.slice(0, 8)}.`, urgency: card.riskLevel === 'low' || card.riskLevel === 'medium' ? 'normal' : 'critical' };
     },
     requested(id, { item, hash, source }) {
       audit.append('silas.plan_approval.requested', { approval_id: id, work_item_id: item.id, plan_hash: hash, type: item.type, source });

@@ -1,10 +1,12 @@
-import type { ApprovalAnswer, PendingApproval, ToolCallApprovalRequest } from '../../../src-shared/schemas/approval.js';
+import type { ToolCallApprovalRequest } from '../../../src-shared/schemas/approval.js';
+import type { RiskLevel } from '../../../src-shared/schemas/review.js';
+import { orderActions } from '../../../src-shared/review/cta.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import type { OwnerSigner } from '../../keys/owner-key.js';
-import { normalizeName } from '../../aip/policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import type { StandingApprovalService } from '../../approvals/standing-service.js';
-import { argumentsHash, displayMismatch, issueToolCallApproval } from '../../approvals/tool-call-approval.js';
+import { TOOL_CALL_SCOPE, argumentsHash, displayMismatch, toolCallConditions, toolCallSubject } from '../../approvals/tool-call-approval.js';
+import type { ApprovalEngine } from '../../silas/approval/engine.js';
 import type { DecisionKind } from '../decision-queue.js';
 
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
@@ -13,9 +15,17 @@ export const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
 const HIGH_RISK = /(delete|remove|rm|exec|run|shell|write|send|deploy|drop|kill|transfer|pay|push)/i;
 
 /** A first, explainable risk label for the card: destructive-sounding verbs are high. */
-export function riskOf(tool: string): PendingApproval['risk'] {
+export function riskOf(tool: string): RiskLevel {
   return HIGH_RISK.test(tool) ? 'high' : 'medium';
 }
+
+const ALLOW = { choice: 'allow_once', label: 'Allow once', consequence: 'Runs this call once; signed with your key' };
+const ALWAYS_ALLOW = {
+  choice: 'always_allow',
+  label: 'Always allow',
+  consequence: 'Runs this call now and every identical call (same tool, same arguments, this server) without asking, until you revoke it on the Policies page',
+};
+const DENY = { choice: 'deny', label: 'Deny', consequence: 'The agent receives an error (-32004)' };
 
 /** What is decided: one call, bound to the hash of the arguments the card shows. */
 export interface ToolCallSubject {
@@ -24,30 +34,29 @@ export interface ToolCallSubject {
   argsHash: string;
 }
 
-export type ToolCallChoice = 'allow_once' | 'always_allow' | 'deny';
-export type ToolCallKind = DecisionKind<ToolCallApprovalRequest, ToolCallSubject, PendingApproval, ApprovalAnswer, ToolCallChoice>;
+export type ToolCallKind = DecisionKind<ToolCallApprovalRequest, ToolCallSubject, 'tool_call'>;
 
 export interface ToolCallKindDeps {
   audit: Pick<AuditLog, 'append'>;
   /** Where "always allow" goes; without it that choice is refused. */
   standing?: Pick<StandingApprovalService, 'create'>;
-  signer: OwnerSigner;
-  now?: () => Date;
+  /** Issues the owner-signed single_step token bound to the exact call (the keyring-backed signer lives behind it). */
+  engine: Pick<ApprovalEngine, 'issueToken'>;
 }
 
-export const TOOL_CALL_KIND = 'tool_call';
+export const TOOL_CALL_KIND = 'tool_call' as const;
 
 /**
  * The human side of `action: ask`: a card per call, and an approval signed with the owner key
  * over the exact call it allows (arguments hash computed here from the arguments shown).
  */
 export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
-  const now = deps.now ?? (() => new Date());
   const { audit } = deps;
   const ended = ({ request, argsHash }: ToolCallSubject, id: string) => ({ approval_id: id, server: request.server, tool: request.tool, args_hash: argsHash });
   return {
     name: TOOL_CALL_KIND,
     noun: 'approval',
+    decline: DENY.choice,
     subject(request) {
       // The card must show what the signature binds: the hash is ours, over the arguments shown.
       const argsHash = argumentsHash(request.args);
@@ -59,21 +68,22 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
       return { subject: { request, argsHash }, timeoutMs: request.timeoutMs };
     },
     card(id, { request }, requestedAt, expiresAt) {
+      const riskLevel = riskOf(request.tool);
       return {
+        kind: TOOL_CALL_KIND,
         id,
-        server: request.server,
-        tool: request.tool,
-        args: request.display,
-        rule: request.rule,
-        reason: request.reason,
-        policyName: request.policyName,
-        risk: riskOf(request.tool),
+        intent: `${request.tool} on ${request.server} wants to run`,
+        riskLevel,
+        riskReasons: [riskLevel === 'high' ? `"${request.tool}" names an action that can change or destroy data` : `policy ${request.policyName} asks before this tool runs`],
+        rationale: request.reason || `Policy ${request.policyName} asks before this call (rule ${request.rule}).`,
+        actions: orderActions(riskLevel, [ALLOW, ALWAYS_ALLOW], DENY),
+        details: { server: request.server, tool: request.tool, args: request.display, rule: request.rule, reason: request.reason, policyName: request.policyName },
         requestedAt: requestedAt.toISOString(),
         expiresAt: expiresAt.toISOString(),
       };
     },
     notification(card, { request }) {
-      return { title: `Approve ${request.tool} on ${request.server}?`, body: request.reason || `Policy ${request.policyName} asks before this call.`, urgency: card.risk === 'high' ? 'critical' : 'normal' };
+      return { title: `Approve ${request.tool} on ${request.server}?`, body: request.reason || `Policy ${request.policyName} asks before this call.`, urgency: card.riskLevel === 'high' ? 'critical' : 'normal' };
     },
     requested(id, { request, argsHash }) {
       audit.append('approvals.requested', { approval_id: id, server: request.server, tool: request.tool, args_hash: argsHash, request_id: request.requestId, session_id: request.sessionId, rule: request.rule });
@@ -93,9 +103,10 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
         if (!deps.standing) throw new SilasError(ErrorCode.Unavailable, '"always allow" is not available in this runtime');
         deps.standing.create({ server: request.server, tool: normalizeName(request.tool), argsHash, argsDisplay: JSON.stringify(request.display) });
       }
-      const signed = issueToolCallApproval({ server: request.server, tool: request.tool, argsHash, requestId: request.requestId, sessionId: request.sessionId }, deps.signer, now(), APPROVAL_TOKEN_TTL_MS);
-      audit.append('approvals.approved', { ...ended(subject, id), nonce: signed.payload.nonce, key_fingerprint: signed.keyFingerprint, expires_at: signed.payload.expiresAt });
-      return { outcome: 'approve', approval: signed };
+      const call = { server: request.server, tool: request.tool, argsHash, requestId: request.requestId, sessionId: request.sessionId };
+      const token = deps.engine.issueToken(toolCallSubject(call), { verdict: 'approved', conditions: toolCallConditions(call) }, { scope: TOOL_CALL_SCOPE, ttlMs: APPROVAL_TOKEN_TTL_MS });
+      audit.append('approvals.approved', { ...ended(subject, id), token_id: token.token_id, nonce: token.nonce, key_fingerprint: token.key_fingerprint, expires_at: token.expires_at });
+      return { outcome: 'approve', token };
     },
   };
 }

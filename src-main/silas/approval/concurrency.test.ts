@@ -10,10 +10,10 @@ import { useTempDirs } from '../../testing/temp.js';
 import { ConsumptionLedger } from '../../store/repositories/consumption-ledger.js';
 import { ApprovalEngine } from './engine.js';
 import { T0, engineFixture, goal, spawned, task, type EngineFixture } from './test-support.js';
-import type { VerifyJob } from './verify-worker.js';
+import type { VerifyJob } from './verify-worker-test-support.js';
 
 const tempDir = useTempDirs();
-const WORKER = fileURLToPath(new URL('./verify-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('./verify-worker-test-support.ts', import.meta.url));
 type Outcome = { ok: boolean; code?: string; reason?: string };
 
 function job(f: EngineFixture, token: ApprovalToken, subject = task(), options?: VerifyJob['options']): VerifyJob {
@@ -31,7 +31,7 @@ function job(f: EngineFixture, token: ApprovalToken, subject = task(), options?:
 /** Starts `n` worker threads that verify at the same instant, released by one shared flag. */
 async function raceThreads(n: number, work: VerifyJob): Promise<Outcome[]> {
   const flag = new Int32Array(new SharedArrayBuffer(4));
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./verify-worker.ts', import.meta.url).href)}); });`;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(new URL('./verify-worker-test-support.ts', import.meta.url).href)}); });`;
   let ready = 0;
   let release: () => void = () => {};
   const allReady = new Promise<void>((resolve) => (release = resolve));

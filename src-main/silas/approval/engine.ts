@@ -50,6 +50,11 @@ export interface VerifyOptions {
   spawned?: ApprovalTarget;
   /** The scope the caller is authorising; default `full_plan` (`standing` when `spawned` is set). */
   scope?: ApprovalScope;
+  /**
+   * Runs inside the consuming transaction, after the consumption: what the approval lets through
+   * is recorded (an MCP proxy's "allowed" entry) in the same commit, or, if it throws, nothing is.
+   */
+  onConsumed?: (token: ApprovalToken) => void;
 }
 
 export interface CheckOptions {
@@ -211,6 +216,7 @@ export class ApprovalEngine {
         consumption_key: used.consumptionKey,
         key_fingerprint: token.key_fingerprint,
       });
+      verifyOptions.onConsumed?.(token);
       return { ok: true as const, used };
     };
     let outcome: Refusal | { ok: true; used: ReturnType<ConsumptionLedger['consume']> };

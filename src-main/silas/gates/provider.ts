@@ -25,11 +25,6 @@ export interface GateCheckProvider {
   prepare(gate: Gate): PreparedGateCheck;
 }
 
-/** The spec's one-shot form, for callers that evaluate a single gate once. */
-export async function checkOnce(provider: GateCheckProvider, gate: Gate, context: GateContext): Promise<GateVerdict> {
-  return provider.prepare(gate)(context);
-}
-
 /** Compatible with `AuditLog.append` (src-main/audit): the runner's only way to record what it did. */
 export type GateAuditSink = AuditAppender;
 

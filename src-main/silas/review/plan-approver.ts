@@ -1,22 +1,9 @@
-import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
-import type { WorkItem } from '../../../src-shared/silas/work.js';
+import type { PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
+import type { AskOutcome } from '../../../src-shared/schemas/review.js';
 
-/** What the person answered about one plan (spec 002 §5.11: a token is minted only on approve). */
-export type PlanApprovalAnswer =
-  | { outcome: 'approve'; token: ApprovalToken }
-  | { outcome: 'deny'; reason: string }
-  | { outcome: 'timeout' }
-  /** No one could be asked (the control center is not running, the keyring is locked…): never a hang. */
-  | { outcome: 'unreachable'; reason: string };
-
-export interface PlanApprovalRequest {
-  item: WorkItem;
-  /** `planHash(item)`, computed by the asker; the approver recomputes it and refuses a mismatch. */
-  planHash: string;
-  /** Where the plan came from (shown on the card), e.g. the plan file's absolute path. */
-  source: string;
-  timeoutMs: number;
-}
+export type { PlanApprovalRequest } from '../../../src-shared/schemas/plan-approval.js';
+/** What the person answered about one plan (spec 002 §5.11: a token is minted only on approve), or why no one could be asked. */
+export type PlanApprovalAnswer = AskOutcome;
 
 /**
  * Who signs a plan: the cockpit's Review surface through the running control center

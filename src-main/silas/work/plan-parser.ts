@@ -2,6 +2,7 @@ import { Document, LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, t
 import type { z } from 'zod';
 import { SilasError } from '../../../src-shared/errors.js';
 import { RUNTIME_MANAGED_FIELDS, WORK_ITEM_FIELDS, WorkItem } from '../../../src-shared/silas/work.js';
+import { locateYamlPath, nodeStart } from '../../../src-shared/yaml/positions.js';
 
 /**
  * PlanParser of spec 002 §4.15: markdown with YAML front matter in, a validated WorkItem out.
@@ -196,23 +197,8 @@ function zodIssueToPlanIssues(doc: Document, issue: z.core.$ZodIssue, lineAt: (o
 
 /** Points at the key of `path` when it exists, else at the deepest ancestor that does. */
 function issueAt(doc: Document, path: Path, lineAt: (offset: number) => number, message: string): PlanIssue {
-  return { line: lineAt(offsetOf(doc, path)), field: formatFieldPath(path), message };
-}
-
-function offsetOf(doc: Document, path: Path): number {
-  for (let depth = path.length; depth > 0; depth -= 1) {
-    const parent = depth === 1 ? doc.contents : doc.getIn(path.slice(0, depth - 1) as unknown[], true);
-    const segment = path[depth - 1];
-    if (isMap(parent)) {
-      const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
-      const start = (pair?.key as YamlNode | undefined)?.range?.[0];
-      if (start !== undefined) return start;
-    } else if (isSeq(parent) && typeof segment === 'number') {
-      const start = (parent.items[segment] as YamlNode | undefined)?.range?.[0];
-      if (start !== undefined) return start;
-    }
-  }
-  return (doc.contents as YamlNode | null)?.range?.[0] ?? 0;
+  const location = locateYamlPath(doc, path);
+  return { line: lineAt(nodeStart(location.key) ?? nodeStart(location.node) ?? 0), field: formatFieldPath(path), message };
 }
 
 /** The field path of the node at a source offset, for YAML syntax errors. */

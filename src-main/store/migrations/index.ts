@@ -5,6 +5,7 @@ import { sql as m004 } from './004_drop_audit_ts_index.js';
 import { sql as m005 } from './005_silas_approvals.js';
 import { sql as m006 } from './006_work_items.js';
 import { sql as m007 } from './007_keyed_audit_chain.js';
+import { sql as m008 } from './008_one_decision_system.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '005_silas_approvals', sql: m005 },
   { id: '006_work_items', sql: m006 },
   { id: '007_keyed_audit_chain', sql: m007 },
+  { id: '008_one_decision_system', sql: m008 },
 ];

@@ -3,7 +3,6 @@ import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { inImmediateTransaction } from '../transaction.js';
 import { AuditRepository } from './audit-repository.js';
-import { isKeyViolation, ToolCallNonceRepository } from './tool-call-nonces.js';
 
 // The queries moved here from services (docs/architecture.md §3); the services' own tests cover
 // how they are used, these pin what each query returns.
@@ -48,22 +47,5 @@ describe('AuditRepository queries for other services', () => {
     const repo = new AuditRepository(ledger.db);
     repo.recordChainState('key-2', 7, '2026-01-01T00:00:00.000Z');
     expect(repo.chainState()).toEqual({ keyId: 'key-2', keyedFrom: 7 });
-  });
-});
-
-describe('ToolCallNonceRepository', () => {
-  it('refuses a second use of one nonce with a key violation', () => {
-    const ledger = createTestLedger(tempDir());
-    const nonces = new ToolCallNonceRepository(ledger.db);
-    const use = { nonce: 'n-1', server: 's', tool: 't', sessionId: 'x', requestIdJson: '1', keyFingerprint: 'f', expiresAt: '2030-01-01T00:00:00.000Z', usedAt: '2026-01-01T00:00:00.000Z' };
-    nonces.record(use);
-    let replay: unknown;
-    try {
-      nonces.record({ ...use, requestIdJson: '2' });
-    } catch (error) {
-      replay = error;
-    }
-    expect(isKeyViolation(replay)).toBe(true);
-    expect(isKeyViolation(new Error('other'))).toBe(false);
   });
 });

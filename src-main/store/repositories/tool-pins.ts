@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { normalizeName } from '../../aip/policy/normalize.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
 
 /**
  * Pins of MCP tool definitions per server (the tool-poisoning defence): the §3.5.4 hash of a
@@ -17,6 +17,8 @@ export interface ToolPin {
   approvedAt: string;
   pendingHash: string | null;
   pendingSince: string | null;
+  /** The pending hash the person chose to keep blocked (its card leaves Review); null otherwise. */
+  declinedHash: string | null;
 }
 
 interface Row {
@@ -27,6 +29,7 @@ interface Row {
   approved_at: string;
   pending_hash: string | null;
   pending_since: string | null;
+  declined_hash: string | null;
 }
 
 export type PinObservation =
@@ -41,6 +44,7 @@ export class ToolPinRepository {
   private readonly insertStmt;
   private readonly pendingStmt;
   private readonly approveStmt;
+  private readonly declineStmt;
 
   constructor(
     private readonly db: Database.Database,
@@ -50,8 +54,9 @@ export class ToolPinRepository {
     this.insertStmt = db.prepare('INSERT OR IGNORE INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES (?, ?, ?, ?, ?)');
     this.pendingStmt = db.prepare('UPDATE mcp_tool_pins SET pending_hash = ?, pending_since = ? WHERE server = ? AND tool = ?');
     this.approveStmt = db.prepare(
-      'UPDATE mcp_tool_pins SET approved_hash = ?, approved_at = ?, pending_hash = NULL, pending_since = NULL WHERE server = ? AND tool = ? AND (pending_hash = ? OR approved_hash = ?)',
+      'UPDATE mcp_tool_pins SET approved_hash = ?, approved_at = ?, pending_hash = NULL, pending_since = NULL, declined_hash = NULL WHERE server = ? AND tool = ? AND (pending_hash = ? OR approved_hash = ?)',
     );
+    this.declineStmt = db.prepare('UPDATE mcp_tool_pins SET declined_hash = pending_hash WHERE server = ? AND tool = ? AND pending_hash = ?');
   }
 
   get(server: string, tool: string): ToolPin | null {
@@ -102,6 +107,16 @@ export class ToolPinRepository {
     return this.approveStmt.run(hash, this.now().toISOString(), server, tool, hash, hash).changes === 1;
   }
 
+  /** The person keeps the pending `hash` blocked: the tool stays hidden; false when it is no longer pending. */
+  decline(server: string, tool: string, hash: string): boolean {
+    return this.declineStmt.run(server, tool, hash).changes === 1;
+  }
+
+  /** Pins whose announced change waits for the person. */
+  pending(): ToolPin[] {
+    return (this.db.prepare('SELECT * FROM mcp_tool_pins WHERE pending_hash IS NOT NULL ORDER BY pending_since, server, tool').all() as Row[]).map(toPin);
+  }
+
   /** Every pin of one server (or all), for the cockpit's Servers page. */
   list(server?: string): ToolPin[] {
     const rows = (server === undefined ? this.db.prepare('SELECT * FROM mcp_tool_pins ORDER BY server, tool').all() : this.db.prepare('SELECT * FROM mcp_tool_pins WHERE server = ? ORDER BY tool').all(server)) as Row[];
@@ -118,5 +133,6 @@ function toPin(row: Row): ToolPin {
     approvedAt: row.approved_at,
     pendingHash: row.pending_hash,
     pendingSince: row.pending_since,
+    declinedHash: row.declined_hash ?? null,
   };
 }

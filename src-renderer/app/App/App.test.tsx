@@ -1,9 +1,9 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pendingApproval } from '../../test/approval-fixtures.js';
 import { stubLayout } from '../../test/layout.js';
 import { FakeTransport } from '../../test/fake-transport.js';
 import { fakeRuntime, flush, renderCockpit } from '../../test/render-cockpit.js';
+import { planCard, toolCallCard } from '../../test/review-fixtures.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
 import { App } from './App.js';
 
@@ -38,7 +38,7 @@ describe('App', () => {
   });
 
   it('counts pending decisions in the navigation and shows the oldest on Review', async () => {
-    const transport = fakeRuntime(3).handle('approvals.list', () => ({ ok: true, value: { pending: [pendingApproval(2), pendingApproval(1)], paused: false } }));
+    const transport = fakeRuntime(3).handle('review.list', () => ({ ok: true, value: { cards: [planCard(2), toolCallCard(1)], paused: false } }));
     transport.state = 'connected';
     renderCockpit(<App />, { transport, withWindow: true });
     await flush();

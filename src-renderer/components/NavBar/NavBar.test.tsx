@@ -1,9 +1,8 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pendingApproval } from '../../test/approval-fixtures.js';
 import { FakeTransport } from '../../test/fake-transport.js';
-import { pendingPlan } from '../../test/plan-fixtures.js';
 import { renderCockpit } from '../../test/render-cockpit.js';
+import { planCard, toolCallCard, toolChangeCard } from '../../test/review-fixtures.js';
 import { NavBar } from './NavBar.js';
 
 afterEach(cleanup);
@@ -45,30 +44,32 @@ describe('NavBar', () => {
   it('shows the number of pending decisions on the Review link, keeping its name starting with Review', () => {
     const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport() });
     expect(screen.getByRole('link', { name: 'Review' }).textContent).toBe('Review');
-    act(() => store.getState().approvalsReplaced({ pending: [pendingApproval(1), pendingApproval(2)], paused: false }));
+    act(() => store.getState().reviewReplaced({ cards: [toolCallCard(1), toolCallCard(2)], paused: false }));
     const review = screen.getByRole('link', { name: 'Review, 2 pending' });
     expect(review.textContent).toBe('Review2');
     expect(screen.getByRole('link', { name: /^Review/ })).toBe(review);
     expect(review.querySelector('.nav__count--dense')).toBeNull();
-    act(() => store.getState().approvalsReplaced({ pending: [], paused: false }));
+    act(() => store.getState().reviewReplaced({ cards: [], paused: false }));
     expect(screen.getByRole('link', { name: 'Review' }).textContent).toBe('Review');
   });
 
   it('raises the count badge when the queue is dense (§0.5.4)', () => {
     const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport() });
-    const six = Array.from({ length: 6 }, (_, i) => pendingApproval(i));
-    act(() => store.getState().approvalsReplaced({ pending: six, paused: false }));
+    const six = Array.from({ length: 6 }, (_, i) => toolCallCard(i));
+    act(() => store.getState().reviewReplaced({ cards: six, paused: false }));
     expect(screen.getByRole('link', { name: 'Review, 6 pending' }).querySelector('.nav__count--dense')).not.toBeNull();
   });
 
-  it('counts waiting plan approvals with the tool calls, and towards the dense badge', () => {
+  it('counts every kind of decision, and every kind towards the dense badge', () => {
     const { store } = renderCockpit(<NavBar />, { transport: new FakeTransport() });
-    act(() => store.getState().approvalsReplaced({ pending: [pendingApproval(1)], paused: false }));
-    act(() => store.getState().plansReplaced([pendingPlan(1)]));
-    expect(screen.getByRole('link', { name: 'Review, 2 pending' }).querySelector('.nav__count--dense')).toBeNull();
-    act(() => store.getState().plansReplaced(Array.from({ length: 5 }, (_, i) => pendingPlan(i + 1, { risk: 'high' }))));
+    act(() => store.getState().reviewReplaced({ cards: [toolCallCard(1), planCard(2), toolChangeCard(3)], paused: false }));
+    expect(screen.getByRole('link', { name: 'Review, 3 pending' }).querySelector('.nav__count--dense')).toBeNull();
+    const plans = Array.from({ length: 4 }, (_, i) => planCard(i + 10, { riskLevel: 'high' }));
+    act(() => store.getState().reviewReplaced({ cards: [toolCallCard(1), toolChangeCard(3), ...plans], paused: false }));
     expect(screen.getByRole('link', { name: 'Review, 6 pending' }).querySelector('.nav__count--dense')).not.toBeNull();
-    act(() => store.getState().plansReplaced([]));
+    act(() => store.getState().decisionSent('tool_change-3'));
+    expect(screen.getByRole('link', { name: 'Review, 5 pending' }).querySelector('.nav__count--dense')).toBeNull();
+    act(() => store.getState().reviewReplaced({ cards: [toolChangeCard(3)], paused: false }));
     expect(screen.getByRole('link', { name: 'Review, 1 pending' })).toBeTruthy();
   });
 });

@@ -1,7 +1,7 @@
 import type { MouseEvent } from 'react';
 import { useCockpit, useCockpitActions } from '../../app/cockpit-context.js';
 import { ROUTES, routeHash, type Route } from '../../lib/routes.js';
-import { needsDensityCue } from '../../store/approval-queue.js';
+import { needsDensityCue } from '../../store/review-queue.js';
 
 /** Opening a page in a new tab or window must keep working, so only plain clicks are taken over. */
 function isPlainClick(event: MouseEvent): boolean {
@@ -23,9 +23,9 @@ function ReviewCount({ count, dense }: { count: number; dense: boolean }) {
 
 export function NavBar() {
   const route = useCockpit((s) => s.navigation.route);
-  // Tool-call and plan approvals wait in the same Review queue, so both count.
-  const pending = useCockpit((s) => s.approvals.pending.length + s.plans.pending.length);
-  const dense = useCockpit((s) => needsDensityCue([...s.approvals.pending, ...s.plans.pending]));
+  // Every kind of decision waits in the one Review queue, so the count is its length.
+  const pending = useCockpit((s) => s.review.cards.length);
+  const dense = useCockpit((s) => needsDensityCue(s.review.cards));
   const { navigate } = useCockpitActions();
   const follow = (target: Route) => (event: MouseEvent<HTMLAnchorElement>) => {
     if (!isPlainClick(event)) return;

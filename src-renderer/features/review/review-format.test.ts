@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pendingApproval } from '../../test/approval-fixtures.js';
-import { actionsFor, cardName, countdownText, formatArgs, formatRemaining, intentLine, riskSummary } from './review-format.js';
+import { planCard, toolCallCard, toolChangeCard } from '../../test/review-fixtures.js';
+import { cardName, countdownText, EXPIRED_TEXT, formatArgs, formatRemaining, plural, riskSummary, waitingText } from './review-format.js';
 
 describe('formatRemaining', () => {
   it('shows minutes and seconds, rounding up to whole seconds', () => {
@@ -26,20 +26,23 @@ describe('formatRemaining', () => {
 describe('countdownText', () => {
   const expiresAt = '2026-01-01T12:02:00.000Z';
   it('counts down to expiresAt', () => {
-    expect(countdownText(expiresAt, Date.parse('2026-01-01T12:00:00.000Z'))).toBe('Expires in 2:00');
-    expect(countdownText(expiresAt, Date.parse('2026-01-01T12:01:59.500Z'))).toBe('Expires in 0:01');
+    expect(countdownText(expiresAt, Date.parse('2026-01-01T12:00:00.000Z'), 'gone')).toBe('Expires in 2:00');
+    expect(countdownText(expiresAt, Date.parse('2026-01-01T12:01:59.500Z'), 'gone')).toBe('Expires in 0:01');
   });
 
-  it('says what happens once expired', () => {
-    expect(countdownText(expiresAt, Date.parse('2026-01-01T12:02:00.000Z'))).toBe('Expired — the agent gets a timeout');
+  it("says what happens once expired, in each kind's words", () => {
+    const at = Date.parse('2026-01-01T12:02:00.000Z');
+    expect(countdownText(expiresAt, at, EXPIRED_TEXT.tool_call)).toBe('Expired — the agent gets a timeout');
+    expect(countdownText(expiresAt, at, EXPIRED_TEXT.plan)).toBe('Expired — silas run gets a timeout and nothing runs');
+    expect(countdownText(expiresAt, at, EXPIRED_TEXT.tool_change)).toBe('Expired — the tool stays hidden and refused');
   });
 });
 
 describe('card text', () => {
-  it('names the card and states its intent', () => {
-    const card = pendingApproval(1, { tool: 'write_file', server: 'filesystem' });
-    expect(cardName(card)).toBe('Approval request: write_file on filesystem');
-    expect(intentLine(card)).toBe('write_file on filesystem wants to run');
+  it('names the card by its kind and what it is about', () => {
+    expect(cardName(toolCallCard(1, { details: { tool: 'write_file', server: 'filesystem' } }))).toBe('Approval request: write_file on filesystem');
+    expect(cardName(planCard(1))).toBe('Plan approval: Fix the timezone bug 1');
+    expect(cardName(toolChangeCard(1, { details: { tool: 'fetch', server: 'web' } }))).toBe('Tool change: fetch on web');
   });
 
   it('pretty-prints arguments', () => {
@@ -48,48 +51,18 @@ describe('card text', () => {
   });
 
   it('summarises a queue by risk, most severe first', () => {
-    const cards = [{ risk: 'medium' }, { risk: 'high' }, { risk: 'critical' }, { risk: 'high' }] as const;
-    expect(riskSummary(cards)).toBe('1 critical, 2 high, 1 medium');
-  });
-});
-
-describe('actionsFor (CTA order, §0.5.3)', () => {
-  it('recommends Allow once for low and medium risk, Always allow in the middle and Deny last', () => {
-    for (const risk of ['low', 'medium'] as const) {
-      const actions = actionsFor(risk);
-      expect(actions.map((a) => [a.label, a.tone])).toEqual([
-        ['Allow once', 'recommended'],
-        ['Always allow', 'secondary'],
-        ['Deny', 'secondary'],
-      ]);
-    }
+    const cards = [{ riskLevel: 'medium' }, { riskLevel: 'high' }, { riskLevel: 'irreversible' }, { riskLevel: 'high' }] as const;
+    expect(riskSummary(cards)).toBe('1 irreversible, 2 high, 1 medium');
   });
 
-  it('recommends Deny first for high and critical risk, both allowing actions after it in the danger colour', () => {
-    for (const risk of ['high', 'critical'] as const) {
-      expect(actionsFor(risk).map((a) => [a.label, a.tone])).toEqual([
-        ['Deny', 'recommended'],
-        ['Always allow', 'danger'],
-        ['Allow once', 'danger'],
-      ]);
-    }
+  it('counts what waits, by kind only when there are several kinds', () => {
+    expect(waitingText([toolCallCard(1)])).toBe('1 decision waiting');
+    expect(waitingText([planCard(1), planCard(2)])).toBe('2 decisions waiting');
+    expect(waitingText([toolCallCard(1), planCard(2), toolCallCard(3)])).toBe('3 decisions waiting: 1 plan, 2 tool calls');
+    expect(waitingText([toolChangeCard(1), toolCallCard(2), planCard(3), toolChangeCard(4)])).toBe('4 decisions waiting: 1 plan, 1 tool call, 2 tool changes');
   });
 
-  it('never recommends Always allow and never puts it first', () => {
-    for (const risk of ['low', 'medium', 'high', 'critical'] as const) {
-      const actions = actionsFor(risk);
-      expect(actions.findIndex((a) => a.decision === 'always_allow')).toBe(1);
-      expect(actions.filter((a) => a.tone === 'recommended')).toHaveLength(1);
-    }
-  });
-
-  it('labels each action with its consequence', () => {
-    const byLabel = Object.fromEntries(actionsFor('medium').map((a) => [a.label, a]));
-    expect(byLabel['Allow once']).toMatchObject({ decision: 'allow_once', consequence: 'Runs this call once; signed with your key' });
-    expect(byLabel['Always allow']).toMatchObject({
-      decision: 'always_allow',
-      consequence: 'Runs this call now and every identical call (same tool, same arguments, this server) without asking, until you revoke it on the Policies page',
-    });
-    expect(byLabel['Deny']).toMatchObject({ decision: 'deny', consequence: 'The agent receives an error (-32004)' });
+  it('words counts with thousands separators', () => {
+    expect([plural(1, 'gate'), plural(3, 'gate'), plural(200_000, 'token')]).toEqual(['1 gate', '3 gates', '200,000 tokens']);
   });
 });

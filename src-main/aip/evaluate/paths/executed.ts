@@ -1,4 +1,4 @@
-import { normalizeName } from '../../policy/normalize.js';
+import { normalizeName } from '../../../../src-shared/policy/normalize.js';
 
 /*
  * Which argument strings a tool plausibly runs as a command (issue 9 item 8;

@@ -20,7 +20,7 @@ describe('CardDetails', () => {
     expect(document.getElementById(toggle.getAttribute('aria-controls')!)!.textContent).toBe('the arguments');
   });
 
-  it('starts open when asked (high and critical risk)', () => {
+  it('starts open when asked (high and irreversible risk)', () => {
     render(
       <CardDetails initiallyOpen>
         <p>the plan</p>

@@ -2,7 +2,7 @@ import { useId, useState, type ReactNode } from 'react';
 
 /**
  * "Details" behind a disclosure button (§0.5.3: details expandable). Open from the start when
- * `initiallyOpen` (high and critical risk); the content is only rendered while open.
+ * `initiallyOpen` (high and irreversible risk); the content is only rendered while open.
  */
 export function CardDetails({ initiallyOpen, children }: { initiallyOpen: boolean; children: ReactNode }) {
   const [open, setOpen] = useState(initiallyOpen);

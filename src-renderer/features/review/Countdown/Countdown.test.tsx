@@ -12,7 +12,7 @@ afterEach(() => {
 
 describe('Countdown', () => {
   it('counts down every second and says when the request expired', () => {
-    render(<Countdown expiresAt="2026-01-01T12:00:03.000Z" />);
+    render(<Countdown expiresAt="2026-01-01T12:00:03.000Z" expired="Expired — the agent gets a timeout" />);
     const timer = screen.getByRole('timer', { name: 'Time left' });
     expect(timer.textContent).toBe('Expires in 0:03');
     act(() => vi.advanceTimersByTime(1000));
@@ -23,7 +23,7 @@ describe('Countdown', () => {
   });
 
   it('stops its timer when unmounted', () => {
-    const { unmount } = render(<Countdown expiresAt="2026-01-01T12:05:00.000Z" />);
+    const { unmount } = render(<Countdown expiresAt="2026-01-01T12:05:00.000Z" expired="Expired" />);
     expect(vi.getTimerCount()).toBe(1);
     unmount();
     expect(vi.getTimerCount()).toBe(0);

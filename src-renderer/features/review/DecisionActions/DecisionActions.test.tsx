@@ -1,21 +1,23 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DecisionActions, type DecisionAction } from './DecisionActions.js';
+import type { CardAction } from '../../../../src-shared/schemas/review.js';
+import { DecisionActions } from './DecisionActions.js';
 
 afterEach(cleanup);
 
-const ACTIONS: DecisionAction<'go' | 'stop'>[] = [
-  { decision: 'go', label: 'Go', consequence: 'Something happens', tone: 'recommended' },
-  { decision: 'stop', label: 'Stop', consequence: 'Nothing happens', tone: 'secondary' },
+const ACTIONS: CardAction[] = [
+  { choice: 'stop', label: 'Stop', consequence: 'Nothing happens', role: 'recommended', tone: 'recommended' },
+  { choice: 'go', label: 'Go', consequence: 'Something happens', role: 'alternative', tone: 'danger' },
 ];
 
 describe('DecisionActions', () => {
-  it('renders the buttons in the given order, each described by its consequence, and reports the choice', () => {
+  it('renders the buttons in the given order, each described by its consequence and drawn in its tone, and reports the choice', () => {
     const onDecide = vi.fn();
     render(<DecisionActions actions={ACTIONS} busy={false} error={null} onDecide={onDecide} />);
     const group = screen.getByRole('group', { name: 'Decision' });
-    expect(within(group).getAllByRole('button').map((b) => b.textContent)).toEqual(['Go', 'Stop']);
-    expect(screen.getByRole('button', { name: 'Stop', description: 'Nothing happens' }).className).toContain('--secondary');
+    expect(within(group).getAllByRole('button').map((b) => b.textContent)).toEqual(['Stop', 'Go']);
+    expect(screen.getByRole('button', { name: 'Stop', description: 'Nothing happens' }).className).toContain('--recommended');
+    expect(screen.getByRole('button', { name: 'Go', description: 'Something happens' }).className).toContain('--danger');
     fireEvent.click(screen.getByRole('button', { name: 'Go' }));
     expect(onDecide).toHaveBeenCalledWith('go');
     expect(screen.queryByText('Sending your decision…')).toBeNull();

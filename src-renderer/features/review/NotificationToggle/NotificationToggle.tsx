@@ -5,7 +5,7 @@ import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
  * natively, so there (and where the API is missing) this renders nothing.
  */
 export function NotificationToggle() {
-  const state = useCockpit((s) => s.approvals.notifications);
+  const state = useCockpit((s) => s.review.notifications);
   const { enableNotifications } = useCockpitActions();
   if (state === 'default') {
     return (

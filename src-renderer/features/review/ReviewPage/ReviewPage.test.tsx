@@ -1,19 +1,29 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PendingApproval } from '../../../../src-shared/schemas/approval.js';
-import type { PendingPlanApproval } from '../../../../src-shared/schemas/plan-approval.js';
-import { pendingApproval } from '../../../test/approval-fixtures.js';
+import type { DecisionCard } from '../../../../src-shared/schemas/review.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
-import { pendingPlan } from '../../../test/plan-fixtures.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';
+import { planCard, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
 import { ReviewPage } from './ReviewPage.js';
 
 afterEach(cleanup);
 
-function runtime(pending: PendingApproval[], paused = false, plans: PendingPlanApproval[] = []): FakeTransport {
-  return new FakeTransport('connected')
-    .handle('approvals.list', () => ({ ok: true, value: { pending, paused } }))
-    .handle('plans.list', () => ({ ok: true, value: { pending: plans } }));
+function runtime(cards: DecisionCard[], paused = false): FakeTransport {
+  return new FakeTransport('connected').handle('review.list', () => ({ ok: true, value: { cards, paused } }));
+}
+
+/** A review.decide handler that answers (approved unless the choice declines) only when the test says so. */
+function held(transport: FakeTransport) {
+  const answers: (() => void)[] = [];
+  transport.handle(
+    'review.decide',
+    (args) =>
+      new Promise((resolve) => {
+        const { id, choice } = args as { id: string; choice: string };
+        answers.push(() => resolve({ ok: true, value: { id, kind: id.split('-')[0]!, choice, outcome: choice === 'deny' ? 'denied' : 'approved' } }));
+      }),
+  );
+  return answers;
 }
 
 async function renderReview(transport: FakeTransport) {
@@ -24,6 +34,8 @@ async function renderReview(transport: FakeTransport) {
 
 const activeCard = () => screen.getByRole('article', { name: /^Approval request: / });
 const activePlan = () => screen.getByRole('article', { name: /^Plan approval: / });
+const upNextItems = () => within(screen.getByRole('list', { name: 'Up next' })).getAllByRole('listitem').map((item) => item.textContent);
+const disabled = (card: HTMLElement, name: string) => (within(card).getByRole('button', { name }) as HTMLButtonElement).disabled;
 
 describe('ReviewPage', () => {
   it('shows a calm empty state when nothing waits', async () => {
@@ -35,102 +47,103 @@ describe('ReviewPage', () => {
   });
 
   it('shows the oldest card as the one active card and the rest as up next, intent and risk only', async () => {
-    await renderReview(runtime([pendingApproval(3, { risk: 'high', tool: 'delete_file' }), pendingApproval(1), pendingApproval(2)]));
+    await renderReview(runtime([toolCallCard(3, { riskLevel: 'high', details: { tool: 'delete_file' } }), toolCallCard(1), toolCallCard(2)]));
     const card = screen.getByRole('article', { name: 'Approval request: read_file_1 on filesystem' });
     expect(screen.getAllByRole('article')).toHaveLength(1);
     expect(within(card).getByRole('heading', { name: 'read_file_1 on filesystem wants to run' })).toBeTruthy();
     expect(within(card).getByText('Medium risk')).toBeTruthy();
     expect(card.textContent).toContain('Reading files outside the project asks first.');
+    expect(within(card).getByRole('timer', { name: 'Time left' })).toBeTruthy();
+    fireEvent.click(within(card).getByRole('button', { name: 'Details' }));
     expect(card.textContent).toContain('tools.read_file_*');
     expect(card.textContent).toContain('workstation');
-    expect(within(card).getByRole('timer', { name: 'Time left' })).toBeTruthy();
 
     const upNext = screen.getByRole('list', { name: 'Up next' });
     expect(upNext.tagName).toBe('OL');
-    expect(within(upNext).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
-      'read_file_2 on filesystem wants to runMedium risk',
-      'delete_file on filesystem wants to runHigh risk',
-    ]);
+    expect(upNextItems()).toEqual(['read_file_2 on filesystem wants to runMedium risk', 'delete_file on filesystem wants to runHigh risk']);
     expect(within(upNext).queryByRole('button')).toBeNull();
   });
 
   it('decides the active card, disabling every button until the runtime answers', async () => {
-    let answer: () => void = () => {};
-    const transport = runtime([pendingApproval(1), pendingApproval(2)]).handle(
-      'approvals.decide',
-      (args) =>
-        new Promise((resolve) => {
-          answer = () => resolve({ ok: true, value: { id: (args as { id: string }).id, outcome: 'approved' } });
-        }),
-    );
+    const transport = runtime([toolCallCard(1), toolCallCard(2)]);
+    const answers = held(transport);
     await renderReview(transport);
     fireEvent.click(within(activeCard()).getByRole('button', { name: 'Allow once' }));
-    expect(transport.callsTo('approvals.decide')).toEqual([{ id: 'approval-1', decision: 'allow_once' }]);
-    for (const name of ['Allow once', 'Always allow', 'Deny']) expect((within(activeCard()).getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(true);
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'tool_call-1', choice: 'allow_once' }]);
+    for (const name of ['Allow once', 'Always allow', 'Deny']) expect(disabled(activeCard(), name)).toBe(true);
     expect(activeCard().getAttribute('aria-busy')).toBe('true');
 
-    await act(async () => answer());
+    await act(async () => answers[0]!());
     await flush();
     expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_2 on filesystem');
-    expect((within(activeCard()).getByRole('button', { name: 'Deny' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(disabled(activeCard(), 'Deny')).toBe(false);
     fireEvent.click(within(activeCard()).getByRole('button', { name: 'Deny' }));
-    expect(transport.callsTo('approvals.decide')).toEqual([
-      { id: 'approval-1', decision: 'allow_once' },
-      { id: 'approval-2', decision: 'deny' },
+    expect(transport.callsTo('review.decide')).toEqual([
+      { id: 'tool_call-1', choice: 'allow_once' },
+      { id: 'tool_call-2', choice: 'deny' },
     ]);
   });
 
   it('sends always_allow from the Always allow button', async () => {
-    const transport = runtime([pendingApproval(1)]).handle('approvals.decide', (args) => ({ ok: true, value: { id: (args as { id: string }).id, outcome: 'approved' } }));
+    const transport = runtime([toolCallCard(1)]).handle('review.decide', (args) => ({ ok: true, value: { ...(args as { id: string; choice: string }), kind: 'tool_call', outcome: 'approved' } }));
     await renderReview(transport);
     fireEvent.click(within(activeCard()).getByRole('button', { name: /^Always allow/ }));
-    expect(transport.callsTo('approvals.decide')).toEqual([{ id: 'approval-1', decision: 'always_allow' }]);
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'tool_call-1', choice: 'always_allow' }]);
     await flush();
     expect(screen.getByText('No decisions waiting')).toBeTruthy();
   });
 
   it('shows a failed decision inline with the runtime message and lets the person retry', async () => {
-    const transport = runtime([pendingApproval(1)]).handle('approvals.decide', () => ({
-      ok: false,
-      error: { code: 'E_DB_FAILURE', message: 'database is locked' },
-    }));
+    const transport = runtime([toolCallCard(1)]).handle('review.decide', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }));
     await renderReview(transport);
     fireEvent.click(within(activeCard()).getByRole('button', { name: 'Deny' }));
     await flush();
     expect(within(activeCard()).getByRole('alert').textContent).toBe('Could not send your decision: database is locked (E_DB_FAILURE)');
-    expect((within(activeCard()).getByRole('button', { name: 'Deny' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(disabled(activeCard(), 'Deny')).toBe(false);
+    fireEvent.click(within(activeCard()).getByRole('button', { name: 'Deny' }));
+    expect(transport.callsTo('review.decide')).toHaveLength(2);
   });
 
-  it('follows approvals.changed events', async () => {
+  it('shows a failed decision on a card that is not the active one (sent from the Servers page) above the queue', async () => {
+    const transport = runtime([toolCallCard(1), toolChangeCard(2)]).handle('review.decide', () => ({ ok: false, error: { code: 'E_INVALID_ARGS', message: 'no pending decision' } }));
+    const harness = await renderReview(transport);
+    act(() => harness.cockpit.actions.decide('tool_change-2', 'approve'));
+    await flush();
+    const alerts = screen.getAllByRole('alert');
+    expect(alerts.map((a) => a.textContent)).toEqual(['Could not send your decision: no pending decision (E_INVALID_ARGS)']);
+    expect(within(activeCard()).queryByRole('alert')).toBeNull();
+  });
+
+  it('follows review.changed events and ignores invalid payloads', async () => {
     const transport = runtime([]);
     await renderReview(transport);
-    act(() => transport.emit('approvals.changed', { pending: [pendingApproval(4)], paused: false }));
+    act(() => transport.emit('review.changed', { cards: [toolCallCard(4)], paused: false }));
     expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_4 on filesystem');
-    act(() => transport.emit('approvals.changed', { pending: [], paused: false }));
+    act(() => transport.emit('review.changed', { cards: [{ ...planCard(7), details: { ...planCard(7).details, planHash: 'abc' } }], paused: false }));
+    expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_4 on filesystem');
+    act(() => transport.emit('review.changed', { cards: [], paused: false }));
     expect(screen.getByText('No decisions waiting')).toBeTruthy();
   });
 
-  it('warns when more than five medium+ approvals wait, without disabling anything', async () => {
-    const five = Array.from({ length: 5 }, (_, i) => pendingApproval(i + 1, { risk: i < 2 ? 'high' : 'medium' }));
-    const transport = runtime([...five, pendingApproval(50, { risk: 'low' })]);
+  it('warns when more than five medium+ decisions wait, without disabling anything', async () => {
+    const five = Array.from({ length: 5 }, (_, i) => toolCallCard(i + 1, { riskLevel: i < 2 ? 'high' : 'medium' }));
+    const transport = runtime([...five, toolCallCard(50, { riskLevel: 'low' })]);
     await renderReview(transport);
     expect(screen.queryByRole('status')).toBeNull();
-    act(() => transport.emit('approvals.changed', { pending: [...five, pendingApproval(6, { risk: 'critical' })], paused: false }));
+    act(() => transport.emit('review.changed', { cards: [...five, toolCallCard(6, { riskLevel: 'irreversible' })], paused: false }));
     const cue = screen.getByRole('status');
-    expect(cue.textContent).toContain('6 approvals at medium risk or higher are waiting');
-    expect(cue.textContent).toContain('1 critical, 2 high, 3 medium');
+    expect(cue.textContent).toContain('6 decisions at medium risk or higher are waiting');
+    expect(cue.textContent).toContain('(1 irreversible, 2 high, 3 medium)');
     expect(within(activeCard()).getAllByRole('button').every((button) => !(button as HTMLButtonElement).disabled)).toBe(true);
   });
 
-  it('says when approvals are paused', async () => {
+  it('says when asking is paused', async () => {
     await renderReview(runtime([], true));
     expect(screen.getByRole('status').textContent).toBe('Approvals are paused — new requests are declined');
   });
 
   it('shows why the queue could not be loaded', async () => {
-    const transport = new FakeTransport('connected')
-      .handle('approvals.list', () => ({ ok: false, error: { code: 'E_UNAVAILABLE', message: 'runtime gone' } }))
-      .handle('plans.list', () => ({ ok: true, value: { pending: [] } }));
+    const transport = new FakeTransport('connected').handle('review.list', () => ({ ok: false, error: { code: 'E_UNAVAILABLE', message: 'runtime gone' } }));
     await renderReview(transport);
     expect(screen.getByRole('alert').textContent).toBe('Could not load the decision queue: runtime gone (E_UNAVAILABLE)');
   });
@@ -145,85 +158,72 @@ describe('ReviewPage', () => {
   });
 });
 
-describe('ReviewPage: plan approvals', () => {
+describe('ReviewPage: every kind in one queue', () => {
   it('shows plans and tool calls in one queue, oldest request first, and counts both', async () => {
-    await renderReview(runtime([pendingApproval(2), pendingApproval(4)], false, [pendingPlan(3, { risk: 'high' }), pendingPlan(1)]));
+    await renderReview(runtime([toolCallCard(2), toolCallCard(4), planCard(3, { riskLevel: 'high' }), planCard(1)]));
     expect(screen.getAllByRole('article')).toHaveLength(1);
     const card = activePlan();
     expect(card.getAttribute('aria-label')).toBe('Plan approval: Fix the timezone bug 1');
     expect(within(card).getByRole('heading', { name: 'Run plan: Fix the timezone bug 1 (task)' })).toBeTruthy();
     expect(screen.getByText('4 decisions waiting: 2 plans, 2 tool calls')).toBeTruthy();
-    const upNext = screen.getByRole('list', { name: 'Up next' });
-    expect(within(upNext).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
+    expect(upNextItems()).toEqual([
       'read_file_2 on filesystem wants to runMedium risk',
       'Run plan: Fix the timezone bug 3 (task)High risk',
       'read_file_4 on filesystem wants to runMedium risk',
     ]);
   });
 
-  it('counts plans alone when no tool call waits', async () => {
-    await renderReview(runtime([], false, [pendingPlan(1)]));
+  it('counts one kind alone without naming it', async () => {
+    await renderReview(runtime([planCard(1)]));
     expect(screen.getByText('1 decision waiting')).toBeTruthy();
     expect(screen.queryByText('No decisions waiting')).toBeNull();
   });
 
-  it('approves the active plan with plans.decide, disabling every button until the runtime answers', async () => {
-    let answer: () => void = () => {};
-    const transport = runtime([pendingApproval(2)], false, [pendingPlan(1)]).handle(
-      'plans.decide',
-      (args) =>
-        new Promise((resolve) => {
-          answer = () => resolve({ ok: true, value: { id: (args as { id: string }).id, outcome: 'approved' } });
-        }),
-    );
+  it('approves the active plan with review.decide, disabling every button until the runtime answers', async () => {
+    const transport = runtime([toolCallCard(2), planCard(1)]);
+    const answers = held(transport);
     await renderReview(transport);
     fireEvent.click(within(activePlan()).getByRole('button', { name: 'Approve and sign' }));
-    expect(transport.callsTo('plans.decide')).toEqual([{ id: 'plan-1', decision: 'approve' }]);
-    for (const name of ['Approve and sign', 'Deny']) expect((within(activePlan()).getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(true);
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'plan-1', choice: 'approve' }]);
+    for (const name of ['Approve and sign', 'Deny']) expect(disabled(activePlan(), name)).toBe(true);
     expect(activePlan().getAttribute('aria-busy')).toBe('true');
     fireEvent.click(within(activePlan()).getByRole('button', { name: 'Deny' }));
-    expect(transport.callsTo('plans.decide')).toHaveLength(1);
+    expect(transport.callsTo('review.decide')).toHaveLength(1);
 
-    await act(async () => answer());
+    await act(async () => answers[0]!());
     await flush();
     expect(screen.queryByRole('article', { name: /^Plan approval: / })).toBeNull();
     expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_2 on filesystem');
-    expect((within(activeCard()).getByRole('button', { name: 'Deny' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(disabled(activeCard(), 'Deny')).toBe(false);
   });
 
   it('denies a plan and shows a failed decision inline', async () => {
-    const transport = runtime([], false, [pendingPlan(1)]).handle('plans.decide', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }));
+    const transport = runtime([planCard(1)]).handle('review.decide', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }));
     await renderReview(transport);
     fireEvent.click(within(activePlan()).getByRole('button', { name: 'Deny' }));
-    expect(transport.callsTo('plans.decide')).toEqual([{ id: 'plan-1', decision: 'deny' }]);
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'plan-1', choice: 'deny' }]);
     await flush();
     expect(within(activePlan()).getByRole('alert').textContent).toBe('Could not send your decision: database is locked (E_DB_FAILURE)');
-    expect((within(activePlan()).getByRole('button', { name: 'Approve and sign' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(disabled(activePlan(), 'Approve and sign')).toBe(false);
   });
 
-  it('follows plans.changed events and ignores invalid payloads', async () => {
-    const transport = runtime([], false, [pendingPlan(1)]);
+  it('shows a changed tool definition as a card that waits without a countdown, and keeps it blocked on request', async () => {
+    const transport = runtime([toolChangeCard(1, { details: { tool: 'fetch', server: 'web' } }), toolCallCard(2)]);
+    const answers = held(transport);
     await renderReview(transport);
-    act(() => transport.emit('plans.changed', { pending: [pendingPlan(6), pendingPlan(5)] }));
-    expect(activePlan().getAttribute('aria-label')).toBe('Plan approval: Fix the timezone bug 5');
-    act(() => transport.emit('plans.changed', { pending: [{ ...pendingPlan(7), planHash: 'abc' }] }));
-    expect(activePlan().getAttribute('aria-label')).toBe('Plan approval: Fix the timezone bug 5');
-    act(() => transport.emit('plans.changed', { pending: [] }));
-    expect(screen.getByText('No decisions waiting')).toBeTruthy();
+    const card = screen.getByRole('article', { name: 'Tool change: fetch on web' });
+    expect(within(card).queryByRole('timer')).toBeNull();
+    expect(screen.getByText('2 decisions waiting: 1 tool call, 1 tool change')).toBeTruthy();
+    fireEvent.click(within(card).getByRole('button', { name: 'Keep blocked' }));
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'tool_change-1', choice: 'keep_blocked' }]);
+    await act(async () => answers[0]!());
+    await flush();
+    expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_2 on filesystem');
   });
 
-  it('counts plans towards the density cue', async () => {
-    const tools = Array.from({ length: 4 }, (_, i) => pendingApproval(i + 1));
-    await renderReview(runtime(tools, false, [pendingPlan(10, { risk: 'high' }), pendingPlan(11, { risk: 'critical' })]));
-    expect(screen.getByRole('status').textContent).toContain('6 approvals at medium risk or higher are waiting (1 critical, 1 high, 4 medium)');
-  });
-
-  it('shows why the plan queue could not be loaded, next to the tool-call queue', async () => {
-    const transport = new FakeTransport('connected')
-      .handle('approvals.list', () => ({ ok: true, value: { pending: [pendingApproval(1)], paused: false } }))
-      .handle('plans.list', () => ({ ok: false, error: { code: 'E_UNAVAILABLE', message: 'no handler for plans.list' } }));
-    await renderReview(transport);
-    expect(screen.getByRole('alert').textContent).toBe('Could not load the plan approvals: no handler for plans.list (E_UNAVAILABLE)');
-    expect(activeCard()).toBeTruthy();
+  it('counts every kind towards the density cue', async () => {
+    const tools = Array.from({ length: 3 }, (_, i) => toolCallCard(i + 1));
+    await renderReview(runtime([...tools, planCard(10, { riskLevel: 'high' }), planCard(11, { riskLevel: 'irreversible' }), toolChangeCard(12), toolCallCard(13, { riskLevel: 'low' })]));
+    expect(screen.getByRole('status').textContent).toContain('6 decisions at medium risk or higher are waiting (1 irreversible, 2 high, 3 medium)');
   });
 });

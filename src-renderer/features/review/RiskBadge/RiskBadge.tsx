@@ -1,6 +1,7 @@
-import { riskLabel, type Risk } from '../../../store/approval-queue.js';
+import type { RiskLevel } from '../../../../src-shared/schemas/review.js';
+import { riskLabel } from '../../../store/review-queue.js';
 
 /** The risk ladder's visual indicator (spec 002 §0.5.2): words first, colour second. */
-export function RiskBadge({ risk }: { risk: Risk }) {
+export function RiskBadge({ risk }: { risk: RiskLevel }) {
   return <span className={`risk-badge risk-badge--${risk}`}>{riskLabel(risk)}</span>;
 }

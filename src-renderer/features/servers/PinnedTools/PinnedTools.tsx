@@ -1,5 +1,6 @@
 import { Fragment, useId } from 'react';
 import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
+import type { ReviewState } from '../../../store/review-slice.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { shortHash } from '../servers-format.js';
 
@@ -7,13 +8,12 @@ type Pin = GovernedServer['pins'][number];
 
 export interface PinnedToolsProps {
   pins: readonly Pin[];
-  /** An approval (of any tool) is on its way: every approve button waits. */
-  busy: boolean;
-  /** The tool whose approval is on its way. */
-  approvingTool: string | null;
-  /** The runtime's message for a failed approval, by tool. */
-  errorFor(tool: string): string | null;
-  onApprove(tool: string, hash: string): void;
+  /** The Review card whose decision is on its way: every approve button waits for it (one decision at a time). */
+  deciding: ReviewState['deciding'];
+  /** The last failed decision; shown under the change whose card it was. */
+  decideError: ReviewState['decideError'];
+  /** Accepts the change decided by Review card `decisionId`. */
+  onApprove(decisionId: string): void;
 }
 
 function Hash({ value }: { value: string | null }) {
@@ -24,8 +24,14 @@ function Hash({ value }: { value: string | null }) {
   );
 }
 
-function PendingChangeRow({ pin, busy, sending, error, onApprove }: { pin: Pin & { pendingHash: string }; busy: boolean; sending: boolean; error: string | null; onApprove(): void }) {
+type PendingChangeRowProps = Omit<PinnedToolsProps, 'pins'> & { pin: Pin & { pendingHash: string } };
+
+/** A changed tool; without its Review card yet (`decisionId` null) the button waits for the card. */
+function PendingChangeRow({ pin, deciding, decideError, onApprove }: PendingChangeRowProps) {
   const consequenceId = useId();
+  const id = pin.decisionId;
+  const sending = id !== null && deciding === id;
+  const error = id !== null && decideError?.id === id ? decideError.message : null;
   return (
     <tr className="pin-pending">
       <td colSpan={3}>
@@ -43,7 +49,7 @@ function PendingChangeRow({ pin, busy, sending, error, onApprove }: { pin: Pin &
             ) : null}
           </p>
           <div className="pin-pending__action">
-            <button type="button" className="button button--warn" disabled={busy} aria-describedby={consequenceId} onClick={onApprove}>
+            <button type="button" className="button button--warn" disabled={deciding !== null || id === null} aria-describedby={consequenceId} onClick={() => id !== null && onApprove(id)}>
               Approve new definition of {pin.tool}
             </button>
             <span id={consequenceId} className="pin-pending__consequence">
@@ -63,7 +69,7 @@ function PendingChangeRow({ pin, busy, sending, error, onApprove }: { pin: Pin &
 }
 
 /** Every tool the server has shown, with the hash the person trusts; a changed definition is a warning row right under its tool. */
-export function PinnedTools({ pins, busy, approvingTool, errorFor, onApprove }: PinnedToolsProps) {
+export function PinnedTools({ pins, deciding, decideError, onApprove }: PinnedToolsProps) {
   const headingId = useId();
   return (
     <div className="server-block">
@@ -94,13 +100,7 @@ export function PinnedTools({ pins, busy, approvingTool, errorFor, onApprove }: 
                   </td>
                 </tr>
                 {pin.pendingHash ? (
-                  <PendingChangeRow
-                    pin={{ ...pin, pendingHash: pin.pendingHash }}
-                    busy={busy}
-                    sending={approvingTool === pin.tool}
-                    error={errorFor(pin.tool)}
-                    onApprove={() => onApprove(pin.tool, pin.pendingHash!)}
-                  />
+                  <PendingChangeRow pin={{ ...pin, pendingHash: pin.pendingHash }} deciding={deciding} decideError={decideError} onApprove={onApprove} />
                 ) : null}
               </Fragment>
             ))}

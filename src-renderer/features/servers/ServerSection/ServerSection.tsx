@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
-import type { ServersState } from '../../../store/servers-slice.js';
+import type { ReviewState } from '../../../store/review-slice.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { PinnedTools } from '../PinnedTools/PinnedTools.js';
 import { PolicyErrorAlert } from '../PolicyErrorAlert/PolicyErrorAlert.js';
@@ -9,13 +9,13 @@ import { shortHash } from '../servers-format.js';
 
 export interface ServerSectionProps {
   server: GovernedServer;
-  approving: ServersState['approving'];
-  approveError: ServersState['approveError'];
-  onApprove(tool: string, hash: string): void;
+  deciding: ReviewState['deciding'];
+  decideError: ReviewState['decideError'];
+  onApprove(decisionId: string): void;
 }
 
 /** One governed server, a region named by the server: a rejected policy edit first, then its start, policy, pinned tools and recent decisions. */
-export function ServerSection({ server, approving, approveError, onApprove }: ServerSectionProps) {
+export function ServerSection({ server, deciding, decideError, onApprove }: ServerSectionProps) {
   const headingId = useId();
   const pending = server.pins.filter((pin) => pin.pendingHash).length;
   return (
@@ -50,13 +50,7 @@ export function ServerSection({ server, approving, approveError, onApprove }: Se
           </dd>
         </div>
       </dl>
-      <PinnedTools
-        pins={server.pins}
-        busy={approving !== null}
-        approvingTool={approving?.server === server.name ? approving.tool : null}
-        errorFor={(tool) => (approveError && approveError.server === server.name && approveError.tool === tool ? approveError.message : null)}
-        onApprove={onApprove}
-      />
+      <PinnedTools pins={server.pins} deciding={deciding} decideError={decideError} onApprove={onApprove} />
       <RecentDecisions entries={server.recentDecisions} />
     </section>
   );

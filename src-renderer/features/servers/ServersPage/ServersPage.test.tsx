@@ -106,22 +106,22 @@ describe('ServersPage', () => {
     expect(document.getElementById(approveFetch().getAttribute('aria-describedby')!)?.textContent).toBe('The agent can see and call the changed tool again');
   });
 
-  it('approves the new definition, waiting on the runtime, then shows the tool as trusted', async () => {
+  it('approves the new definition by answering its Review card, waiting on the runtime, then shows the tool as trusted', async () => {
     let approved = false;
     let answer: () => void = () => {};
     const transport = runtime(() => (approved ? [governedServer('web', { pins: [pin('fetch', { approvedHash: hash('2') }), pin('stable', { approvedHash: hash('3') })] })] : [web()])).handle(
-      'servers.approveToolChange',
+      'review.decide',
       (args) =>
         new Promise((resolve) => {
           answer = () => {
             approved = true;
-            resolve({ ok: true, value: args });
+            resolve({ ok: true, value: { ...(args as { id: string; choice: string }), kind: 'tool_change', outcome: 'approved' } });
           };
         }),
     );
     await renderServers(transport);
     fireEvent.click(approveFetch());
-    expect(transport.callsTo('servers.approveToolChange')).toEqual([{ server: 'web', tool: 'fetch', hash: hash('2') }]);
+    expect(transport.callsTo('review.decide')).toEqual([{ id: 'tool_change-fetch', choice: 'approve' }]);
     expect((approveFetch() as HTMLButtonElement).disabled).toBe(true);
     expect(screen.getByText('Approving…')).toBeTruthy();
 
@@ -135,20 +135,34 @@ describe('ServersPage', () => {
   });
 
   it('shows a failed approval inline with the runtime message and lets the person retry', async () => {
-    const transport = runtime(() => [web()]).handle('servers.approveToolChange', () => ({
+    const transport = runtime(() => [web()]).handle('review.decide', () => ({
       ok: false,
-      error: { code: 'E_INVALID_ARGS', message: 'no pending change of fetch on web; reload the Servers page' },
+      error: { code: 'E_INVALID_ARGS', message: 'no pending decision tool_change-fetch; reload the Servers page' },
     }));
     await renderServers(transport);
     fireEvent.click(approveFetch());
     await flush();
     const warning = screen.getByRole('group', { name: 'Changed definition of fetch' });
     expect(within(warning).getByRole('alert').textContent).toBe(
-      'Could not approve the new definition: no pending change of fetch on web; reload the Servers page (E_INVALID_ARGS)',
+      'Could not approve the new definition: no pending decision tool_change-fetch; reload the Servers page (E_INVALID_ARGS)',
     );
     expect((approveFetch() as HTMLButtonElement).disabled).toBe(false);
     fireEvent.click(approveFetch());
-    expect(transport.callsTo('servers.approveToolChange')).toHaveLength(2);
+    expect(transport.callsTo('review.decide')).toHaveLength(2);
+  });
+
+  it('waits while any decision is on its way, and for a change the runtime has no Review card for yet', async () => {
+    const orphan = pin('other', { approvedHash: hash('4'), pendingHash: hash('5'), decisionId: null });
+    const transport = runtime(() => [governedServer('web', { pins: [changedFetch, orphan] })]).handle('review.decide', () => new Promise(() => {}));
+    const harness = await renderServers(transport);
+    const approveOther = screen.getByRole('button', { name: 'Approve new definition of other' }) as HTMLButtonElement;
+    expect(approveOther.disabled).toBe(true);
+    fireEvent.click(approveOther);
+    expect(transport.callsTo('review.decide')).toEqual([]);
+
+    act(() => harness.cockpit.actions.decide('tool_call-9', 'deny'));
+    expect((approveFetch() as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.queryByText('Approving…')).toBeNull();
   });
 
   it('refreshes when proxy events arrive, so a new change shows up without a reload', async () => {

@@ -25,9 +25,9 @@ export function ServersPage() {
   const servers = useCockpit((s) => s.servers.servers);
   const status = useCockpit((s) => s.servers.status);
   const error = useCockpit((s) => s.servers.error);
-  const approving = useCockpit((s) => s.servers.approving);
-  const approveError = useCockpit((s) => s.servers.approveError);
-  const { approveToolChange } = useCockpitActions();
+  const deciding = useCockpit((s) => s.review.deciding);
+  const decideError = useCockpit((s) => s.review.decideError);
+  const { decide } = useCockpitActions();
 
   return (
     <section className="page page--servers" aria-labelledby="page-Servers">
@@ -48,9 +48,10 @@ export function ServersPage() {
           <ServerSection
             key={server.name}
             server={server}
-            approving={approving}
-            approveError={approveError}
-            onApprove={(tool, hash) => approveToolChange({ server: server.name, tool }, hash)}
+            deciding={deciding}
+            decideError={decideError}
+            // Accepting a change is the "approve" answer to its Review card, sent like any decision.
+            onApprove={(decisionId) => decide(decisionId, 'approve')}
           />
         ))
       )}

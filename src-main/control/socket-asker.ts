@@ -1,0 +1,115 @@
+import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
+import type { JsonValue } from '../../src-shared/schemas/json.js';
+import { homePaths } from '../home/paths.js';
+import { connectToControlCenter, type LocalSocketClient } from './local-socket-client.js';
+import type { ApprovalAnswer, ApprovalRequest, Approver } from '../mcp/proxy/approver.js';
+import type { PlanApprovalAnswer, PlanApprovalRequest, PlanApprover } from '../silas/review/plan-approver.js';
+
+type Unreachable = { outcome: 'unreachable'; reason: string };
+
+/**
+ * The asking side of every decision, over HOME/control.sock: a proxy asks about tool calls,
+ * `silas run` about plans. One rule for both: a connection is opened on first use and kept; any
+ * failure to reach the control center, or a dropped connection, answers `unreachable` at once
+ * with the reason and the fix, so the asker fails closed and never hangs (DESIGN invariant 4);
+ * an abort answers `timeout`.
+ */
+export class ControlSocketAsker {
+  private client: Promise<LocalSocketClient> | null = null;
+
+  constructor(private readonly home: string) {}
+
+  /** `approvals.request`: the tool call's question, clamped to what the contract accepts. */
+  askToolCall(req: ApprovalRequest, timeoutMs: number, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const args = {
+      server: req.server,
+      tool: req.tool,
+      args: asJson(req.args),
+      display: asJson(req.display),
+      requestId: req.requestId,
+      sessionId: req.sessionId,
+      rule: req.rule.slice(0, 500),
+      reason: req.reason.slice(0, 1000),
+      policyName: req.policyName.slice(0, 200),
+      timeoutMs: Math.max(1000, Math.min(timeoutMs, 3_600_000)),
+    };
+    return this.ask('approvals.request', args, signal, 'start it with `silas start`');
+  }
+
+  /** `plans.requestApproval`: the plan's question; the runtime recomputes the plan hash. */
+  askPlan(request: PlanApprovalRequest, signal?: AbortSignal): Promise<PlanApprovalAnswer> {
+    const args = { item: request.item, planHash: request.planHash, source: request.source, timeoutMs: request.timeoutMs };
+    return this.ask('plans.requestApproval', args, signal, 'start it with `silas start`, or approve on this terminal with --approve-here');
+  }
+
+  close(): void {
+    void this.client?.then((c) => c.close()).catch(() => undefined);
+    this.client = null;
+  }
+
+  private async ask<N extends CallName>(call: N, args: CallArgs<N>, signal: AbortSignal | undefined, fix: string): Promise<CallResult<N> | Unreachable | { outcome: 'timeout' }> {
+    let client: LocalSocketClient;
+    try {
+      this.client ??= connectToControlCenter(homePaths(this.home).controlFile);
+      client = await this.client;
+    } catch (error) {
+      this.client = null;
+      return { outcome: 'unreachable', reason: `the Silas control center is not running for ${this.home} (${(error as Error).message}); ${fix}` };
+    }
+    const aborted = new Promise<{ outcome: 'timeout' }>((resolve) => {
+      if (signal?.aborted) resolve({ outcome: 'timeout' });
+      signal?.addEventListener('abort', () => resolve({ outcome: 'timeout' }), { once: true });
+    });
+    try {
+      return await Promise.race([client.call(call, args), aborted]);
+    } catch (error) {
+      this.client = null;
+      return { outcome: 'unreachable', reason: `the Silas control center stopped answering (${(error as Error).message}); ${fix}` };
+    }
+  }
+}
+
+/** The proxy's `Approver` over the asker. */
+export class ControlSocketApprover implements Approver {
+  private readonly asker: ControlSocketAsker;
+
+  constructor(
+    home: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.asker = new ControlSocketAsker(home);
+  }
+
+  request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
+    return this.asker.askToolCall(req, this.timeoutMs, signal);
+  }
+
+  close(): void {
+    this.asker.close();
+  }
+}
+
+/** `silas run`'s `PlanApprover` over the asker; `close` releases the connection when the run ends. */
+export class ControlSocketPlanApprover implements PlanApprover {
+  private readonly asker: ControlSocketAsker;
+
+  constructor(home: string) {
+    this.asker = new ControlSocketAsker(home);
+  }
+
+  request(request: PlanApprovalRequest, signal?: AbortSignal): Promise<PlanApprovalAnswer> {
+    return this.asker.askPlan(request, signal);
+  }
+
+  close(): void {
+    this.asker.close();
+  }
+}
+
+export function planApproverForHome(home: string): PlanApprover {
+  return new ControlSocketPlanApprover(home);
+}
+
+function asJson(value: unknown): JsonValue {
+  return (JSON.parse(JSON.stringify(value ?? null)) ?? null) as JsonValue;
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { ApprovalToken, Sha256Hex } from '../silas/approval.js';
+import { Budget, WorkItemType } from '../silas/work.js';
+import { JsonValue } from './json.js';
+
+/*
+ * The Review queue's one card shape (spec 002 §0.5.3), whatever is being decided. The runtime
+ * builds every card — its intent, risk, rationale and buttons in CTA order — so the cockpit draws
+ * any kind the same way and never re-derives risk or recommendations (docs/architecture.md §4.1).
+ */
+
+/** The risk ladder of §0.5.2, assigned by the runtime from what is decided, never by an agent. */
+export const RiskLevel = z.enum(['low', 'medium', 'high', 'irreversible']);
+export type RiskLevel = z.infer<typeof RiskLevel>;
+
+/** A kind's answer name: `allow_once`, `always_allow`, `approve`, `deny`… */
+export const DecisionChoiceName = z.string().regex(/^[a-z][a-z_]{0,39}$/, 'a choice is a lower-case name such as "approve" or "deny"');
+
+/**
+ * One call to action. `role` is its place in the CTA order (recommended first, alternatives in
+ * the middle, the decline last); `tone` is how it is drawn — `danger` for an allowing action the
+ * runtime does not recommend, so it cannot be mistaken for the safe choice.
+ */
+export const CardAction = z.object({
+  choice: DecisionChoiceName,
+  label: z.string().min(1).max(60),
+  /** The card contract's consequence label: what happens if the person picks this. */
+  consequence: z.string().min(1).max(300),
+  role: z.enum(['recommended', 'alternative', 'decline']),
+  tone: z.enum(['recommended', 'secondary', 'danger']),
+});
+export type CardAction = z.infer<typeof CardAction>;
+
+const cardFields = {
+  id: z.string().min(1).max(100),
+  /** One line: what this action does. */
+  intent: z.string().min(1).max(300),
+  riskLevel: RiskLevel,
+  /** Why the risk is what it is, one reason each (shown under the badge). */
+  riskReasons: z.array(z.string()),
+  /** One or two sentences: why this is being asked. */
+  rationale: z.string(),
+  /** In CTA order; exactly one `recommended`, and a `decline` last unless the decline is recommended. */
+  actions: z.array(CardAction).min(1).max(5),
+  affectedItems: z.object({ count: z.number().int().nonnegative(), summary: z.string() }).optional(),
+  requestedAt: z.string(),
+  /** When the request is withdrawn unanswered; null for a decision that waits until the person acts. */
+  expiresAt: z.string().nullable(),
+};
+
+/** One MCP tool call a policy asked about (spec 001 `action: ask`). */
+export const ToolCallCardDetails = z.object({
+  server: z.string(),
+  tool: z.string(),
+  /** The arguments DLP-redacted, as the proxy showed them; the signature binds the real ones. */
+  args: JsonValue,
+  rule: z.string(),
+  reason: z.string(),
+  policyName: z.string(),
+});
+
+/** One exact plan `silas run` wants to execute (spec 002 §5.11). */
+export const PlanCardDetails = z.object({
+  workItemId: z.string(),
+  type: WorkItemType,
+  title: z.string(),
+  /** Full hash; cards show the first 8 characters, as `silas run --approve-here` asks for them. */
+  planHash: Sha256Hex,
+  source: z.string(),
+  /** The plan's briefing (markdown, shown as text). */
+  body: z.string(),
+  budget: Budget,
+  verify: z.array(z.object({ name: z.string(), run: z.string(), network: z.boolean() })),
+  skills: z.array(z.string()),
+  gates: z.number().int().nonnegative(),
+});
+
+/** A tool whose definition changed after it was approved: hidden and refused until accepted (tool poisoning). */
+export const ToolChangeCardDetails = z.object({
+  server: z.string(),
+  tool: z.string(),
+  approvedHash: z.string(),
+  pendingHash: z.string(),
+});
+
+export const DecisionCard = z.discriminatedUnion('kind', [
+  z.object({ ...cardFields, kind: z.literal('tool_call'), details: ToolCallCardDetails }),
+  z.object({ ...cardFields, kind: z.literal('plan'), details: PlanCardDetails }),
+  z.object({ ...cardFields, kind: z.literal('tool_change'), details: ToolChangeCardDetails }),
+]);
+export type DecisionCard = z.infer<typeof DecisionCard>;
+export type DecisionKindName = DecisionCard['kind'];
+export type CardOf<K extends DecisionKindName> = Extract<DecisionCard, { kind: K }>;
+
+/** Every decision waiting for the person, oldest first, and whether asking is paused. */
+export const ReviewQueueView = z.object({ cards: z.array(DecisionCard), paused: z.boolean() });
+export type ReviewQueueView = z.infer<typeof ReviewQueueView>;
+
+export const ReviewDecideArgs = z.object({ id: z.string().min(1).max(100), choice: DecisionChoiceName }).strict();
+export const ReviewDecideResult = z.object({ id: z.string(), kind: z.enum(['tool_call', 'plan', 'tool_change']), choice: z.string(), outcome: z.enum(['approved', 'denied']) });
+
+/**
+ * What an asker gets back, whatever the kind: a "yes" is an owner-signed ApprovalToken from the
+ * approval engine, bound to the hash of what was decided (a plan, one exact tool call).
+ */
+export const DecisionAnswer = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('approve'), token: ApprovalToken }),
+  z.object({ outcome: z.literal('deny'), reason: z.string() }),
+  z.object({ outcome: z.literal('timeout') }),
+]);
+export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
+
+/** What an asker (a proxy, `silas run`) ends with: the runtime's answer, or why no one could be asked — never a hang. */
+export type AskOutcome = DecisionAnswer | { outcome: 'unreachable'; reason: string };
