@@ -73,6 +73,16 @@ function beforeFigures(ms: number | undefined, floor: number): Record<string, un
 
 type Variant = { name: string; run: () => Promise<number> };
 
+let beforeHomeDir: string | undefined;
+/** A home the earlier version made itself: it refuses a database migrated by a newer version. */
+async function beforeHome(bin: string): Promise<string> {
+  if (!beforeHomeDir) {
+    beforeHomeDir = join(dir, 'before-home');
+    await timeExit([bin, 'init', '--home', beforeHomeDir], env);
+  }
+  return beforeHomeDir;
+}
+
 async function measure(variants: Variant[]): Promise<Map<string, number>> {
   const samples = new Map<string, number[]>(variants.map((v) => [v.name, []]));
   for (const v of variants) await v.run(); // warm the page cache; not counted
@@ -113,7 +123,7 @@ try {
     { name: 'server', run: () => timeInitialize([SERVERS.fileTools], env) },
     { name: 'proxy_built', run: () => timeInitialize(proxyArgs, env) },
     { name: 'proxy_tsx', run: () => timeInitialize(proxyArgs, fromSource) },
-    ...(beforeBin ? [{ name: 'proxy_before', run: () => timeInitialize([beforeBin, ...proxyArgs.slice(1)], env) }] : []),
+    ...(beforeBin ? [{ name: 'proxy_before', run: async () => timeInitialize([beforeBin, ...proxyArgs.slice(1, 4), '--home', await beforeHome(beforeBin), ...proxyArgs.slice(6)], env) }] : []),
   ]);
   const server = proxy.get('server')!;
   const built = proxy.get('proxy_built')!;
