@@ -13,7 +13,8 @@ export default defineConfig({
     build: {
       outDir: resolve(root, 'out/main'),
       rollupOptions: {
-        input: { index: resolve(root, 'src-main/electron/main.ts') },
+        // The chain verifier's worker (src-main/audit/verify-worker.ts) is its own entry: a worker thread loads it by file.
+        input: { index: resolve(root, 'src-main/electron/main.ts'), 'verify-worker': resolve(root, 'src-main/audit/verify-worker.ts') },
         external: ['better-sqlite3', '@napi-rs/keyring', 'ws', 'electron'],
       },
     },

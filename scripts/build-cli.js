@@ -33,7 +33,8 @@ function entryPoints() {
   const registry = readFileSync(join(ROOT, 'src-main/cli/commands/registry.ts'), 'utf8');
   const commands = [...registry.matchAll(/import\('\.\/([\w-]+)\.js'\)/g)].map((match) => `src-main/cli/commands/${match[1]}.ts`);
   if (commands.length === 0) throw new Error('src-main/cli/commands/registry.ts: no `import(\'./<command>.js\')` found; the build needs one per command');
-  return ['src-main/cli/main.ts', ...commands];
+  // The chain verifier's worker thread loads its own file (src-main/audit/chain-verifier.ts), so it is an entry too.
+  return ['src-main/cli/main.ts', ...commands, 'src-main/audit/verify-worker.ts'];
 }
 
 /**

@@ -3,6 +3,7 @@ import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditEventData } from '../../src-shared/audit/events.js';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
+import { ChainVerifier, keyringVerifierKeys } from '../audit/chain-verifier.js';
 import { AuditWatcher } from '../audit/watcher.js';
 import { KeyringStandingGrants } from '../approvals/standing-grants.js';
 import { StandingApprovalService } from '../approvals/standing-service.js';
@@ -23,6 +24,7 @@ import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
 import type { SecurityEventSink } from '../control/control-session.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
+import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { acquireHomeLock } from '../home/home.js';
 import { IDLE_CHECKPOINT_MS, openLedger, recordInitialisation } from './ledger.js';
 import { createFileLogger, type Logger } from './logger.js';
@@ -116,6 +118,16 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     locations: overrides.clientLocations ?? currentLocationContext(process.env),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
+  // Verification runs in a worker thread with its own read-only connection: a 1M-entry chain
+  // takes seconds, which the event loop serving the cockpit and the proxies cannot spare.
+  const verifier = new ChainVerifier({
+    dbFile: ledger.paths.database,
+    repository: new AuditRepository(ledger.db),
+    keys: keyringVerifierKeys(secretStore, config.home, ledger.signer),
+    onProgress: (run) => events.publish('audit.verifyProgress', run),
+    onFinished: (status) => events.publish('audit.verified', status),
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
   let watcher: AuditWatcher | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
@@ -129,7 +141,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, review: decisions, kinds, servers, standing, clients, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -220,6 +232,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         } catch (error) {
           logger.error('final audit entry or checkpoint failed', error);
         }
+        await verifier.close();
         watcher?.poll();
         watcher?.stop();
         await server?.close('runtime shutting down');

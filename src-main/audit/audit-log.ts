@@ -7,7 +7,7 @@ import { CHAIN_KEYED_EVENT, CHECKPOINT_EVENT, linkHash, normaliseData } from './
 import { Checkpointer } from './checkpointer.js';
 import { LedgerTamperError, keysMissing, type LedgerKeys } from './ledger-keys.js';
 import { AuditRepository, rowToEntry, type NewEntry } from '../store/repositories/audit-repository.js';
-import { verifyFromCheckpoint, verifyWholeChain } from './verify.js';
+import { verifyFromCheckpoint, verifyWholeChain, type WalkProgress } from './verify.js';
 
 export interface AuditPage {
   entries: AuditEntry[];
@@ -24,7 +24,8 @@ export interface AuditLog<C extends AuditCatalogue = AuditEvents> {
   append<E extends keyof C & string>(event: E, data: AuditEventData<E, C>): AuditEntry;
   appendBatch(items: readonly AuditItem<C>[]): AuditEntry[];
   writeCheckpoint(): AuditCheckpoint | null;
-  verifyChain(): ChainVerification;
+  /** `progress` hears every `progress.every` entries walked (long ledgers: the CLI shows it). */
+  verifyChain(progress?: WalkProgress): ChainVerification;
   verifyFromCheckpoint(checkpointId?: string): ChainVerification;
   list(before: number | undefined, limit: number): AuditPage;
   after(index: number, limit: number): AuditEntry[];
@@ -54,6 +55,9 @@ export interface AuditLogDeps<C extends AuditCatalogue = AuditEvents> {
   now?: () => Date;
   newId?: () => string;
 }
+
+/** Rows per read of `since()`: large enough to amortise a query, small enough to keep memory flat. */
+const SINCE_PAGE_SIZE = 1000;
 
 /** Event names already validated: a ledger sees a few dozen distinct names, so each is checked once. */
 const validEventNames = new Set<string>();
@@ -235,16 +239,23 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
     if (this.repo.underWriteLock(() => this.checkpointer!.unprotected())) this.writeCheckpoint();
   }
 
-  verifyChain(): ChainVerification {
-    return verifyWholeChain(this.repo, this.requireKeys('verify the audit ledger').keys);
+  verifyChain(progress?: WalkProgress): ChainVerification {
+    return verifyWholeChain(this.repo, this.requireKeys('verify the audit ledger').keys, progress);
   }
 
   verifyFromCheckpoint(checkpointId?: string): ChainVerification {
     return verifyFromCheckpoint(this.repo, this.requireKeys('verify the audit ledger').keys, checkpointId);
   }
 
+  /**
+   * `total` is the chain's length read off its head: indexes are dense from 0 (each append takes
+   * head + 1 under the write lock), so head + 1 counts the entries in O(1), where COUNT(*) walks
+   * the whole index on every page. Rows deleted behind the chain's back are not subtracted:
+   * verification reports them, and the listing shows the gap.
+   */
   list(before: number | undefined, limit: number): AuditPage {
-    return { entries: this.repo.page(before, limit).map(rowToEntry), total: this.repo.count(), head: this.repo.head() };
+    const head = this.repo.head();
+    return { entries: this.repo.page(before, limit).map(rowToEntry), total: head ? head.index + 1 : 0, head };
   }
 
   after(index: number, limit: number): AuditEntry[] {
@@ -255,8 +266,21 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
     return this.repo.page(undefined, count).map(rowToEntry).reverse();
   }
 
-  *since(isoTime?: string): Iterable<AuditEntry> {
-    for (const row of this.repo.iterateSince(isoTime)) yield rowToEntry(row);
+  /**
+   * The entries up to the head as it was when reading began, in keyset pages: entries appended
+   * meanwhile are left for the next read, and no statement stays open while the consumer waits
+   * (an export blocked on a slow pipe would otherwise pin the connection and a WAL snapshot).
+   */
+  *since(isoTime?: string, pageSize = SINCE_PAGE_SIZE): Iterable<AuditEntry> {
+    const head = this.repo.head();
+    if (!head) return;
+    let after = -1;
+    for (;;) {
+      const rows = this.repo.pageAfter(after, head.index, isoTime, pageSize);
+      for (const row of rows) yield rowToEntry(row);
+      if (rows.length < pageSize) return;
+      after = rows.at(-1)!.idx;
+    }
   }
 
   head(): ChainHead | null {

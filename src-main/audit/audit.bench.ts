@@ -5,6 +5,7 @@ import { auditDataProblem, auditEvents } from '../../src-shared/audit/events.js'
 import { opsPerSecond, report } from '../testing/bench.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { GENESIS_HASH, canonicalData, entryHash, keyedEntryHash } from './chain.js';
+import { verificationStallFigures } from './chain-verifier-bench-test-support.js';
 
 // Real SQLite files in WAL mode with the runtime's pragmas, as the ledger runs in production.
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
@@ -68,6 +69,7 @@ try {
     if (!full.valid) throw new Error('benchmark chain did not verify');
     const total = single.audit.head()!.index + 1;
     report(`audit.verify.full_chain.${label}`, 'entries/s', total / seconds, { ledger_entries: total, floor_sha256_links_per_s: sha.opsPerSec });
+    await verificationStallFigures(single, label);
   }
   single.db.close();
 } finally {

@@ -6,15 +6,12 @@ import type { AuditEntry } from '../../src-shared/schemas/audit.js';
  * own fields, then the chain fields that let a third party re-verify the export.
  */
 export function toJsonLine(entry: AuditEntry): string {
-  return JSON.stringify({
-    ...entry.data,
-    timestamp: entry.ts,
-    event: entry.event,
-    audit_index: entry.index,
-    audit_id: entry.id,
-    prev_hash: entry.prevHash,
-    hash: entry.hash,
-  });
+  const chain = { timestamp: entry.ts, event: entry.event, audit_index: entry.index, audit_id: entry.id, prev_hash: entry.prevHash, hash: entry.hash };
+  // Object.assign gives the same keys in the same order as `{ ...data, ...chain }` at a quarter
+  // of the cost on parsed rows (it dominated a 1M-entry export), except for an own `__proto__`
+  // key, which it would turn into a prototype instead of exporting: data is attacker-influenced.
+  if (Object.hasOwn(entry.data, '__proto__')) return JSON.stringify({ ...entry.data, ...chain });
+  return JSON.stringify(Object.assign({}, entry.data, chain));
 }
 
 export const CSV_HEADER = 'index,id,timestamp,event,prev_hash,hash,data';
@@ -110,4 +107,87 @@ export class AipJsonlExport {
 /** An ask without a recorded approval: refused, as resolveAsk does for a timeout or an unreachable approver. */
 function unanswered(ask: AuditEntry, timestamp: string): string {
   return aipRecord(ask, timestamp, { decision: 'BLOCK', violation: true });
+}
+
+export type ExportFormat = 'jsonl' | 'aip-jsonl' | 'csv';
+
+/** The export's lines in order, produced one entry at a time as the writer asks for them. */
+export function* exportLines(entries: Iterable<AuditEntry>, format: ExportFormat): Generator<string> {
+  if (format === 'csv') {
+    yield CSV_HEADER;
+    for (const entry of entries) yield toCsvRow(entry);
+    return;
+  }
+  if (format === 'jsonl') {
+    for (const entry of entries) yield toJsonLine(entry);
+    return;
+  }
+  const aip = new AipJsonlExport();
+  for (const entry of entries) yield* aip.lines(entry);
+  yield* aip.end();
+}
+
+/** Lines gathered into one write: big enough that a write is not per line, small next to the pipe's own buffer. */
+const CHUNK_CHARS = 64 * 1024;
+
+/** The reader of the output went away before the export ended (`| head`, a closed socket). */
+export class ExportOutputClosed extends SilasError {
+  constructor(
+    readonly linesWritten: number,
+    cause: NodeJS.ErrnoException,
+  ) {
+    super(
+      ErrorCode.Unavailable,
+      `the reader closed the output (${cause.code ?? cause.message}) after ${linesWritten} line(s); the export is incomplete. Write to a file with > FILE, or let the reader read to the end`,
+    );
+  }
+}
+
+/**
+ * Writes `lines` (newline-terminated) to `out`, waiting for 'drain' whenever the stream's buffer
+ * is full, so memory stays flat however slowly the reader reads. Resolves once the last chunk is
+ * handed to the OS; rejects with `ExportOutputClosed` when the reader goes away (EPIPE).
+ */
+export async function writeLines(lines: Iterable<string>, out: NodeJS.WritableStream): Promise<number> {
+  let failure: NodeJS.ErrnoException | null = null;
+  let wake: (() => void) | null = null;
+  const onError = (error: NodeJS.ErrnoException) => {
+    failure ??= error;
+    wake?.();
+  };
+  const onDrain = () => wake?.();
+  out.on('error', onError);
+  out.on('drain', onDrain);
+  // Written lines are counted when handed over, so "after N lines" may include some still buffered.
+  let written = 0;
+  try {
+    let chunk = '';
+    let inChunk = 0;
+    const flush = async (): Promise<void> => {
+      const full = !out.write(chunk);
+      written += inChunk;
+      chunk = '';
+      inChunk = 0;
+      if (full && failure === null) await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+      if (failure) throw new ExportOutputClosed(written, failure);
+    };
+    for (const line of lines) {
+      chunk += `${line}\n`;
+      inChunk += 1;
+      if (chunk.length >= CHUNK_CHARS) await flush();
+    }
+    if (chunk.length > 0) await flush();
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      out.write('', () => resolve());
+    });
+    if (failure) throw new ExportOutputClosed(written, failure);
+    return written;
+  } finally {
+    out.off('drain', onDrain);
+    // A stream that failed may report again (the exit's final flush): keep swallowing it here,
+    // the caller already has the error.
+    if (failure === null) out.off('error', onError);
+  }
 }

@@ -28,6 +28,12 @@ interface EntryFacts {
   checkpointId: string | null;
 }
 
+/** Told how many entries a walk has checked, every `every` entries (a worker's progress report). */
+export interface WalkProgress {
+  every: number;
+  report(checked: number): void;
+}
+
 export interface WalkResult {
   entries: number;
   lastHash: string;
@@ -49,8 +55,9 @@ function checkpointIdOf(row: EntryRow): string | null {
  * Walks rows from `startIndex`, checking numbering, linkage and every (keyed) hash. Keeps the
  * facts of checkpoint entries and of the `wanted` indexes, so rows need no second pass.
  */
-export function walkChain(rows: Iterable<EntryRow>, startIndex: number, startPrevHash: string, keys: LedgerKeys, wanted: ReadonlySet<number>): WalkResult {
+export function walkChain(rows: Iterable<EntryRow>, startIndex: number, startPrevHash: string, keys: LedgerKeys, wanted: ReadonlySet<number>, progress?: WalkProgress): WalkResult {
   let expected = startIndex;
+  const every = progress ? Math.max(1, progress.every) : 0;
   let prevHash = startPrevHash;
   const facts = new Map<number, EntryFacts>();
   const broken = (index: number, id: string | null, reason: string): WalkResult => ({ entries: expected - startIndex, lastHash: prevHash, facts, firstInvalid: { index, id, reason } });
@@ -67,6 +74,7 @@ export function walkChain(rows: Iterable<EntryRow>, startIndex: number, startPre
     if (checkpointId !== null || wanted.has(row.idx)) facts.set(row.idx, { hash: row.hash, checkpointId });
     prevHash = row.hash;
     expected += 1;
+    if (progress && (expected - startIndex) % every === 0) progress.report(expected - startIndex);
   }
   return { entries: expected - startIndex, lastHash: prevHash, facts, firstInvalid: null };
 }
@@ -139,11 +147,19 @@ function lowest(...breaks: (ChainBreak | null)[]): ChainBreak | null {
 }
 
 /** Full verification: every entry from genesis, every checkpoint, the keyring anchor. O(n). */
-export function verifyWholeChain(repo: AuditRepository, keys: LedgerKeys): ChainVerification {
-  const state = captureLedgerState(repo, keys);
+export function verifyWholeChain(repo: AuditRepository, keys: LedgerKeys, progress?: WalkProgress): ChainVerification {
+  const { lastHash: _lastHash, ...result } = verifyWholeChainAt(captureLedgerState(repo, keys), repo, keys, progress);
+  return result;
+}
+
+/**
+ * `verifyWholeChain` over a state captured elsewhere: a worker thread reads the rows on its own
+ * read-only connection, while the anchor was read under the runtime's write lock.
+ */
+export function verifyWholeChainAt(state: LedgerState, repo: AuditRepository, keys: LedgerKeys, progress?: WalkProgress): ChainVerification & { lastHash: string } {
   const wanted = new Set(state.checkpoints.map((c) => c.index));
   if (state.anchor) wanted.add(state.anchor.index);
-  const result = walkChain(repo.iterateRange(0, state.headIndex), 0, GENESIS_HASH, keys, wanted);
+  const result = walkChain(repo.iterateRange(0, state.headIndex), 0, GENESIS_HASH, keys, wanted, progress);
   const chainLength = state.headIndex + 1;
   // Entries past a break were not hashed; compare those against the stored row.
   const stored = storedFacts(repo, keys.keyedFrom);
@@ -152,7 +168,7 @@ export function verifyWholeChain(repo: AuditRepository, keys: LedgerKeys): Chain
   for (const cp of state.checkpoints) breaks.push(checkCheckpoint(cp, keys, chainLength, factsAt));
   breaks.push(checkAnchor(state, keys, chainLength, factsAt));
   const firstInvalid = lowest(...breaks);
-  return { valid: firstInvalid === null, entries: repo.count(), checkpoints: state.checkpoints.length, firstInvalid };
+  return { valid: firstInvalid === null, entries: repo.count(), checkpoints: state.checkpoints.length, firstInvalid, lastHash: result.lastHash };
 }
 
 /**
@@ -188,4 +204,47 @@ export function verifyFromCheckpoint(repo: AuditRepository, keys: LedgerKeys, ch
   breaks.push(checkAnchor(state, keys, chainLength, factsAt));
   const firstInvalid = lowest(...breaks);
   return { valid: firstInvalid === null, entries: result.entries + 1, checkpoints: later.length + 1, firstInvalid };
+}
+
+/** An entry an earlier verification reached (or a signed checkpoint covers), and the hash it had then. */
+export interface TrustedEntry {
+  index: number;
+  hash: string;
+}
+
+/**
+ * Verification of what is new since `from` (docs/ledger.md, "Verifying only what is new"). The
+ * entry at `from` must still be stored with the hash it had and still hash to it from its own
+ * stored content, so a rewrite of the last verified entry (or the anchored checkpoint) is
+ * caught; entries below it are trusted as far as the earlier result went. Every checkpoint
+ * after it and the keyring anchor are checked as in a full verification.
+ */
+export function verifyAfter(state: LedgerState, repo: AuditRepository, keys: LedgerKeys, from: TrustedEntry, progress?: WalkProgress): ChainVerification & { lastHash: string; checked: number } {
+  const chainLength = state.headIndex + 1;
+  const fail = (firstInvalid: ChainBreak, checked: number) => ({ valid: false, entries: repo.count(), checkpoints: state.checkpoints.length, firstInvalid, lastHash: from.hash, checked });
+  const start = from.index < chainLength ? repo.entryAt(from.index) : null;
+  if (!start) {
+    const reason = from.index >= chainLength
+      ? `the chain was truncated: entry ${from.index} was verified before, but the chain now ends before entry ${chainLength}`
+      : `entry ${from.index} is missing: it was verified before`;
+    return fail({ index: Math.min(from.index, chainLength), id: null, reason }, 0);
+  }
+  const recomputed = linkHash(keys.chain, keys.keyedFrom, start.prev_hash, { index: start.idx, id: start.id, ts: start.ts, event: start.event, dataJson: start.data });
+  if (start.hash !== from.hash || recomputed !== from.hash) {
+    return fail({ index: from.index, id: start.id, reason: `entry ${from.index} was modified after it was verified (its stored content no longer hashes to the hash it had then)` }, 1);
+  }
+  const startFacts: EntryFacts = { hash: start.hash, checkpointId: start.idx >= keys.keyedFrom ? checkpointIdOf(start) : null };
+  const later = state.checkpoints.filter((c) => c.index > from.index);
+  const wanted = new Set(later.map((c) => c.index));
+  if (state.anchor) wanted.add(state.anchor.index);
+  const result = walkChain(repo.iterateRange(from.index + 1, state.headIndex), from.index + 1, from.hash, keys, wanted, progress);
+  const stored = storedFacts(repo, keys.keyedFrom);
+  const factsAt: FactsAt = (i) => (i === from.index ? startFacts : (result.facts.get(i) ?? stored(i)));
+  const walked = new Map(result.facts);
+  walked.set(from.index, startFacts);
+  const breaks = [result.firstInvalid, checkRecordedCheckpoints(walked, state.checkpoints)];
+  for (const c of later) breaks.push(checkCheckpoint(c, keys, chainLength, factsAt));
+  breaks.push(checkAnchor(state, keys, chainLength, factsAt));
+  const firstInvalid = lowest(...breaks);
+  return { valid: firstInvalid === null, entries: repo.count(), checkpoints: state.checkpoints.length, firstInvalid, lastHash: result.lastHash, checked: result.entries + 1 };
 }

@@ -8,6 +8,8 @@ export interface CliIo {
   secretStore?: SecretStore;
   /** Standard input, for commands that read JSON lines (`policy eval`). */
   stdin?: NodeJS.ReadableStream;
+  /** Standard output as a stream, for commands that write more than fits in memory (`audit export`, with backpressure). */
+  stdout?: NodeJS.WritableStream;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by `start`. */
   stopSignal?: Promise<string>;
 }

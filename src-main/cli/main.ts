@@ -62,6 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     err: (text) => process.stderr.write(`${text}\n`),
     env: process.env,
     stdin: process.stdin,
+    stdout: process.stdout,
     stopSignal,
   });
 }

@@ -1,6 +1,7 @@
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import type { StandingApprovalService } from '../approvals/standing-service.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { ChainVerifier } from '../audit/chain-verifier.js';
 import type { ClientsService } from '../mcp/clients/clients-service.js';
 import type { ServersService } from '../mcp/servers/servers-service.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
@@ -10,6 +11,11 @@ import type { CallHandlers } from './router.js';
 
 export interface HandlerServices {
   audit: AuditLog;
+  /**
+   * Chain verification in a worker thread (the runtime always has one). Without it (tests of
+   * other calls) `audit.verify` verifies in-process, and there is no status or cancel.
+   */
+  verifier?: Pick<ChainVerifier, 'verify' | 'status' | 'cancel'>;
   /** The one queue of decisions; askers are pointed at their kind, the cockpit answers any card. */
   review: Pick<DecisionQueue, 'ask' | 'decide' | 'view'>;
   kinds: { toolCall: ToolCallKind; plan: PlanKind };
@@ -27,7 +33,10 @@ export function createHandlers(services: HandlerServices): CallHandlers {
   return {
     'runtime.info': () => services.runtimeInfo(),
     'audit.list': ({ before, limit }) => services.audit.list(before, limit),
-    'audit.verify': () => ({ ...services.audit.verifyChain(), verifiedAt: now().toISOString() }),
+    'audit.verify': ({ mode }) =>
+      services.verifier?.verify(mode) ?? inProcessVerify(services.audit, now),
+    'audit.verifyStatus': () => services.verifier?.status() ?? { last: null, running: null, error: null },
+    'audit.cancelVerify': () => ({ cancelled: services.verifier?.cancel() ?? false }),
     'approvals.request': (args) => review.ask(kinds.toolCall, args),
     'plans.requestApproval': (args) => review.ask(kinds.plan, args),
     'review.list': () => review.view(),
@@ -40,4 +49,9 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'clients.wrap': (args) => services.clients.wrap(args),
     'clients.unwrap': ({ client }) => services.clients.unwrap({ client }),
   };
+}
+
+function inProcessVerify(audit: AuditLog, now: () => Date) {
+  const result = audit.verifyChain();
+  return { ...result, mode: 'full' as const, fromIndex: 0, checked: result.entries, verifiedUpTo: null, verifiedAt: now().toISOString() };
 }

@@ -30,26 +30,39 @@ export class OsKeyring implements SecretStore {
     this.description = process.platform === 'linux' ? 'Secret Service' : process.platform === 'darwin' ? 'macOS Keychain' : 'Windows Credential Manager';
   }
 
+  /**
+   * One entry per account, kept: creating one sets up a Secret Service session (about 7 ms here),
+   * and every checkpoint reads the keyring (issue 11 item 5). A failed call drops the entry so
+   * the next one starts afresh (a restarted daemon).
+   */
+  private readonly entries = new Map<string, Entry>();
+
   private entry(account: string): Entry {
-    return new Entry(this.service, account, process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined);
+    let entry = this.entries.get(account);
+    if (!entry) {
+      entry = new Entry(this.service, account, process.platform === 'linux' ? { linux: { store: 'secret-service' } } : undefined);
+      this.entries.set(account, entry);
+    }
+    return entry;
   }
 
   get(account: string): string | null {
-    return this.guard(() => this.entry(account).getPassword() ?? null);
+    return this.guard(account, () => this.entry(account).getPassword() ?? null);
   }
 
   set(account: string, secret: string): void {
-    this.guard(() => this.entry(account).setPassword(secret));
+    this.guard(account, () => this.entry(account).setPassword(secret));
   }
 
   delete(account: string): boolean {
-    return this.guard(() => this.entry(account).deleteCredential());
+    return this.guard(account, () => this.entry(account).deleteCredential());
   }
 
-  private guard<T>(fn: () => T): T {
+  private guard<T>(account: string, fn: () => T): T {
     try {
       return fn();
     } catch (error) {
+      this.entries.delete(account);
       throw new SilasError(ErrorCode.Keyring, `the OS keyring (${this.description}) is not reachable: ${(error as Error).message}. To fix: ${HOW_TO_GET_A_KEYRING}`, { cause: error });
     }
   }

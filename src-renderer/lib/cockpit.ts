@@ -1,6 +1,7 @@
 import { refreshingLoader } from './refreshing-loader.js';
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
 import type { ReviewQueueView } from '../../src-shared/schemas/review.js';
+import type { VerifyMode } from '../../src-shared/schemas/audit.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { affectsClients } from '../store/clients-slice.js';
 import { newArrivals } from '../store/review-queue.js';
@@ -26,7 +27,10 @@ export const CLIENTS_REFRESH_DELAY_MS = 300;
 /** What components may ask for; everything with a side effect goes through here. */
 export interface CockpitActions {
   loadOlderAudit(): void;
-  verifyChain(): void;
+  /** Verifies the chain in the runtime's worker: `full` (the default, what the person asks for) or only what is `new`. */
+  verifyChain(mode?: VerifyMode): void;
+  /** Stops the verification in progress; the last verdict stays. */
+  cancelVerify(): void;
   navigate(route: Route): void;
   /**
    * Answers one waiting decision of any kind with one of its card's choices (`review.decide`);
@@ -111,16 +115,35 @@ export function connectCockpit({ transport, store, window: win, notifications }:
 
   const call = <N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> => client.call(name, args);
 
-  function verifyChain(): void {
+  /**
+   * A connect checks only what is new (`background`: the last verdict stays shown meanwhile);
+   * the person's "Re-verify" checks everything, so an edit below the last verified entry is found.
+   */
+  function verifyChain(mode: VerifyMode = 'full', background = false): void {
     const request = ++verifyRequest;
-    store.getState().chainVerifying();
-    call('audit.verify', {}).then(
+    store.getState().chainVerifying(background);
+    call('audit.verify', mode === 'full' ? { mode } : {}).then(
       (result) => {
         if (request === verifyRequest) store.getState().chainVerified(result);
       },
       (error: unknown) => {
         if (request === verifyRequest) store.getState().chainFailed(describeError(error));
       },
+    );
+  }
+
+  function cancelVerify(): void {
+    // The cancelled run's answer is an error, not a verdict on the chain: drop it.
+    ++verifyRequest;
+    const restore = () => loadVerifyStatus(generation);
+    call('audit.cancelVerify', {}).then(restore, restore);
+  }
+
+  /** The runtime's last verdict at once (a runtime older than issue 11 has none: the run's answer brings it). */
+  function loadVerifyStatus(current: number): void {
+    call('audit.verifyStatus', {}).then(
+      (status) => current === generation && store.getState().chainStatus(status),
+      () => undefined,
     );
   }
 
@@ -266,7 +289,8 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     servers.load();
     clients.load();
     standing.load();
-    verifyChain();
+    verifyChain('new', true);
+    loadVerifyStatus(current);
   }
 
   function loadOlderAudit(): void {
@@ -311,6 +335,12 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     } else if (name === 'review.changed') {
       const queue = events['review.changed'].payload.safeParse(payload);
       if (queue.success) reviewReplaced(queue.data);
+    } else if (name === 'audit.verifyProgress') {
+      const run = events['audit.verifyProgress'].payload.safeParse(payload);
+      if (run.success) store.getState().chainProgress(run.data);
+    } else if (name === 'audit.verified') {
+      const status = events['audit.verified'].payload.safeParse(payload);
+      if (status.success) store.getState().chainStatus(status.data);
     }
   });
 
@@ -324,7 +354,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain, navigate, decide, enableNotifications, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
+    actions: { loadOlderAudit, verifyChain: (mode?: VerifyMode) => verifyChain(mode), cancelVerify, navigate, decide, enableNotifications, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
     dispose: () => {
       servers.cancel();
       standing.cancel();

@@ -11,7 +11,10 @@ export interface AuditPage {
 export interface AuditLogState {
   /** Newest first, one entry per chain index. */
   entries: readonly AuditEntry[];
-  /** Entries in the runtime's chain, which may be more than are loaded. */
+  /**
+   * Entries in the runtime's chain (its head index + 1, never a row count), which may be more
+   * than are loaded; live appends raise it between pages.
+   */
   total: number;
   status: 'idle' | 'loading' | 'ready' | 'error';
   loadingMore: boolean;

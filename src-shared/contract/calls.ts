@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AuditEntry, ChainHead, ChainVerification } from '../schemas/audit.js';
+import { ChainHead, ChainVerified, ChainVerifyStatus, ListedAuditEntry, VerifyMode } from '../schemas/audit.js';
 import { StandingApprovalView, ToolCallApprovalRequest } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer } from '../schemas/servers.js';
@@ -25,7 +25,8 @@ export const calls = {
   }),
   'audit.list': defineCall({
     access: 'read',
-    summary: 'A page of audit entries, newest first, strictly older than `before` when given.',
+    summary:
+      'A page of audit entries, newest first, strictly older than `before` when given (keyset paging by index). `total` is the chain length, head index + 1 (indexes are dense from 0), not a COUNT(*) of the rows.',
     args: z
       .object({
         before: z.number().int().nonnegative().optional(),
@@ -33,16 +34,30 @@ export const calls = {
       })
       .strict(),
     result: z.object({
-      entries: z.array(AuditEntry),
+      entries: z.array(ListedAuditEntry),
       total: z.number().int().nonnegative(),
       head: ChainHead.nullable(),
     }),
   }),
   'audit.verify': defineCall({
     access: 'read',
-    summary: 'Re-verify the whole hash chain and every signed checkpoint.',
+    summary:
+      "Verify the hash chain in the runtime's worker thread (never on its event loop): `new` (the default) checks what was appended since the last verified entry, `full` every entry and checkpoint from genesis. Joins the run in progress; resolves with the run's result (progress comes as `audit.verifyProgress`).",
+    args: z.object({ mode: VerifyMode.default('new') }).strict(),
+    // The run's details are optional: a verdict alone (what this call returned before) still parses.
+    result: ChainVerified.partial({ mode: true, fromIndex: true, checked: true, verifiedUpTo: true }),
+  }),
+  'audit.verifyStatus': defineCall({
+    access: 'read',
+    summary: 'At once: the last verification result, the run in progress (if any) and why the last run gave no verdict.',
     args: z.object({}).strict(),
-    result: ChainVerification.extend({ verifiedAt: z.string() }),
+    result: ChainVerifyStatus,
+  }),
+  'audit.cancelVerify': defineCall({
+    access: 'read',
+    summary: 'Stops the verification in progress (it only reads, so nothing is left half-written); the last result stays as it was.',
+    args: z.object({}).strict(),
+    result: z.object({ cancelled: z.boolean() }),
   }),
   'approvals.request': defineCall({
     access: 'ask',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AuditEntry } from '../schemas/audit.js';
+import { AuditEntry, ChainVerifyStatus, VerifyRun } from '../schemas/audit.js';
 import { ReviewQueueView } from '../schemas/review.js';
 import { defineEvent } from './define.js';
 
@@ -8,6 +8,14 @@ export const events = {
   'audit.appended': defineEvent({
     summary: 'A new entry joined the audit chain (from this or any other process on the same home).',
     payload: AuditEntry,
+  }),
+  'audit.verifyProgress': defineEvent({
+    summary: 'A chain verification in the runtime made progress (every few thousand entries).',
+    payload: VerifyRun,
+  }),
+  'audit.verified': defineEvent({
+    summary: 'A chain verification finished, failed or was cancelled; the payload is the status after it.',
+    payload: ChainVerifyStatus,
   }),
   'review.changed': defineEvent({
     summary: 'The Review queue changed (a decision of any kind arrived, was decided, expired or was withdrawn; or asking was paused).',

@@ -19,7 +19,8 @@ try {
   // Every path exists and none is a symlink: the same work without filesystem syscalls.
   const noSyscalls = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p });
 
-  const source = Array.from({ length: 60 }, (_, i) => `export function f${i}(a: number): number { return a * ${i}; } // see ./docs/f${i}.md`).join('\n');
+  const lines = Array.from({ length: 60 }, (_, i) => `export function f${i}(a: number): number { return a * ${i}; } // see ./docs/f${i}.md`);
+  const source = lines.join('\n');
   const cases: Record<string, unknown> = {
     read_file: { path: join(project, 'src', 'index.ts') },
     run_command: { command: 'git status --short && npm test -- --reporter=dot 2>&1 | tail -n 20', cwd: project },
@@ -51,11 +52,16 @@ try {
   report('aip.protected_paths.write_file_100kb', 'us/check', 1e6 / bigRun.opsPerSec, { chars: big.content.length });
 
   // Walk-around reading (issue 9 item 8): nested shells, substitutions and cd, directory + file
-  // pairs, and shell variables, each at 10 KB, 100 KB and 1 MB, beside the floor of the same run:
-  // a JSON parse + stringify of the same arguments. The joins are bounded per word, so the cost
-  // per character should stay flat as the size grows.
-  const wide = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p, limits: { maxComparisons: 10_000_000, maxResolutions: 1_000_000, maxNodes: 1_000_000 } });
+  // pairs, and shell variables, and a write_file of source code, from 1 KB to 4 MB (issue 11
+  // item 2), beside the floor of the same run: a JSON parse + stringify of the same arguments.
+  // The joins are bounded per word, so the cost per character should stay flat as the size grows.
+  const wide = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p, limits: { maxComparisons: 40_000_000, maxResolutions: 4_000_000, maxNodes: 4_000_000, maxChars: 8 * 1024 * 1024 } });
+  // The same shapes on the real filesystem with the default lookup budget (maxResolutions
+  // 10,000): from 1 MB, whether the call is still inspected rather than refused (issue 11).
+  const realFs = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, limits: { maxNodes: 4_000_000, maxChars: 8 * 1024 * 1024 } });
   const shapes: Record<string, (n: number) => unknown> = {
+    // One line of `source` per unit, so the smallest sizes are not one whole file.
+    write_file_source: (n) => ({ path: 'src/big.ts', content: Array.from({ length: n }, (_, i) => lines[i % lines.length]).join('\n') }),
     shell: (n) => ({ command: Array.from({ length: n }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `).join('') }),
     pairs: (n) => ({ items: Array.from({ length: n }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) }),
     // 100 names assigned and referenced (`$D`, `${D:-…}`).
@@ -63,17 +69,35 @@ try {
   };
   for (const [name, make] of Object.entries(shapes)) {
     const unit = JSON.stringify(make(1)).length;
-    for (const [label, bytes] of [['10kb', 10_000], ['100kb', 100_000], ['1mb', 1_000_000]] as const) {
-      const args = make(Math.ceil(bytes / unit));
+    for (const [label, bytes] of [['1kb', 1_000], ['10kb', 10_000], ['100kb', 100_000], ['1mb', 1_000_000], ['4mb', 4_000_000]] as const) {
+      const args = make(Math.max(1, Math.round(bytes / unit)));
       if (wide.find(args) !== null) throw new Error(`benchmark case ${name}_${label} unexpectedly matched`);
       const text = JSON.stringify(args);
-      const floor = opsPerSecond(() => JSON.stringify(JSON.parse(text)), 1000);
-      const run = opsPerSecond(() => wide.find(args), 3000);
-      const us = 1e6 / run.opsPerSec;
-      const floorUs = 1e6 / floor.opsPerSec;
+      // From 1 MB a check takes long enough to time a few single runs (opsPerSecond runs 16 at a time).
+      const big = bytes >= 1_000_000;
+      const floorUs = big ? medianUs(() => JSON.stringify(JSON.parse(text)), 9) : 1e6 / opsPerSecond(() => JSON.stringify(JSON.parse(text)), 1000).opsPerSec;
+      const us = big ? medianUs(() => wide.find(args), 5) : 1e6 / opsPerSecond(() => wide.find(args), 2000).opsPerSec;
       report(`aip.protected_paths.${name}_${label}`, 'us/check', us, { chars: text.length, ns_per_char: (us * 1000) / text.length, floor_json_roundtrip_us: floorUs, ratio_to_floor: us / floorUs, realpath: false });
+      if (big) {
+        const found = realFs.find(args);
+        const realUs = medianUs(() => realFs.find(args), 3);
+        report(`aip.protected_paths.${name}_${label}.real_fs`, 'us/check', realUs, { chars: text.length, ns_per_char: (realUs * 1000) / text.length, floor_json_roundtrip_us: floorUs, ratio_to_floor: realUs / floorUs, realpath: true, refused: found === null ? null : found.reason });
+      }
     }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Median wall time of `runs` calls after one warm-up call, in microseconds. */
+function medianUs(fn: () => void, runs: number): number {
+  fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = performance.now();
+    fn();
+    times.push((performance.now() - start) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)]!;
 }

@@ -160,6 +160,35 @@ describe('ProtectedPathMatcher — plain names under the working directory', () 
   });
 });
 
+describe('ProtectedPathMatcher — the segment pre-filter settles only words that cannot match', () => {
+  const HOME = '/home/u';
+  const opts = { homeDir: HOME, cwd: '/work/project', realpath: () => null };
+
+  it('a word without a protected segment still matches under a directory that is itself protected', () => {
+    const m = new ProtectedPathMatcher(['~/.ssh', '.env'], opts);
+    expect(m.find({ dir: '~/.ssh', file: 'notes.txt' })).toMatchObject({ protectedPath: '~/.ssh' });
+    // The working directory inside a protected one: only the word is there to report.
+    expect(new ProtectedPathMatcher(['.env'], { ...opts, cwd: '/srv/.env/app' }).find({ file: 'notes.txt' })).toMatchObject({ protectedPath: '.env', argumentPath: 'args.file' });
+    expect(m.find({ command: 'cd ~/.ssh && cat notes.txt' })).toMatchObject({ protectedPath: '~/.ssh' });
+    expect(m.find({ command: 'cd /srv/app/.env && cat config' })).toMatchObject({ protectedPath: '.env' });
+    expect(new ProtectedPathMatcher(['~/.ssh'], { ...opts, cwd: '/home/u/.ssh/sub' }).find({ file: 'notes.txt' })).toMatchObject({ protectedPath: '~/.ssh' });
+  });
+
+  it('a protected segment anywhere in a relative word, after `..`, or across the base and the word', () => {
+    const m = new ProtectedPathMatcher(['~/.ssh', 'config/secrets.json'], opts);
+    expect(m.find({ dir: '~', file: 'project/../.ssh/id_rsa' })).toMatchObject({ protectedPath: '~/.ssh' });
+    expect(m.find({ command: 'cd ~/project && cat ../.ssh/id_rsa' })).toMatchObject({ protectedPath: '~/.ssh' });
+    expect(m.find({ dir: '/srv/app/config', file: 'secrets.json' })).toMatchObject({ protectedPath: 'config/secrets.json' });
+    expect(m.find({ dir: '/srv/app', file: 'x/config/secrets.json' })).toMatchObject({ protectedPath: 'config/secrets.json' });
+    expect(m.find({ dir: '/srv/app', file: 'config/secrets.jsonx' })).toBeNull();
+  });
+
+  it('case-insensitive platforms fold the word before the lookup; an entry at the root protects every word', () => {
+    expect(new ProtectedPathMatcher(['~/.ssh'], { ...opts, platform: 'darwin' }).find({ dir: '~', file: '.SSH/id_rsa' })).toMatchObject({ protectedPath: '~/.ssh' });
+    expect(new ProtectedPathMatcher(['/'], opts).find({ file: 'anything' })).toMatchObject({ protectedPath: '/' });
+  });
+});
+
 describe('ProtectedPathMatcher — joins stay linear in the size of the arguments', () => {
   const HOME = '/home/u';
   function matcher(maxComparisons: number) {

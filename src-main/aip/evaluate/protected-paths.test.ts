@@ -490,6 +490,40 @@ describe('ProtectedPathMatcher — symlinks on a real filesystem', () => {
     expect(hit(matcher.find({ url: `file://${outside}/link/id_rsa` }))).toBe('~/.ssh');
   });
 
+  it('many names in one directory (read as a listing): symlinks, dangling ones and missing parents are still followed', () => {
+    const { home, outside, cwd, matcher } = world();
+    symlinkSync(join(home, '.ssh', 'authorized_keys'), join(outside, 'dangling'));
+    const many = Array.from({ length: 40 }, (_, i) => `f${i}.txt`);
+    // Whole values under cwd, then the symlink `keys`: the 40 names make cwd a listed directory.
+    expect(matcher.find({ files: [...many, 'keys/id_rsa'] })).toMatchObject({ protectedPath: '~/.ssh', via: 'realpath', argumentPath: 'args.files[40]' });
+    expect(matcher.find({ files: [...many, 'keys'] })).toMatchObject({ protectedPath: '~/.ssh', via: 'realpath' });
+    // Absolute names in another directory, then its symlinks.
+    const absolute = many.map((f) => join(outside, f));
+    expect(matcher.find({ files: [...absolute, join(outside, 'link', 'id_rsa')] })).toMatchObject({ protectedPath: '~/.ssh', via: 'realpath' });
+    expect(matcher.find({ files: [...absolute, join(outside, 'dangling')] })).toMatchObject({ protectedPath: '~/.ssh', candidate: join(home, '.ssh', 'authorized_keys') });
+    expect(matcher.find({ files: [...absolute, join(outside, 'homelink', '.ssh', 'new', 'file')] })).toMatchObject({ protectedPath: '~/.ssh' });
+    // A cd into a symlink after many cd targets that do not exist (absolute: relative ones nest, past maxBases).
+    const cds = many.slice(0, 20).map((f) => `cd ${outside}/${f}; cat x y z`).join('; ');
+    expect(hit(matcher.find({ command: `${cds}; cd ${outside}/link && cat id_rsa` }))).toBe('~/.ssh');
+    // A symlink two levels down, after many names in both directories, inside a command.
+    mkdirSync(join(cwd, 'sub'));
+    symlinkSync(join(home, '.ssh'), join(cwd, 'sub', 'link'));
+    const deep = many.map((f) => `cat ${f} sub/${f}`).join('; ');
+    expect(hit(matcher.find({ command: `${deep}; cat sub/link/id_rsa` }))).toBe('~/.ssh');
+    expect(hit(matcher.find({ command: `${deep}; cd sub && cat link/id_rsa` }))).toBe('~/.ssh');
+    expect(matcher.find({ command: `${deep}; cat sub/nothing/id_rsa` })).toBeNull();
+    // Names in directories that do not exist, and many that do not exist in one that does: no match.
+    expect(matcher.find({ files: [...many.map((f) => join(cwd, 'missing', f)), ...many.map((f) => join(cwd, f))] })).toBeNull();
+  });
+
+  it('directory + name pairs across many directories that do not exist cost one lookup per new directory, not per name', () => {
+    const { home, cwd } = world();
+    const m = new ProtectedPathMatcher(['~/.ssh'], { homeDir: home, cwd, limits: { maxResolutions: 200 } });
+    const items = Array.from({ length: 2000 }, (_, i) => ({ dir: `/nonexistent-silas/d${i}`, file: `f${i}.txt` }));
+    expect(m.find({ items })).toBeNull();
+    expect(m.find({ items: [...items, { dir: '~', file: '.ssh/id_rsa' }] })).toMatchObject({ protectedPath: '~/.ssh', argumentPath: 'args.items[2000].file' });
+  });
+
   it('no false positives for ordinary paths, missing paths and symlink loops', () => {
     const { outside, cwd, matcher } = world();
     expect(matcher.find({ path: join(cwd, 'src', 'index.ts') })).toBeNull();

@@ -1,9 +1,15 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { type Dir, existsSync, lstatSync, opendirSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
 import { isCommandKey, isExecutingTool } from './paths/executed.js';
 import { MAX_PATH_BASES, type PathBases } from './paths/path-bases.js';
-import { CURRENT_DIR, readShell, UNKNOWN_OUTPUT } from './paths/shell.js';
+import { CURRENT_DIR as CURRENT_DIR_MARKER, readShell, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './paths/shell.js';
 import type { Environment } from './paths/shell-vars.js';
+
+// Module-level copies of the markers: where modules are compiled to CommonJS (tsx: the tests
+// and benchmarks), every use of an imported binding is a getter call, which profiles showed
+// in the per-word loops (issue 11).
+const CURRENT_DIR = CURRENT_DIR_MARKER;
+const UNKNOWN_OUTPUT = UNKNOWN_OUTPUT_MARKER;
 
 /*
  * Protected paths: spec 001 §3.4.5, §4.3 step 2 (`arguments_contain_protected_path`), §10.1.
@@ -93,10 +99,17 @@ import type { Environment } from './paths/shell-vars.js';
  *   prefix is a symlink the path is its own real path (up to the first missing entry or file),
  *   and a name directly under a working directory costs one `lstat` plus one `realpath` of that
  *   directory per call; any symlink or failed lookup falls back to the resolution above, so the
- *   result is the same. Lookups are memoised within one
+ *   result is the same. A directory asked about for LIST_AFTER names is listed once and answers
+ *   the rest from its listing; nothing is looked up below a prefix known not to exist; a cold
+ *   name (next bullet) under an open directory whose listing shows no symlink is settled without
+ *   a lookup of its own (docs/protected-paths.md, "Cost and file-system lookups"). Lookups are memoised within one
  *   `find`, never across calls (a cache would widen the window for swapping a symlink); the
  *   filesystem can still change between this check and the tool's execution, as with any check
  *   made before execution.
+ * - Pre-filter (issue 11): a relative word none of whose segments appears in any entry's
+ *   compared form (`hotSegments`) cannot match under a base that is not itself protected, so it
+ *   is not joined and compared per base; its physical forms are still resolved (a symlink can
+ *   lead anywhere). Not applied to globs, non-ASCII words, glob policies, a root entry, win32.
  * - Prose containing a protected path (`"open ~/.ssh/config"`) is blocked: the spec says any
  *   argument containing a protected path. A word equal to a relative entry (`copy .env.example to
  *   .env`) is likewise blocked. Mere mentions are not (`ssh`, `.sshrc`, `the .ssh folder` when
@@ -294,6 +307,22 @@ interface Deferred {
   pwd?: boolean;
   site: Site;
   scope?: Scope;
+  /**
+   * No segment of `form` names a segment of any entry (see `hotSegments`), so under a base that
+   * is not itself protected it cannot match lexically; computed once per word, not per base.
+   */
+  cold?: boolean;
+  /** Physical queue only: `form` is a cold word joined to a base, already in normal form. */
+  coldJoin?: boolean;
+}
+
+/** One directory's entries by name (`lstatKind` results), read once per `find`. */
+interface Listing {
+  kinds: Map<string, number>;
+  /** The entries' names lower-cased: a name absent from `kinds` but present here differs only in case. */
+  folded: Set<string>;
+  /** No entry has a non-ASCII name, so an ASCII name absent from `kinds` surely does not exist. */
+  exact: boolean;
 }
 
 class LimitReached extends Error {
@@ -313,6 +342,9 @@ interface Scan {
   rpMemo: Map<string, string | null>;
   /** `lstat` kinds of path prefixes (see `lstatKind`), for the default filesystem only. */
   kindMemo: Map<string, number>;
+  /** Directory listings (see `listedKind`), and how many names were asked about per directory before. */
+  listings: Map<string, Listing | null>;
+  listingAsks: Map<string, number>;
   linkMemo: Map<string, string | null>;
   physMemo: Map<string, string>;
   lexSeen: Set<string>;
@@ -323,6 +355,8 @@ interface Scan {
   baseSet: Set<string>;
   scope: Scope;
   /** `plainNames` tables of scope directories, computed when first needed. */
+  /** Scope directories (and bases) that are not themselves protected: see `hotSegments`. */
+  openDirs: Map<string, boolean>;
   names: Map<string, Set<string> | null>;
   parts: (string | number)[];
   location: 'value' | 'key';
@@ -336,6 +370,10 @@ interface Scan {
 const FAST_WORD = /^[A-Za-z0-9_.+/][A-Za-z0-9_.+/-]*$/;
 /** An absolute POSIX path that `resolve` would change: `//`, `.`/`..` segments, a trailing `/`. */
 const NOT_NORMAL = /\/\/|\/\.\.?(?:\/|$)|.\/$/;
+/** A relative form that joining to a normal base would not leave normal: `.`/`..` segments, `//`, a trailing `/`. */
+const NOT_NORMAL_RELATIVE = /(?:^|\/)\.\.?(?:\/|$)|\/\/|\/$/;
+/** A word `expand` returns unchanged: no URL, percent, backslash, brace, `~` or `$`. */
+const EXPAND_PLAIN = /^[A-Za-z0-9_.+/,@=-]*$/;
 const SIMPLE = /^[A-Za-z0-9._\-/+,@]*$/;
 const NON_ASCII = /[\u0080-\uffff]/;
 const GLOB = /[*?[]/;
@@ -356,6 +394,12 @@ const KIND_MISSING = 0;
 const KIND_DIRECTORY = 1;
 const KIND_FILE = 2;
 const KIND_SYMLINK_OR_ERROR = 3;
+/** A listed entry whose type the listing did not give: ask lstat. */
+const KIND_UNKNOWN = 4;
+/** Names asked about in one directory before it is listed instead (see `listedKind`). */
+const LIST_AFTER = 8;
+/** Entries past which a directory is not listed: lstat per name is cheaper than reading it all. */
+const MAX_LISTING = 4096;
 const PATH_MAX = 4096;
 /** Longest word brace expansion is applied to; a longer one that needs it fails closed. */
 const MAX_BRACE_WORD = 16_384;
@@ -390,6 +434,16 @@ export class ProtectedPathMatcher {
    * with glob characters, when the policy has glob entries, or on win32.
    */
   private plainNames = new Map<string, Set<string>>();
+  /**
+   * Every segment of every compared entry form, folded. A path under a base that is not itself
+   * protected can only match an entry if one of the segments it adds after the base is one of
+   * these (an absolute entry below the base starts with such a segment; an anywhere entry's last
+   * segment must lie past the base's end). So a relative word with no such segment is settled
+   * by one set lookup per segment instead of a join, a resolve and a comparison per base: the
+   * cheap lexical pre-filter that keeps the scan linear (issue 11). Null when the pre-filter
+   * does not apply: glob entries, an entry at the root, win32 (its segment rules differ).
+   */
+  private hotSegments: Set<string> | null = null;
 
   constructor(patterns: readonly string[], options: ProtectedPathMatcherOptions) {
     const platform = options.platform ?? process.platform;
@@ -443,6 +497,7 @@ export class ProtectedPathMatcher {
       const keys = real.key === lexical.key ? [lexical] : [lexical, real];
       entry.keys = keys.map((k) => ({ ...k, segs: keySegments(k.key) }));
     }
+    this.hotSegments = this.collectHotSegments();
     this.refreshBases(scan);
   }
 
@@ -464,6 +519,49 @@ export class ProtectedPathMatcher {
       const names = this.namesUnder(base);
       if (names !== null) this.plainNames.set(base, names);
     }
+  }
+
+  private collectHotSegments(): Set<string> | null {
+    if (this.win || this.globEntries) return null;
+    const hot = new Set<string>();
+    for (const entry of this.entries) {
+      const lists = entry.anywhere ? [entry.segs] : entry.keys.map((k) => k.segs);
+      for (const segs of lists) {
+        let named = false;
+        for (const seg of segs) {
+          if (seg === '') continue;
+          hot.add(seg);
+          named = true;
+        }
+        if (!named) return null;
+      }
+    }
+    return hot;
+  }
+
+  /** See `hotSegments`: an ASCII, glob-free word none of whose segments an entry names. */
+  private isCold(form: string): boolean {
+    const hot = this.hotSegments;
+    if (hot === null || NON_ASCII.test(form) || GLOB.test(form) || form.includes(CURRENT_DIR)) return false;
+    const folded = this.fold ? form.toLowerCase() : form;
+    let from = 0;
+    for (;;) {
+      const slash = folded.indexOf('/', from);
+      const seg = slash === -1 ? folded.slice(from) : folded.slice(from, slash);
+      if (hot.has(seg)) return false;
+      if (slash === -1) return true;
+      from = slash + 1;
+    }
+  }
+
+  /** A base or scope directory that is not itself protected (else every word under it matches). */
+  private openDir(dir: string, scan: Scan): boolean {
+    let open = scan.openDirs.get(dir);
+    if (open === undefined) {
+      open = this.matchKey(this.makeKey(dir), GLOB.test(dir)) === null;
+      scan.openDirs.set(dir, open);
+    }
+    return open;
   }
 
   private namesUnder(base: string): Set<string> | null {
@@ -524,7 +622,11 @@ export class ProtectedPathMatcher {
       for (const d of scan.physical) {
         scan.parts = d.site.parts as (string | number)[]; // the walk is over: nothing mutates it now
         scan.location = d.site.location;
+        // A cold word under an open base whose real path is its lexical one: settled already. With
+        // an injected realpath, asked directly: `physical` would return its answer unchanged.
+        if (d.coldJoin === true && !this.realFs && this.realpath(d.form, scan) === d.form) continue;
         const real = this.physical(d.form, scan);
+        if (d.coldJoin === true && real === d.form) continue;
         // Already compared, with the same key and glob flag, as a lexical candidate: no match.
         if (scan.lexSeen.has(real) && !GLOB.test(real) && !GLOB.test(d.form)) continue;
         const key = this.makeKey(real);
@@ -549,6 +651,13 @@ export class ProtectedPathMatcher {
 
   /** One relative word under one base, compared lexically; the physical join is queued. */
   private joinAndCheck(d: Deferred, base: string, inScope: boolean, scan: Scan): ProtectedPathMatch | null {
+    if (d.pwd !== true) {
+      d.cold ??= this.isCold(d.form);
+      if (d.cold && this.openDir(base, scan)) {
+        if (d.physical && !this.settledByListing(base, d.form, scan)) scan.physical.push({ form: this.joinRaw(base, d.form), physical: true, site: d.site, coldJoin: !NOT_NORMAL_RELATIVE.test(d.form) });
+        return null;
+      }
+    }
     const form = d.pwd === true ? d.form.replaceAll(CURRENT_DIR, base) : d.form;
     const plain = !this.win && d.pwd !== true && form !== '.' && form !== '..' && !form.includes('/');
     // A single name under a normalised absolute base: resolve() would only join them.
@@ -633,6 +742,8 @@ export class ProtectedPathMatcher {
       comparisons: Number.isFinite(maxResolutions) ? this.limits.maxComparisons : Number.POSITIVE_INFINITY,
       rpMemo: new Map(),
       kindMemo: new Map(),
+      listings: new Map(),
+      listingAsks: new Map(),
       linkMemo: new Map(),
       physMemo: new Map(),
       lexSeen: new Set(),
@@ -642,6 +753,7 @@ export class ProtectedPathMatcher {
       baseSet: new Set(this.bases),
       scope: { parent: null, dirs: [] },
       names: new Map(),
+      openDirs: new Map(),
       parts: [],
       location: 'value',
       executingTool: true,
@@ -791,13 +903,21 @@ export class ProtectedPathMatcher {
       if (nfkc !== s) variants.push(nfkc);
       if (visible !== nfkc) variants.push(visible);
     }
+    // A word repeated in a long text (`cat`, `&&`, a name used on every line) gets its variants
+    // once: they depend on the word alone.
+    const varied = new Set<string>();
+    const vary = (w: string): void => {
+      if (varied.has(w)) return;
+      varied.add(w);
+      this.wordVariants(w, out);
+    };
     for (const v of variants) {
       const t = v.trim();
       if (!out.has(t)) out.set(t, true);
       // The whole string's own variants only when it is one word: a long text has none worth the cost.
-      if (!/\s/.test(t)) this.wordVariants(t, out);
-      for (const w of this.shellWords(v, scope, executed)) this.wordVariants(w, out);
-      for (const w of v.split(NAIVE_SPLIT)) this.wordVariants(w, out);
+      if (!/\s/.test(t)) vary(t);
+      for (const w of this.shellWords(v, scope, executed)) vary(w);
+      for (const w of v.split(NAIVE_SPLIT)) vary(w);
     }
     return out;
   }
@@ -848,7 +968,8 @@ export class ProtectedPathMatcher {
       const shown = unknowable.replaceAll(UNKNOWN_OUTPUT, '$(…)').replaceAll(CURRENT_DIR, '$PWD');
       throw new LimitReached('unknowable', `the path "${shown.slice(0, 200)}" depends on a command's output or a shell variable that cannot be known before it runs`);
     }
-    for (const target of reading.dirs) {
+    // Each target once, in first-seen order (`scopeDirs` reads them as a set anyway).
+    for (const target of new Set(reading.dirs)) {
       let dir = target;
       if (dir.includes(UNKNOWN_OUTPUT)) {
         // Not executed (else it threw above): `cd "$(tool)"` adds no directory.
@@ -864,6 +985,8 @@ export class ProtectedPathMatcher {
 
   /** The path forms of one word: file: URL, percent-decoding, backslashes, braces, `~`/`$HOME`. */
   private expand(word: string): string[] {
+    // Nothing below changes a word without `:`, `%`, `\`, `{`, `~` or `$`: most words of a long text.
+    if (EXPAND_PLAIN.test(word)) return [word];
     let w = word;
     if (FILE_URL.test(w)) w = fileUrlPath(w);
     else if (URL_SCHEME.test(w)) return [];
@@ -1022,7 +1145,9 @@ export class ProtectedPathMatcher {
         }
       }
     }
-    const resolved = this.path.resolve(this.cwd, out ?? raw);
+    const found = out ?? raw;
+    // Already absolute and normal (the usual realpath answer): resolve() would return it as it is.
+    const resolved = !this.win && found.charCodeAt(0) === 0x2f /* / */ && !NOT_NORMAL.test(found) ? found : this.path.resolve(this.cwd, found);
     scan.physMemo.set(raw, resolved);
     return resolved;
   }
@@ -1047,9 +1172,12 @@ export class ProtectedPathMatcher {
       if (name !== '' && name !== '.' && name !== '..') {
         const kind = this.lstatKind(raw, scan);
         if (kind === KIND_SYMLINK_OR_ERROR) return null;
-        const dir = this.realDirectory(raw.slice(0, slash), scan);
-        if (dir === null) return null;
-        return dir === '/' ? `/${name}` : `${dir}/${name}`;
+        const parent = raw.slice(0, slash);
+        const dir = kind === KIND_MISSING && this.knownMissing(parent, parent.length, scan) ? null : this.realDirectory(parent, scan);
+        if (dir !== null) return dir === '/' ? `/${name}` : `${dir}/${name}`;
+        // A directory that does not resolve (a `cd` target that does not exist): the walk from
+        // the root below settles it with the lstats it shares with its siblings, where the
+        // general resolution would realpath every prefix of every name in it.
       }
     }
     const n = raw.length;
@@ -1085,6 +1213,11 @@ export class ProtectedPathMatcher {
   private lstatKind(p: string, scan: Scan): number {
     const memo = scan.kindMemo.get(p);
     if (memo !== undefined) return memo;
+    const listed = this.listedKind(p, scan);
+    if (listed !== null) {
+      scan.kindMemo.set(p, listed);
+      return listed;
+    }
     this.spend(scan);
     let kind: number;
     try {
@@ -1095,6 +1228,108 @@ export class ProtectedPathMatcher {
     }
     scan.kindMemo.set(p, kind);
     return kind;
+  }
+
+  /**
+   * The kind of `p` from its directory's listing, read once per call when LIST_AFTER names in
+   * that directory have been asked about: a long argument naming thousands of files in a few
+   * directories costs one lookup per directory, not one per file (issue 11), so the
+   * `maxResolutions` refusal is reached only by arguments naming that many real directories
+   * or existing paths. Null when the listing cannot answer exactly and `lstat` must: a name
+   * with non-ASCII characters, a listing with non-ASCII names or a name differing only in case
+   * (the filesystem may fold case or Unicode), an entry of unknown type, a directory that
+   * cannot be read or is too large.
+   */
+  private listedKind(p: string, scan: Scan): number | null {
+    const slash = p.lastIndexOf('/');
+    if (slash < 0) return null;
+    const name = p.slice(slash + 1);
+    if (name === '' || name === '.' || name === '..') return null;
+    if (this.knownMissing(p, slash, scan)) return KIND_MISSING;
+    if (NON_ASCII.test(name)) return null;
+    return this.listedName(slash === 0 ? '/' : p.slice(0, slash), name, scan);
+  }
+
+  /** `name`'s kind in `dir` from the listing (see `listedKind`); null when it cannot tell. */
+  private listedName(dir: string, name: string, scan: Scan): number | null {
+    let listing = scan.listings.get(dir);
+    if (listing === undefined) {
+      const asks = (scan.listingAsks.get(dir) ?? 0) + 1;
+      scan.listingAsks.set(dir, asks);
+      if (asks < LIST_AFTER) return null;
+      listing = this.listDirectory(dir, scan);
+      scan.listings.set(dir, listing);
+    }
+    if (listing === null) return null;
+    const kind = listing.kinds.get(name);
+    if (kind !== undefined) return kind === KIND_UNKNOWN ? null : kind;
+    return listing.exact && !listing.folded.has(name.toLowerCase()) ? KIND_MISSING : null;
+  }
+
+  /**
+   * A cold word (see `hotSegments`) under an open base, on the real filesystem: when the
+   * listings along it show no symlink up to the first name that does not exist (or is a file,
+   * or is the last), its real path is the base's real path plus the word, and when that
+   * directory is open too the word cannot match either way. Settled without building the
+   * joined path or queueing it (issue 11: no per-word work beyond one listing per directory).
+   */
+  private settledByListing(base: string, form: string, scan: Scan): boolean {
+    if (!this.realFs || NOT_NORMAL_RELATIVE.test(form)) return false;
+    let dir = base;
+    for (let from = 0; ; ) {
+      const slash = form.indexOf('/', from);
+      const name = slash === -1 ? form.slice(from) : form.slice(from, slash);
+      const kind = this.listedName(dir, name, scan);
+      if (kind === null || kind === KIND_SYMLINK_OR_ERROR) return false;
+      if (slash === -1 || kind !== KIND_DIRECTORY) break;
+      dir = dir === '/' ? `/${name}` : `${dir}/${name}`;
+      from = slash + 1;
+    }
+    const real = this.realDirectory(base, scan);
+    return real !== null && this.openDir(real, scan);
+  }
+
+  /**
+   * Whether `p.slice(0, end)` or one of its ancestors is already known not to exist (lstat of
+   * it failed with ENOENT): then nothing below it exists either. Stops at the nearest ancestor
+   * known to exist.
+   */
+  private knownMissing(p: string, end: number, scan: Scan): boolean {
+    for (let k = end; k > 0; k = p.lastIndexOf('/', k - 1)) {
+      const known = scan.kindMemo.get(k === p.length ? p : p.slice(0, k));
+      if (known === KIND_MISSING) return true;
+      if (known !== undefined) return false;
+    }
+    return false;
+  }
+
+  private listDirectory(dir: string, scan: Scan): Listing | null {
+    this.spend(scan);
+    const kinds = new Map<string, number>();
+    const folded = new Set<string>();
+    let exact = true;
+    let handle: Dir;
+    try {
+      handle = opendirSync(dir);
+    } catch (error) {
+      // A missing directory holds nothing (lstat of a name in it fails the same way); anything
+      // else (not a directory, no permission to list) is left to lstat.
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kinds, folded, exact } : null;
+    }
+    try {
+      for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
+        if (kinds.size >= MAX_LISTING) return null;
+        const kind = entry.isSymbolicLink() ? KIND_SYMLINK_OR_ERROR : entry.isDirectory() ? KIND_DIRECTORY : entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice() ? KIND_FILE : KIND_UNKNOWN;
+        if (NON_ASCII.test(entry.name)) exact = false;
+        kinds.set(entry.name, kind);
+        folded.add(entry.name.toLowerCase());
+      }
+    } catch {
+      return null;
+    } finally {
+      handle.closeSync();
+    }
+    return { kinds, folded, exact };
   }
 
   /** `realpath` with the default lookup, without its `existsSync` (a working directory exists). */

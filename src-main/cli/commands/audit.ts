@@ -1,6 +1,6 @@
 import { openLedger, type Ledger } from '../../app/ledger.js';
 import { resolveHome } from '../../home/paths.js';
-import { AipJsonlExport, CSV_HEADER, toCsvRow, toJsonLine } from '../../audit/export.js';
+import { exportLines, writeLines } from '../../audit/export.js';
 import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { isSilasError } from '../../../src-shared/errors.js';
@@ -15,13 +15,17 @@ const usage = `Usage: silas audit <verify|tail|export|note> [options]
       Show the last N entries (default 20), oldest first.
   silas audit export --format jsonl|aip-jsonl|csv [--since ISO] [--home DIR]
       Write entries to stdout: every entry as JSON lines with its chain fields, only the AIP
-      decisions in the exact spec 001 §8 shape (aip-jsonl), or CSV.
+      decisions in the exact spec 001 §8 shape (aip-jsonl), or CSV. Streams the ledger as it
+      stood when the export began, at the reader's pace; exit 1 if the reader closes early.
   silas audit note TEXT [--home DIR]
       Append an operator note to the ledger.`;
 
 function open(values: { home?: string }, io: CliIo): Ledger {
   return openLedger(resolveHome(values.home, io.env), { create: false, keys: 'verify', secretStore: cliSecretStore(io.secretStore) });
 }
+
+/** How often `silas audit verify` reports progress: a few lines for a million entries, none for a small ledger. */
+export const VERIFY_PROGRESS_EVERY = 200_000;
 
 async function verify(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, 'from-checkpoint': { type: 'boolean' } }, usage);
@@ -42,7 +46,10 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
   let code: number;
   try {
     // Without the keyring there is nothing to verify against: that is an error, never "intact".
-    const result = values['from-checkpoint'] ? ledger.audit.verifyFromCheckpoint() : ledger.audit.verifyChain();
+    // A long ledger takes seconds: say how far it got, on stderr so --json output stays one object.
+    const total = ledger.audit.head()?.index ?? -1;
+    const progress = { every: VERIFY_PROGRESS_EVERY, report: (checked: number) => io.err(`silas audit: verified ${checked.toLocaleString('en-US')} of ${(total + 1).toLocaleString('en-US')} entries…`) };
+    const result = values['from-checkpoint'] ? ledger.audit.verifyFromCheckpoint() : ledger.audit.verifyChain(progress);
     if (values.json) {
       io.out(JSON.stringify({ valid: result.valid, entries: result.entries, checkpoints: result.checkpoints, firstInvalid: result.firstInvalid }));
     } else if (result.valid) {
@@ -93,13 +100,10 @@ async function exportEntries(argv: string[], io: CliIo): Promise<number> {
   }
   const ledger = open(values, io);
   try {
-    if (values.format === 'csv') io.out(CSV_HEADER);
-    const aip = values.format === 'aip-jsonl' ? new AipJsonlExport() : null;
-    for (const entry of ledger.audit.since(since)) {
-      if (aip) for (const line of aip.lines(entry)) io.out(line);
-      else io.out(values.format === 'csv' ? toCsvRow(entry) : toJsonLine(entry));
-    }
-    if (aip) for (const line of aip.end()) io.out(line);
+    const lines = exportLines(ledger.audit.since(since), values.format);
+    // A stream when there is one (the process's stdout, with backpressure); tests capture `io.out`.
+    if (io.stdout) await writeLines(lines, io.stdout);
+    else for (const line of lines) io.out(line);
     return 0;
   } finally {
     ledger.close();

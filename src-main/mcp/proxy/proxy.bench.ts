@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,8 +12,9 @@ const NULL_RELAY = fileURLToPath(new URL('../testing/servers/null-relay.mjs', im
 
 /*
  * `silas proxy` against the same SDK client calling the same server directly (issue 4 §7):
- * added latency per tools/call round trip (p50, p99), calls/s with 1 and 16 in flight, and the
- * proxy's resident memory before and after many calls. The policy is realistic: an allow list,
+ * added latency per tools/call round trip (p50, p99), calls/s with 1 and 16 in flight beside a
+ * byte-copying relay, the added p50 of a write_file from 1 KB to 4 MB beside the JSON parse
+ * floor, and the proxy's resident memory before and after many calls. The policy is realistic: an allow list,
  * an argument rule and a DLP pattern on both directions, every decision audited to SQLite.
  */
 
@@ -69,6 +70,42 @@ async function callsN(client: Client, n: number, inFlight: number): Promise<void
   );
 }
 
+const WRITE_SIZES: [string, number, number][] = [
+  ['1kb', 1024, 300],
+  ['16kb', 16 * 1024, 200],
+  ['100kb', 100 * 1024, 100],
+  ['1mb', 1024 * 1024, 30],
+  // Just under the 4 MiB of argument text protected-path inspection reads (more is refused, not relayed).
+  ['4mb', 4_000_000, 12],
+];
+
+/** Prose-like text with no secret in it, so DLP scans all of it and redacts nothing. */
+function filler(bytes: number): string {
+  const words = 'the quick brown fox jumps over a lazy dog while policy checks every line ';
+  return words.repeat(Math.ceil(bytes / words.length)).slice(0, bytes);
+}
+
+async function writeLatencies(client: Client, write: (client: Client, i: number) => Promise<unknown>, calls: number): Promise<number[]> {
+  for (let i = 0; i < Math.max(3, calls / 10); i += 1) await write(client, i);
+  const out: number[] = [];
+  for (let i = 0; i < calls; i += 1) {
+    const start = performance.now();
+    await write(client, i);
+    out.push(performance.now() - start);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+function parseFloorMs(line: string): number {
+  const times: number[] = [];
+  for (let i = 0; i < 15; i += 1) {
+    const start = performance.now();
+    JSON.parse(line);
+    times.push(performance.now() - start);
+  }
+  return percentile(times.sort((a, b) => a - b), 50);
+}
+
 function rssKb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) : Number.NaN;
@@ -79,7 +116,7 @@ try {
   const home = createTestHome(join(dir, 'home'));
   const policy = writePolicy(
     dir,
-    '  allowed_tools: [echo]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n',
+    '  allowed_tools: [echo, write_file]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n',
   );
   const direct = await connect(process.execPath, [SERVERS.fileTools]);
   const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
@@ -108,6 +145,21 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const after = rssKb(pid);
   report('mcp.proxy.rss_after_calls', 'MB', after / 1024, { calls: MEMORY_CALLS, rss_after_warmup_mb: Number((warm / 1024).toFixed(1)), growth_mb: Number(((after - warm) / 1024).toFixed(1)), seconds: Number(seconds.toFixed(1)) });
+
+  // Large arguments (issue 11 item 5): the added p50 of one write_file beside the floor any proxy
+  // that reads the call must pay, one JSON.parse of the request line in this process. Measured
+  // after the memory figure, which multi-megabyte lines would otherwise inflate.
+  const files = join(dir, 'files');
+  mkdirSync(files);
+  for (const [label, bytes, calls] of WRITE_SIZES) {
+    const content = filler(bytes);
+    const write = (client: Client, i: number) => client.callTool({ name: 'write_file', arguments: { path: join(files, `f${i % 4}`), content } });
+    const line = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { path: join(files, 'f0'), content } } });
+    const dt = await writeLatencies(direct.client, write, calls);
+    const pt = await writeLatencies(proxied.client, write, calls);
+    const parse = parseFloorMs(line);
+    report(`mcp.proxy.write_file_${label}_added_p50`, 'ms', percentile(pt, 50) - percentile(dt, 50), { direct_p50_ms: Number(percentile(dt, 50).toFixed(4)), proxied_p50_ms: Number(percentile(pt, 50).toFixed(4)), json_parse_floor_ms: Number(parse.toFixed(4)), calls });
+  }
 
   await direct.client.close();
   await proxied.client.close();

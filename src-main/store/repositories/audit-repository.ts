@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import BetterSqlite from 'better-sqlite3';
 import type { AuditCheckpoint, AuditEntry, ChainHead } from '../../../src-shared/schemas/audit.js';
 import { GENESIS_HASH, type EntryBody } from '../../audit/chain.js';
 
@@ -40,6 +41,8 @@ export class AuditRepository {
   private readonly pageStmt;
   private readonly pageBeforeStmt;
   private readonly afterStmt;
+  private readonly pageAfterStmt;
+  private readonly pageAfterSinceStmt;
   private readonly countStmt;
   private readonly latestCheckpointStmt;
   private readonly writeTx;
@@ -50,8 +53,12 @@ export class AuditRepository {
     this.pageStmt = db.prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?');
     this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
     this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
+    this.pageAfterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? AND idx <= ? ORDER BY idx ASC LIMIT ?');
+    this.pageAfterSinceStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? AND idx <= ? AND ts >= ? ORDER BY idx ASC LIMIT ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM audit_entries');
-    this.latestCheckpointStmt = db.prepare('SELECT * FROM audit_checkpoints ORDER BY idx DESC, created_at DESC LIMIT 1');
+    // Read on every append: MAX(idx) walks the idx index, where `ORDER BY idx DESC, created_at DESC`
+    // scanned and sorted every checkpoint row (5.6 ms per append at 10,000 checkpoints, 10M entries).
+    this.latestCheckpointStmt = db.prepare('SELECT * FROM audit_checkpoints WHERE idx = (SELECT MAX(idx) FROM audit_checkpoints) ORDER BY created_at DESC LIMIT 1');
     this.writeTx = db.transaction((fn: () => unknown) => fn());
   }
 
@@ -86,6 +93,7 @@ export class AuditRepository {
     return row ? { index: row.idx, hash: row.hash } : null;
   }
 
+  /** Counts every row: O(entries), for verification; listings use the head's index instead. */
   count(): number {
     return (this.countStmt.get() as { n: number }).n;
   }
@@ -99,6 +107,15 @@ export class AuditRepository {
     return this.afterStmt.all(index, limit) as EntryRow[];
   }
 
+  /**
+   * Keyset page in chain order: up to `limit` rows with `after < idx <= upTo` (and `ts >= since`
+   * when given). Each page is its own short read, so a slow reader of an export never holds a
+   * statement or a WAL snapshot open between pages.
+   */
+  pageAfter(after: number, upTo: number, since: string | undefined, limit: number): EntryRow[] {
+    return (since === undefined ? this.pageAfterStmt.all(after, upTo, limit) : this.pageAfterSinceStmt.all(after, upTo, since, limit)) as EntryRow[];
+  }
+
   /** Streams rows in chain order without loading the whole table. */
   iterateFrom(index: number): IterableIterator<EntryRow> {
     return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? ORDER BY idx ASC').iterate(index) as IterableIterator<EntryRow>;
@@ -107,11 +124,6 @@ export class AuditRepository {
   /** Rows `from..to` (inclusive) in chain order. */
   iterateRange(from: number, to: number): IterableIterator<EntryRow> {
     return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? AND idx <= ? ORDER BY idx ASC').iterate(from, to) as IterableIterator<EntryRow>;
-  }
-
-  iterateSince(isoTime: string | undefined): IterableIterator<EntryRow> {
-    if (isoTime === undefined) return this.iterateFrom(0);
-    return this.db.prepare('SELECT * FROM audit_entries WHERE ts >= ? ORDER BY idx ASC').iterate(isoTime) as IterableIterator<EntryRow>;
   }
 
   entryAt(index: number): EntryRow | null {
@@ -183,6 +195,18 @@ export function rowToEntry(row: EntryRow): AuditEntry {
     data = { unparseable: row.data };
   }
   return { index: row.idx, id: row.id, ts: row.ts, event: row.event, data, prevHash: row.prev_hash, hash: row.hash };
+}
+
+/**
+ * A read-only connection of its own for a verifier in a worker thread: WAL lets it read while
+ * the runtime writes, and `query_only` makes sure it never takes the write lock or changes a row.
+ * The caller closes it (a terminated worker's connection closes with the thread).
+ */
+export function openAuditReader(file: string): { repo: AuditRepository; close(): void } {
+  const db = new BetterSqlite(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.pragma('query_only = ON');
+  return { repo: new AuditRepository(db), close: () => db.close() };
 }
 
 function toCheckpoint(row: CheckpointRow): AuditCheckpoint {

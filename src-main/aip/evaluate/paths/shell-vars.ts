@@ -9,7 +9,13 @@
  * per name.
  */
 
-import { CURRENT_DIR, UNKNOWN_OUTPUT } from './shell-markers.js';
+import { CURRENT_DIR as CURRENT_DIR_MARKER, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './shell-markers.js';
+
+// Module-level copies of the markers: where modules are compiled to CommonJS (tsx: the tests
+// and benchmarks), every use of an imported binding is a getter call, which profiles showed
+// in the per-word loops (issue 11).
+const CURRENT_DIR = CURRENT_DIR_MARKER;
+const UNKNOWN_OUTPUT = UNKNOWN_OUTPUT_MARKER;
 
 /** Names one script may assign; past this, every name it has not assigned is unknowable. */
 export const MAX_VARIABLES = 256;

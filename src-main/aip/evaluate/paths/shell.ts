@@ -10,13 +10,17 @@
  * matcher resolves the words; this module only reads.
  */
 
-import { CURRENT_DIR, UNKNOWN_OUTPUT } from './shell-markers.js';
+import { CURRENT_DIR as CURRENT_DIR_MARKER, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './shell-markers.js';
 import { EMPTY_VALUE, MAX_ALTERNATIVES, merge, UNKNOWN_VALUE, VarScope, type Environment, type Value } from './shell-vars.js';
 
-export { CURRENT_DIR, UNKNOWN_OUTPUT };
+// Module-level copies of the markers: where modules are compiled to CommonJS (tsx: the tests
+// and benchmarks), every use of an imported binding is a getter call, which profiles showed
+// in the per-word loops (issue 11).
+export const CURRENT_DIR = CURRENT_DIR_MARKER;
+export const UNKNOWN_OUTPUT = UNKNOWN_OUTPUT_MARKER;
 
 export interface ShellReading {
-  /** Every word at every depth. */
+  /** Every distinct word at every depth, in the order first read. */
   words: string[];
   /** Directories the script changes into (`cd`, `pushd`, `-C`, `--cwd=`…), in order; a bare `cd` is home. */
   dirs: string[];
@@ -66,12 +70,19 @@ const SHELL_NAME = /(?:^|\/)(?:ba|da|z|k|mk|a|fi|c|tc)?sh$/;
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NAME_AT = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
+/**
+ * Characters no branch of `pass` but the last treats specially (anything that may quote, expand,
+ * separate, close or be a blank stops the run; a stop the loop then reads as ordinary is safe).
+ */
+const PLAIN_RUN = /[^\\'"$`~;&|()<>{}\s]+/y;
 
 type Word = string[];
 type Close = ')' | '`' | '}' | null;
 
 interface Shared {
   out: ShellReading;
+  /** `out.words` as a set. */
+  seen: Set<string>;
   options: ShellOptions;
   /** Characters variable expansion may still add. */
   budget: number;
@@ -85,7 +96,7 @@ export function readShell(text: string, options: ShellOptions): ShellReading {
   // The slot marker is the reader's own: in the input it is just an odd character.
   const clean = text.includes(SLOT) ? text.replaceAll(SLOT, '\ufffd') : text;
   const limit = EXPANSION_FACTOR * text.length + EXPANSION_SLACK;
-  const shared: Shared = { out, options, budget: limit, limit };
+  const shared: Shared = { out, seen: new Set(), options, budget: limit, limit };
   const vars = new VarScope(null, { environment: options.environment, home: options.expandHome('~') });
   try {
     new ShellReader(clean, shared, vars, 0).script(0, null);
@@ -159,7 +170,9 @@ class ShellReader {
       endWord();
       if (command.length > 0) {
         if (!wordMode) this.command(command, before, sep);
-        commands.push(command);
+        // Kept only where they are printed into a word (substitutions, `${X:-word}`): a long
+        // top-level script would otherwise hold every word twice until it is read (issue 11).
+        if (close !== null) commands.push(command);
       }
       command = [];
       before = sep;
@@ -275,9 +288,14 @@ class ShellReader {
         endWord();
         this.i += 1;
       } else {
-        cur += c;
+        // A run of ordinary characters is appended as one slice, not one concatenation per
+        // character: this branch reads most of the text (issue 11).
+        PLAIN_RUN.lastIndex = this.i;
+        const run = PLAIN_RUN.exec(s);
+        const end = run === null ? this.i + 1 : this.i + run[0].length;
+        cur += end === this.i + 1 ? c : s.slice(this.i, end);
         inWord = true;
-        this.i += 1;
+        this.i = end;
       }
     }
     endCommand('\n');
@@ -453,9 +471,15 @@ class ShellReader {
       if (first === 'cd' || first === 'pushd') this.changeDir(texts, x);
       else if (DIR_OPTIONS.has(first) && texts[x + 1] !== undefined) for (const d of texts[x + 1]!) this.dir(d);
       for (const w of alts) {
-        this.shared.out.words.push(w);
-        if (DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
-        if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.shared.out.unknowable.push(w);
+        // Each distinct word once: a long script repeats its commands and names. What a word
+        // says by itself (an `--cwd=` directory, an unknowable path) is recorded the first time;
+        // the matcher reads directories as a set.
+        if (!this.shared.seen.has(w)) {
+          this.shared.seen.add(w);
+          this.shared.out.words.push(w);
+          if (DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
+          if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.shared.out.unknowable.push(w);
+        }
         // `bash -c '…'`, `ssh host '…'`, `eval "…"`: the word is a script of its own.
         if (this.depth < this.shared.options.maxDepth && x > 0 && SCRIPT_LIKE.test(w)) this.nestedScript(w, texts, x, scope, name);
       }

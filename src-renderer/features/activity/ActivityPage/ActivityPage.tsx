@@ -11,7 +11,8 @@ function ActivityStats() {
   const verifiedAt = useCockpit((s) => s.chain.verifiedAt);
   return (
     <p className="activity-stats">
-      <span>
+      {/* The runtime reads the total off the chain's head (dense indexes), not by counting rows. */}
+      <span title="Entries in the hash chain: the newest entry's index + 1">
         {formatCount(total)} {total === 1 ? 'entry' : 'entries'}
       </span>
       {loaded < total ? <span>{formatCount(loaded)} loaded</span> : null}

@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { OwnerKeyVault } from '../keys/owner-key.js';
+import { MemorySecretStore } from '../keys/secret-store.js';
+import { useTempDirs } from '../testing/temp.js';
+import { createTestLedger, type TestLedger } from '../testing/ledger.js';
+import { checkpointSigningBytes, entryHash } from './chain.js';
+import { verifierFor } from './chain-verifier-test-support.js';
+
+const tempDir = useTempDirs();
+
+function ledgerWith(count: number, checkpointAt?: number): TestLedger {
+  const ledger = createTestLedger(tempDir());
+  for (let i = 0; i < count; i += 1) {
+    ledger.audit.append('test.entry', { seq: i, note: `entry ${i}` });
+    if (i === checkpointAt) ledger.audit.writeCheckpoint();
+  }
+  return ledger;
+}
+
+const verdict = ({ valid, entries, checkpoints, firstInvalid }: { valid: boolean; entries: number; checkpoints: number; firstInvalid: unknown }) => ({ valid, entries, checkpoints, firstInvalid });
+
+/** The attacks of tamper.test.ts: each is run through the worker and through today's in-process verifier. */
+const tamperCases: [string, () => TestLedger][] = [
+  ['untouched', () => ledgerWith(50, 30)],
+  ['edited row', () => {
+    const l = ledgerWith(20);
+    l.db.prepare("UPDATE audit_entries SET data = '{\"note\":\"forged\",\"seq\":7}' WHERE idx = 7").run();
+    return l;
+  }],
+  ['edited timestamp', () => {
+    const l = ledgerWith(10);
+    l.db.prepare("UPDATE audit_entries SET ts = '2020-01-01T00:00:00.000Z' WHERE idx = 4").run();
+    return l;
+  }],
+  ['hash recomputed without the key', () => {
+    const l = ledgerWith(10);
+    const row = l.db.prepare('SELECT * FROM audit_entries WHERE idx = 5').get() as { id: string; ts: string; event: string; prev_hash: string };
+    const dataJson = '{"note":"forged","seq":5}';
+    l.db.prepare('UPDATE audit_entries SET data = ?, hash = ? WHERE idx = 5').run(dataJson, entryHash(row.prev_hash, { index: 5, id: row.id, ts: row.ts, event: row.event, dataJson }));
+    return l;
+  }],
+  ['deleted row', () => {
+    const l = ledgerWith(10);
+    l.db.prepare('DELETE FROM audit_entries WHERE idx = 3').run();
+    return l;
+  }],
+  ['reordered rows', () => {
+    const l = ledgerWith(10);
+    l.db.transaction(() => {
+      l.db.prepare('UPDATE audit_entries SET idx = -1 WHERE idx = 2').run();
+      l.db.prepare('UPDATE audit_entries SET idx = 2 WHERE idx = 6').run();
+      l.db.prepare('UPDATE audit_entries SET idx = 6 WHERE idx = -1').run();
+    })();
+    return l;
+  }],
+  ['truncated below a checkpoint', () => {
+    const l = ledgerWith(20, 14);
+    l.db.prepare('DELETE FROM audit_entries WHERE idx >= 12').run();
+    return l;
+  }],
+  ['chain rewritten without the key', () => {
+    const l = ledgerWith(10, 9);
+    const rows = l.db.prepare('SELECT * FROM audit_entries ORDER BY idx').all() as { idx: number; id: string; ts: string; event: string; data: string }[];
+    let prev = '0'.repeat(64);
+    for (const row of rows) {
+      const data = row.idx === 2 ? '{"note":"rewritten history"}' : row.data;
+      const hash = entryHash(prev, { index: row.idx, id: row.id, ts: row.ts, event: row.event, dataJson: data });
+      l.db.prepare('UPDATE audit_entries SET data = ?, prev_hash = ?, hash = ? WHERE idx = ?').run(data, prev, hash, row.idx);
+      prev = hash;
+    }
+    return l;
+  }],
+  ['forged checkpoint signature', () => {
+    const l = ledgerWith(5, 4);
+    l.db.prepare('UPDATE audit_checkpoints SET signature = ?').run(Buffer.alloc(64, 7).toString('base64'));
+    return l;
+  }],
+  ['edited checkpoint', () => {
+    const l = ledgerWith(5, 4);
+    l.db.prepare('UPDATE audit_checkpoints SET idx = 2').run();
+    return l;
+  }],
+  ['checkpoint signed by an attacker key', () => {
+    const l = ledgerWith(5);
+    const attacker = new OwnerKeyVault(new MemorySecretStore(), 'attacker').ensure().signer;
+    const body = { id: 'evil', index: 4, hash: l.audit.head()!.hash, createdAt: new Date().toISOString(), keyFingerprint: attacker.fingerprint };
+    l.db.prepare('INSERT INTO audit_checkpoints VALUES (?, ?, ?, ?, ?, ?)').run(body.id, body.index, body.hash, body.createdAt, body.keyFingerprint, attacker.sign(checkpointSigningBytes(body)).toString('base64'));
+    return l;
+  }],
+  ['deleted checkpoint row', () => {
+    const l = ledgerWith(30, 19);
+    l.db.prepare('DELETE FROM audit_checkpoints').run();
+    return l;
+  }],
+];
+
+describe('chain verification in a worker thread', () => {
+  it.each(tamperCases)('finds the same first invalid entry as the in-process verifier: %s', async (_name, make) => {
+    const ledger = make();
+    const expected = ledger.reopen().verifyChain();
+    const verifier = verifierFor(ledger);
+    const result = await verifier.verify('full').catch((error: unknown) => error);
+    expect(verdict(result as never)).toEqual(expected);
+    expect(verifier.status()).toMatchObject({ last: { mode: 'full', valid: expected.valid }, running: null, error: null });
+  });
+
+  it('reports progress and verifies only what is new on the next run', async () => {
+    const ledger = ledgerWith(250);
+    const progress: number[] = [];
+    const verifier = verifierFor(ledger, { progressEvery: 100, onProgress: (run) => progress.push(run.checked) });
+    const first = await verifier.verify('new');
+    // No checkpoint anchors the chain yet, so the first run checks everything.
+    expect(first).toMatchObject({ valid: true, mode: 'full', fromIndex: 0, checked: 250, verifiedUpTo: { index: 249 } });
+    expect(progress).toEqual([100, 200]);
+
+    for (let i = 0; i < 5; i += 1) ledger.audit.append('test.entry', { seq: 1000 + i });
+    const second = await verifier.verify('new');
+    expect(second).toMatchObject({ valid: true, mode: 'new', fromIndex: 249, checked: 6, entries: 255, verifiedUpTo: { index: 254, hash: ledger.audit.head()!.hash } });
+  });
+
+  it('a first incremental run starts at the keyring-anchored checkpoint', async () => {
+    const ledger = ledgerWith(100, 89);
+    const result = await verifierFor(ledger).verify('new');
+    // Entry 90 is the checkpoint record; the run rechecks it and the 10 entries after it.
+    expect(result).toMatchObject({ valid: true, mode: 'new', fromIndex: 90, checked: 11, entries: 101 });
+  });
+
+  it('an incremental run catches a rewrite of the last verified entry, and of what follows it', async () => {
+    const ledger = ledgerWith(20);
+    const verifier = verifierFor(ledger);
+    await verifier.verify('new');
+    ledger.audit.append('test.entry', { seq: 99 });
+    ledger.db.prepare("UPDATE audit_entries SET data = '{\"note\":\"forged\",\"seq\":19}' WHERE idx = 19").run();
+    const rewritten = await verifier.verify('new');
+    expect(rewritten).toMatchObject({ valid: false, mode: 'new', firstInvalid: { index: 19, reason: expect.stringContaining('modified after it was verified') } });
+    // A broken verdict is never replaced by an incremental "intact": the next run is full.
+    expect(await verifier.verify('new')).toMatchObject({ valid: false, mode: 'full', firstInvalid: { index: 19 } });
+  });
+
+  it('an incremental run catches truncation below the last verified entry', async () => {
+    const ledger = ledgerWith(20);
+    const verifier = verifierFor(ledger);
+    await verifier.verify('new');
+    ledger.db.prepare('DELETE FROM audit_entries WHERE idx >= 15').run();
+    expect(await verifier.verify('new')).toMatchObject({ valid: false, firstInvalid: { index: 15, reason: expect.stringContaining('truncated') } });
+  });
+
+  it('an old rewrite below the last verified entry needs a full run, which finds it', async () => {
+    const ledger = ledgerWith(30);
+    const verifier = verifierFor(ledger);
+    await verifier.verify('new');
+    ledger.db.prepare("UPDATE audit_entries SET data = '{}' WHERE idx = 3").run();
+    expect(await verifier.verify('new')).toMatchObject({ valid: true, mode: 'new' });
+    expect(await verifier.verify('full')).toMatchObject({ valid: false, mode: 'full', firstInvalid: { index: 3 } });
+  });
+
+  it('a cancelled run leaves the last result as it was and reports why', async () => {
+    const ledger = ledgerWith(40);
+    const statuses: unknown[] = [];
+    const verifier = verifierFor(ledger, { onFinished: (s) => statuses.push(s) });
+    const first = await verifier.verify('full');
+    const pending = verifier.verify('full');
+    expect(verifier.status().running).toMatchObject({ mode: 'full', checked: 0 });
+    expect(verifier.cancel()).toBe(true);
+    await expect(pending).rejects.toThrow(/cancelled/);
+    expect(verifier.status()).toEqual({ last: first, running: null, error: { code: 'E_UNAVAILABLE', message: expect.stringContaining('cancelled') } });
+    expect(statuses).toHaveLength(2);
+    expect(verifier.cancel()).toBe(false);
+    // Nothing was written: the chain and its checkpoints are as before, and the next run completes.
+    expect(ledger.reopen().verifyChain().valid).toBe(true);
+    expect(await verifier.verify('new')).toMatchObject({ valid: true });
+    expect(verifier.status().error).toBeNull();
+  });
+
+  it('joins the run in progress, and runs a full request after an incremental one', async () => {
+    const ledger = ledgerWith(30, 19);
+    const verifier = verifierFor(ledger);
+    const a = verifier.verify('new');
+    const b = verifier.verify('new');
+    expect(b).toBe(a);
+    const full = verifier.verify('full');
+    expect(full).not.toBe(a);
+    await a;
+    expect(await full).toMatchObject({ mode: 'full', valid: true });
+  });
+
+  it('fails closed without the keyring, with a message that says how to fix it', async () => {
+    const ledger = ledgerWith(3);
+    const verifier = verifierFor(ledger, {
+      keys: () => {
+        throw new Error('cannot verify the audit ledger: unlock the keyring');
+      },
+    });
+    await expect(verifier.verify('new')).rejects.toThrow(/unlock the keyring/);
+    expect(verifier.status()).toMatchObject({ last: null, running: null, error: { message: expect.stringContaining('unlock') } });
+  });
+});
+
+describe('a build without the worker', () => {
+  it('says which file is missing and how to fix it, keeping no half result', async () => {
+    const ledger = ledgerWith(3);
+    const verifier = verifierFor(ledger, { workerUrl: new URL('file:///nonexistent/verify-worker.js') });
+    await expect(verifier.verify('full')).rejects.toThrow(/verify-worker\.js is missing from this build; rebuild/);
+    expect(verifier.status()).toMatchObject({ last: null, running: null, error: { code: 'E_INTERNAL' } });
+  });
+});
+
+describe('a first incremental run trusts only a checkpoint whose signature holds', () => {
+  it('reports a forged anchored checkpoint instead of starting from it', async () => {
+    const ledger = ledgerWith(30, 19);
+    ledger.db.prepare('UPDATE audit_checkpoints SET signature = ?').run(Buffer.alloc(64, 7).toString('base64'));
+    const result = await verifierFor(ledger).verify('new');
+    expect(result).toMatchObject({ valid: false, mode: 'new', firstInvalid: { index: 20, reason: expect.stringContaining('invalid signature') } });
+  });
+});
