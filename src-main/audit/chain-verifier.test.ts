@@ -2,20 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { OwnerKeyVault } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { useTempDirs } from '../testing/temp.js';
-import { createTestLedger, type TestLedger } from '../testing/ledger.js';
+import { ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
 import { checkpointSigningBytes, entryHash } from './chain.js';
 import { verifierFor } from './chain-verifier-test-support.js';
 
 const tempDir = useTempDirs();
 
-function ledgerWith(count: number, checkpointAt?: number): TestLedger {
-  const ledger = createTestLedger(tempDir());
-  for (let i = 0; i < count; i += 1) {
-    ledger.audit.append('test.entry', { seq: i, note: `entry ${i}` });
-    if (i === checkpointAt) ledger.audit.writeCheckpoint();
-  }
-  return ledger;
-}
+const ledgerWith = (count: number, checkpointAt?: number): TestLedger => ledgerWithEntries(tempDir(), count, checkpointAt);
 
 const verdict = ({ valid, entries, checkpoints, firstInvalid }: { valid: boolean; entries: number; checkpoints: number; firstInvalid: unknown }) => ({ valid, entries, checkpoints, firstInvalid });
 

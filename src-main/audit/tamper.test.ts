@@ -2,20 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { OwnerKeyVault } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { useTempDirs } from '../testing/temp.js';
-import { createTestLedger, type TestLedger } from '../testing/ledger.js';
+import { createTestLedger, ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
 import { checkpointSigningBytes, entryHash } from './chain.js';
 
 const tempDir = useTempDirs();
 
-/** A ledger of `count` entries with a signed checkpoint at `checkpointAt` (when given). */
-function ledgerWith(count: number, checkpointAt?: number): TestLedger {
-  const ledger = createTestLedger(tempDir());
-  for (let i = 0; i < count; i += 1) {
-    ledger.audit.append('test.entry', { seq: i, note: `entry ${i}` });
-    if (i === checkpointAt) ledger.audit.writeCheckpoint();
-  }
-  return ledger;
-}
+const ledgerWith = (count: number, checkpointAt?: number): TestLedger => ledgerWithEntries(tempDir(), count, checkpointAt);
 
 describe('audit chain verification', () => {
   it('accepts an untouched chain with its checkpoints', () => {

@@ -74,3 +74,13 @@ export function createTestLedger(dir: string): TestLedger {
     reopen: () => make(openDatabase(file, { create: false }).db),
   };
 }
+
+/** A ledger of `count` test entries with a signed checkpoint after entry `checkpointAt` (when given). */
+export function ledgerWith(dir: string, count: number, checkpointAt?: number): TestLedger {
+  const ledger = createTestLedger(dir);
+  for (let i = 0; i < count; i += 1) {
+    ledger.audit.append('test.entry', { seq: i, note: `entry ${i}` });
+    if (i === checkpointAt) ledger.audit.writeCheckpoint();
+  }
+  return ledger;
+}

@@ -3,28 +3,13 @@ import type { DecisionCard } from '../../src-shared/schemas/review.js';
 import { createCockpitStore } from '../store/cockpit-store.js';
 import { FakeTransport, settle } from '../test/fake-transport.js';
 import { fakeNotifications } from '../test/fake-notifications.js';
-import { planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
+import { heldDecisions, planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
 import { connectCockpit } from './cockpit.js';
 
 function runtimeWithQueue(cards: DecisionCard[] = [toolCallCard(2), planCard(1)], paused = false): FakeTransport {
   return new FakeTransport().handle('review.list', () => ({ ok: true, value: { cards, paused } }));
 }
 
-const kindOf = (id: string) => id.slice(0, id.lastIndexOf('-'));
-
-/** A review.decide handler that answers only when the test says so. */
-function heldDecisions(transport: FakeTransport) {
-  const answers: (() => void)[] = [];
-  transport.handle(
-    'review.decide',
-    (args) =>
-      new Promise((resolve) => {
-        const { id, choice } = args as { id: string; choice: string };
-        answers.push(() => resolve({ ok: true, value: { id, kind: kindOf(id), choice, outcome: choice === 'deny' ? 'denied' : 'approved' } }));
-      }),
-  );
-  return answers;
-}
 
 const ids = (cards: readonly { id: string }[]) => cards.map((card) => card.id);
 

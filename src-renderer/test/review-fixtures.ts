@@ -1,4 +1,5 @@
 import { orderActions, type ActionText } from '../../src-shared/review/cta.js';
+import type { FakeTransport } from './fake-transport.js';
 import { DecisionCard, type CardOf, type DecisionKindName, type RiskLevel } from '../../src-shared/schemas/review.js';
 
 /*
@@ -134,4 +135,18 @@ export function toolChangeCard(n: number, overrides: Overrides<'tool_change'> = 
     null,
     overrides,
   );
+}
+
+/** A `review.decide` handler that answers (approved unless the choice declines) only when the test says so. */
+export function heldDecisions(transport: FakeTransport): (() => void)[] {
+  const answers: (() => void)[] = [];
+  transport.handle(
+    'review.decide',
+    (args) =>
+      new Promise((resolve) => {
+        const { id, choice } = args as { id: string; choice: string };
+        answers.push(() => resolve({ ok: true, value: { id, kind: id.slice(0, id.lastIndexOf('-')), choice, outcome: choice === 'deny' ? 'denied' : 'approved' } }));
+      }),
+  );
+  return answers;
 }

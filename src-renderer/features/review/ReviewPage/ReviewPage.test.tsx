@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DecisionCard } from '../../../../src-shared/schemas/review.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';
-import { planCard, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
+import { heldDecisions, planCard, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
 import { ReviewPage } from './ReviewPage.js';
 
 afterEach(cleanup);
@@ -12,19 +12,6 @@ function runtime(cards: DecisionCard[], paused = false): FakeTransport {
   return new FakeTransport('connected').handle('review.list', () => ({ ok: true, value: { cards, paused } }));
 }
 
-/** A review.decide handler that answers (approved unless the choice declines) only when the test says so. */
-function held(transport: FakeTransport) {
-  const answers: (() => void)[] = [];
-  transport.handle(
-    'review.decide',
-    (args) =>
-      new Promise((resolve) => {
-        const { id, choice } = args as { id: string; choice: string };
-        answers.push(() => resolve({ ok: true, value: { id, kind: id.split('-')[0]!, choice, outcome: choice === 'deny' ? 'denied' : 'approved' } }));
-      }),
-  );
-  return answers;
-}
 
 async function renderReview(transport: FakeTransport) {
   const harness = renderCockpit(<ReviewPage />, { transport });
@@ -66,7 +53,7 @@ describe('ReviewPage', () => {
 
   it('decides the active card, disabling every button until the runtime answers', async () => {
     const transport = runtime([toolCallCard(1), toolCallCard(2)]);
-    const answers = held(transport);
+    const answers = heldDecisions(transport);
     await renderReview(transport);
     fireEvent.click(within(activeCard()).getByRole('button', { name: 'Allow once' }));
     expect(transport.callsTo('review.decide')).toEqual([{ id: 'tool_call-1', choice: 'allow_once' }]);
@@ -181,7 +168,7 @@ describe('ReviewPage: every kind in one queue', () => {
 
   it('approves the active plan with review.decide, disabling every button until the runtime answers', async () => {
     const transport = runtime([toolCallCard(2), planCard(1)]);
-    const answers = held(transport);
+    const answers = heldDecisions(transport);
     await renderReview(transport);
     fireEvent.click(within(activePlan()).getByRole('button', { name: 'Approve and sign' }));
     expect(transport.callsTo('review.decide')).toEqual([{ id: 'plan-1', choice: 'approve' }]);
@@ -209,7 +196,7 @@ describe('ReviewPage: every kind in one queue', () => {
 
   it('shows a changed tool definition as a card that waits without a countdown, and keeps it blocked on request', async () => {
     const transport = runtime([toolChangeCard(1, { details: { tool: 'fetch', server: 'web' } }), toolCallCard(2)]);
-    const answers = held(transport);
+    const answers = heldDecisions(transport);
     await renderReview(transport);
     const card = screen.getByRole('article', { name: 'Tool change: fetch on web' });
     expect(within(card).queryByRole('timer')).toBeNull();
