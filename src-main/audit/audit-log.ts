@@ -165,8 +165,8 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
     let appended: AuditEntry[];
     try {
       appended = this.repo.underWriteLock(() => {
-        const covered = checkpointer.beforeAppend();
-        const entries = this.repo.insertLinked(prepared, link);
+        const { covered, head } = checkpointer.beforeAppend();
+        const entries = this.repo.insertLinked(prepared, link, head);
         const last = entries.at(-1);
         if (last && checkpointer.dueAfterAppend(last.index, covered)) checkpointer.writeLocked();
         return entries;

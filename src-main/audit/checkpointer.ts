@@ -1,4 +1,4 @@
-import type { AuditCheckpoint } from '../../src-shared/schemas/audit.js';
+import type { AuditCheckpoint, ChainHead } from '../../src-shared/schemas/audit.js';
 import { CHECKPOINT_EVENT, GENESIS_HASH, canonicalData, checkpointSigningBytes, linkHash } from './chain.js';
 import { LedgerTamperError, type LedgerKeys } from './ledger-keys.js';
 import type { AuditRepository } from '../store/repositories/audit-repository.js';
@@ -26,19 +26,22 @@ export class Checkpointer {
    * Under the write lock, before an append: checkpoints first when the entries already there are
    * older than the age limit (so a decision stays the newest entry), and returns the index the
    * latest keyed checkpoint then covers. Every audited tool call passes here, so the head and the
-   * latest checkpoint are read once; the check after the append reuses the returned index.
+   * latest checkpoint are read once; the check after the append reuses the returned index, and
+   * the insert links to the returned head (still the head: the write lock is held).
    */
-  beforeAppend(): number {
+  beforeAppend(): { covered: number; head: ChainHead | null } {
     const { keyedFrom } = this.keys;
     const head = this.repo.head();
     const latest = this.repo.latestCheckpoint();
     const keyed = latest && latest.index >= keyedFrom ? latest : null;
     const covered = keyed ? keyed.index : keyedFrom - 1;
-    if (!head || head.index <= covered) return covered;
+    if (!head || head.index <= covered) return { covered, head };
     // No keyed checkpoint yet: the age of the first keyed entry decides.
     const since = keyed ? Date.parse(keyed.createdAt) : Date.parse(this.repo.entryAt(keyedFrom)?.ts ?? '');
-    if (!(this.now().getTime() - since >= CHECKPOINT_MAX_AGE_MS)) return covered;
-    return this.writeLocked()?.index ?? covered;
+    if (!(this.now().getTime() - since >= CHECKPOINT_MAX_AGE_MS)) return { covered, head };
+    // A checkpoint is always the head it covers (its own entry, or the head it found already covered).
+    const checkpoint = this.writeLocked();
+    return checkpoint ? { covered: checkpoint.index, head: { index: checkpoint.index, hash: checkpoint.hash } } : { covered, head };
   }
 
   /** After appending up to `lastIndex`: too many entries since the checkpoint `beforeAppend` reported. */

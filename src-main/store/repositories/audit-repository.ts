@@ -72,10 +72,14 @@ export class AuditRepository {
     return this.writeTx.immediate(fn) as T;
   }
 
-  /** Inserts entries after the current head; call only under the write lock. */
-  insertLinked(batch: readonly NewEntry[], link: LinkHash): AuditEntry[] {
-    const head = this.headStmt.get() as { idx: number; hash: string } | undefined;
-    let index = head ? head.idx + 1 : 0;
+  /**
+   * Inserts entries after the current head; call only under the write lock. `current` is that
+   * head when the caller read it under the same lock (one query less per append), null for an
+   * empty chain.
+   */
+  insertLinked(batch: readonly NewEntry[], link: LinkHash, current?: ChainHead | null): AuditEntry[] {
+    const head = current === undefined ? this.head() : current;
+    let index = head ? head.index + 1 : 0;
     let prevHash = head ? head.hash : GENESIS_HASH;
     const out: AuditEntry[] = [];
     for (const item of batch) {

@@ -45,12 +45,14 @@ const UNKNOWN: Value = Object.freeze({ alts: [UNKNOWN_OUTPUT], maybeUnset: true 
 const EMPTY: Value = Object.freeze({ alts: [''], maybeUnset: true }) as Value;
 
 export class VarScope {
-  private readonly own = new Map<string, Variable>();
+  // The collections are made on first use: a long script derives a scope per substitution and
+  // per nested script, and most assign nothing (issue 11).
+  private own: Map<string, Variable> | null = null;
   private overflow = false;
   /** Every value each name received in this scope: what a loop or function body may see (second pass). */
-  readonly everAssigned = new Map<string, string[]>();
+  private ever: Map<string, string[]> | null = null;
   /** Names referenced inside a loop, function or branch body before this scope assigned them. */
-  private readonly bodyRefs = new Set<string>();
+  private bodyRefs: Set<string> | null = null;
   /** A name referenced in a body was assigned afterwards: read the script again with `hints`. */
   rereadNeeded = false;
   hints: ReadonlyMap<string, string[]> | null = null;
@@ -66,6 +68,11 @@ export class VarScope {
     private readonly positional: readonly string[] | null = null,
   ) {}
 
+  /** Every value each name received in this scope (the live map: a second pass adds to it). */
+  get everAssigned(): ReadonlyMap<string, string[]> {
+    return (this.ever ??= new Map());
+  }
+
   /** A scope that starts with this one's names: an overlay for `X=v cmd`, or a subshell. */
   derive(child = false, positional: readonly string[] | null = null): VarScope {
     return new VarScope(this, this.options, child, positional);
@@ -79,7 +86,7 @@ export class VarScope {
 
   /** Remembers a body's reference in every scope it sees, and adds what a first reading assigned later. */
   private noteBodyRef(name: string, value: Value): Value {
-    this.bodyRefs.add(name);
+    (this.bodyRefs ??= new Set()).add(name);
     const hinted = this.hints?.get(name);
     const out = hinted === undefined ? value : merge(value, { alts: hinted, maybeUnset: false });
     return this.parent === null ? out : this.parent.noteBodyRef(name, out);
@@ -95,30 +102,39 @@ export class VarScope {
    * otherwise the value joins what the name may already hold.
    */
   assign(name: string, value: Value, replace: boolean, exported = false): void {
-    if (!this.own.has(name) && this.own.size >= MAX_VARIABLES) {
+    const own = (this.own ??= new Map());
+    if (!own.has(name) && own.size >= MAX_VARIABLES) {
       this.overflow = true;
       return;
     }
     const before = this.find(name);
     const next = replace ? value : merge(before ?? this.initial(name, false), value);
-    this.own.set(name, { ...capped(next), exported: exported || (before?.exported ?? false) || this.inherited(name) });
-    const ever = this.everAssigned.get(name) ?? [];
-    this.everAssigned.set(name, capped({ alts: [...ever, ...value.alts], maybeUnset: false }).alts);
-    if (this.bodyRefs.has(name)) this.rereadNeeded = true;
+    const kept = capped(next);
+    own.set(name, { alts: kept.alts, maybeUnset: kept.maybeUnset, exported: exported || (before?.exported ?? false) || this.inherited(name) });
+    // Added to in place (each list is this map's own, kept without duplicates), not copied per
+    // assignment: a long script assigns the same names again and again (issue 11).
+    const everMap = (this.ever ??= new Map());
+    const ever = everMap.get(name);
+    if (ever === undefined) everMap.set(name, capped({ alts: [...value.alts], maybeUnset: false }).alts);
+    else {
+      for (const alt of value.alts) if (!ever.includes(alt)) ever.push(alt);
+      if (ever.length > MAX_ALTERNATIVES) everMap.set(name, [UNKNOWN_OUTPUT]);
+    }
+    if (this.bodyRefs?.has(name) === true) this.rereadNeeded = true;
   }
 
   markExported(name: string): void {
-    const v = this.own.get(name);
+    const v = this.own?.get(name);
     if (v !== undefined) v.exported = true;
     else {
       const before = this.find(name);
-      if (before !== null) this.own.set(name, { ...before, exported: true });
+      if (before !== null) (this.own ??= new Map()).set(name, { ...before, exported: true });
     }
   }
 
   /** `crossed`: the lookup started in a new shell below this scope. */
   private find(name: string, crossed = false): Variable | null {
-    const v = this.own.get(name);
+    const v = this.own?.get(name);
     if (v !== undefined) {
       if (!crossed || v.exported) return v;
       // Not exported: a new shell sees it only when it came from the environment.
@@ -169,6 +185,8 @@ export function merge(a: Value, b: Value): Value {
 }
 
 function capped(v: Value): Value {
+  // One alternative (most assignments) has nothing to deduplicate; values are never changed in place.
+  if (v.alts.length < 2) return { alts: v.alts, maybeUnset: v.maybeUnset };
   const alts = [...new Set(v.alts)];
   if (alts.length > MAX_ALTERNATIVES) return { alts: [UNKNOWN_OUTPUT], maybeUnset: v.maybeUnset };
   return { alts, maybeUnset: v.maybeUnset };

@@ -70,19 +70,17 @@ const SHELL_NAME = /(?:^|\/)(?:ba|da|z|k|mk|a|fi|c|tc)?sh$/;
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NAME_AT = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
-/**
- * Characters no branch of `pass` but the last treats specially (anything that may quote, expand,
- * separate, close or be a blank stops the run; a stop the loop then reads as ordinary is safe).
- */
-const PLAIN_RUN = /[^\\'"$`~;&|()<>{}\s]+/y;
+/** Characters a backslash escapes inside double quotes. */
+const QUOTED_ESCAPES = '"\\$`';
+const HAS_SPACE = /\s/;
 
 type Word = string[];
 type Close = ')' | '`' | '}' | null;
 
 interface Shared {
   out: ShellReading;
-  /** `out.words` as a set. */
-  seen: Set<string>;
+  /** `out.words` as a set, each with whether it holds shell syntax (SCRIPT_LIKE): tested once per distinct word. */
+  seen: Map<string, boolean>;
   options: ShellOptions;
   /** Characters variable expansion may still add. */
   budget: number;
@@ -96,7 +94,7 @@ export function readShell(text: string, options: ShellOptions): ShellReading {
   // The slot marker is the reader's own: in the input it is just an odd character.
   const clean = text.includes(SLOT) ? text.replaceAll(SLOT, '\ufffd') : text;
   const limit = EXPANSION_FACTOR * text.length + EXPANSION_SLACK;
-  const shared: Shared = { out, seen: new Set(), options, budget: limit, limit };
+  const shared: Shared = { out, seen: new Map(), options, budget: limit, limit };
   const vars = new VarScope(null, { environment: options.environment, home: options.expandHome('~') });
   try {
     new ShellReader(clean, shared, vars, 0).script(0, null);
@@ -143,163 +141,209 @@ class ShellReader {
     return { end: this.i, output: close === null ? '' : this.output(commands) };
   }
 
+  // The word being read and the command around it live on the reader, not in closures made per
+  // `pass`: nested scripts, substitutions and `${X:-word}` each run a pass, and a closure per
+  // helper per pass showed in profiles with the garbage it leaves (issue 11). A reader runs one
+  // pass at a time; every nested reading gets its own reader.
+  private cur = '';
+  private inWord = false;
+  private slots: string[][] | null = null;
+  private words: Word[] = [];
+  private commands: Word[][] | null = null;
+  private before = ';';
+  /** Reserved words open and close bodies as soon as they are read: `{ cat $K/x; }` is in one. */
+  private leading = false;
+  private wordMode = false;
+
   private pass(start: number, close: Close): Word[][] {
     const s = this.s;
     const n = s.length;
     const wordMode = close === '}';
+    const win = this.shared.options.win;
     this.i = start;
-    const commands: Word[][] = [];
-    let command: Word[] = [];
-    let cur = '';
-    let inWord = false;
-    let slots: string[][] = [];
-    let before = ';';
-    // Reserved words open and close bodies as soon as they are read: `{ cat $K/x; }` is in one.
-    let leading = !wordMode;
-    const endWord = (): void => {
-      if (inWord) {
-        const word = this.finish(cur, slots);
-        if (leading) leading = this.reserved(word);
-        command.push(word);
-      }
-      cur = '';
-      inWord = false;
-      slots = [];
-    };
-    const endCommand = (sep: string): void => {
-      endWord();
-      if (command.length > 0) {
-        if (!wordMode) this.command(command, before, sep);
-        // Kept only where they are printed into a word (substitutions, `${X:-word}`): a long
-        // top-level script would otherwise hold every word twice until it is read (issue 11).
-        if (close !== null) commands.push(command);
-      }
-      command = [];
-      before = sep;
-      leading = !wordMode;
-    };
-    /** Appends expanded text; unquoted, its blanks split words as the shell does. */
-    const append = (output: string, quoted: boolean): void => {
-      if (quoted) {
-        cur += output;
-        inWord = true;
-        return;
-      }
-      const pieces = output.split(/\s+/);
-      for (let k = 0; k < pieces.length; k += 1) {
-        if (k > 0) endWord();
-        if (pieces[k] !== '') {
-          cur += pieces[k];
-          inWord = true;
-        }
-      }
-    };
-    /** A variable's alternatives: one is text; several hold a slot the word is multiplied by. */
-    const expansion = (value: string | string[], quoted: boolean): void => {
-      if (typeof value === 'string' || value.length === 1) append(typeof value === 'string' ? value : value[0]!, quoted);
-      else if ((!quoted && value.some((v) => /\s/.test(v))) || slots.length >= MAX_ALTERNATIVES) append(UNKNOWN_OUTPUT, quoted);
-      else {
-        cur += SLOT + String.fromCharCode(SLOT_BASE + slots.length);
-        slots.push(value);
-        inWord = true;
-      }
-    };
+    this.wordMode = wordMode;
+    // Kept only where they are printed into a word (substitutions, `${X:-word}`): a long
+    // top-level script would otherwise hold every word twice until it is read (issue 11).
+    this.commands = close !== null ? [] : null;
+    this.words = [];
+    this.cur = '';
+    this.inWord = false;
+    this.slots = null;
+    this.before = ';';
+    this.leading = !wordMode;
     while (this.i < n) {
-      const c = s[this.i]!;
+      const i = this.i;
+      const code = s.charCodeAt(i);
+      const c = s[i]!;
       if (close !== null && c === close) {
-        this.i += 1;
+        this.i = i + 1;
         break;
       }
-      if (c === '\\' && !this.shared.options.win) {
-        if (this.i + 1 < n && s[this.i + 1] !== '\n') {
-          cur += s[this.i + 1];
-          inWord = true;
+      if (code === 0x5c /* \ */ && !win) {
+        if (i + 1 < n && s.charCodeAt(i + 1) !== 0x0a) {
+          this.cur += s[i + 1];
+          this.inWord = true;
         }
-        this.i += 2;
-      } else if (c === "'") {
-        const end = s.indexOf("'", this.i + 1);
-        cur += end === -1 ? s.slice(this.i + 1) : s.slice(this.i + 1, end);
-        inWord = true;
+        this.i = i + 2;
+      } else if (code === 0x27 /* ' */) {
+        const end = s.indexOf("'", i + 1);
+        this.cur += end === -1 ? s.slice(i + 1) : s.slice(i + 1, end);
+        this.inWord = true;
         this.i = end === -1 ? n : end + 1;
-      } else if (c === '"') {
-        this.i += 1;
-        inWord = true;
-        while (this.i < n && s[this.i] !== '"') {
-          const d = s[this.i]!;
-          if (d === '\\' && this.i + 1 < n && '"\\$`'.includes(s[this.i + 1]!)) {
-            cur += s[this.i + 1];
-            this.i += 2;
-          } else if (d === '$' || d === '`') {
-            const sub = this.dollarOrBackquote();
-            if (sub === null) {
-              cur += d;
-              this.i += 1;
-            } else {
-              expansion(sub, true);
-            }
-          } else {
-            cur += d;
-            this.i += 1;
-          }
-        }
-        this.i += 1;
-      } else if (c === '$' && s[this.i + 1] === "'") {
-        const end = s.indexOf("'", this.i + 2);
-        cur += decodeAnsiC(end === -1 ? s.slice(this.i + 2) : s.slice(this.i + 2, end));
-        inWord = true;
+      } else if (code === 0x22 /* " */) {
+        this.doubleQuoted();
+      } else if (code === 0x24 /* $ */ && s.charCodeAt(i + 1) === 0x27) {
+        const end = s.indexOf("'", i + 2);
+        this.cur += decodeAnsiC(end === -1 ? s.slice(i + 2) : s.slice(i + 2, end));
+        this.inWord = true;
         this.i = end === -1 ? n : end + 1;
-      } else if (c === '$' || c === '`') {
+      } else if (code === 0x24 /* $ */ || code === 0x60 /* ` */) {
         const sub = this.dollarOrBackquote();
         if (sub === null) {
-          cur += c;
-          inWord = true;
-          this.i += 1;
+          this.cur += c;
+          this.inWord = true;
+          this.i = i + 1;
         } else {
-          expansion(sub, false);
+          this.expansion(sub, false);
         }
-      } else if (c === '~' && !inWord && this.vars.assigned('HOME')) {
+      } else if (code === 0x7e /* ~ */ && !this.inWord && this.vars.assigned('HOME')) {
         // `~` is whatever the script set HOME to.
-        expansion(this.value('HOME'), true);
-        this.i += 1;
+        this.expansion(this.value('HOME'), true);
+        this.i = i + 1;
       } else if (wordMode) {
-        if (isBlank(s.charCodeAt(this.i))) endWord();
+        if (isBlank(code)) this.endWord();
         else {
-          cur += c;
-          inWord = true;
+          this.cur += c;
+          this.inWord = true;
         }
-        this.i += 1;
-      } else if ((c === '<' || c === '>') && s[this.i + 1] === '(') {
+        this.i = i + 1;
+      } else if ((code === 0x3c || code === 0x3e) && s.charCodeAt(i + 1) === 0x28) {
         // Process substitution: a /dev/fd path whose commands are read like any other.
-        endWord();
-        this.nested(this.i + 2, ')');
-      } else if (c === '(' && inWord && cur.endsWith('=') && ASSIGNMENT.test(cur)) {
+        this.endWord();
+        this.nested(i + 2, ')');
+      } else if (code === 0x28 /* ( */ && this.inWord && this.cur.endsWith('=') && ASSIGNMENT.test(this.cur)) {
         // `X=(a b)`: an array, whose elements are read as words; `$X` is not followed.
-        cur += UNKNOWN_OUTPUT;
-        endCommand('(');
+        this.cur += UNKNOWN_OUTPUT;
+        this.endCommand('(');
         this.parens += 1;
-        this.i += 1;
-      } else if (c === '\n' || c === ';' || c === '&' || c === '|' || c === '(' || c === ')') {
-        const sep = (c === '&' || c === '|') && s[this.i + 1] === c ? c + c : c;
-        endCommand(sep);
-        if (c === '(') this.parens += 1;
-        else if (c === ')') this.parens = Math.max(0, this.parens - 1);
-        this.i += sep.length;
-      } else if (isBlank(s.charCodeAt(this.i)) || c === '<' || c === '>') {
-        endWord();
-        this.i += 1;
+        this.i = i + 1;
+      } else if (code === 0x0a || code === 0x3b || code === 0x26 || code === 0x7c || code === 0x28 || code === 0x29) {
+        const sep = (code === 0x26 || code === 0x7c) && s.charCodeAt(i + 1) === code ? c + c : c;
+        this.endCommand(sep);
+        if (code === 0x28) this.parens += 1;
+        else if (code === 0x29) this.parens = Math.max(0, this.parens - 1);
+        this.i = i + sep.length;
+      } else if (isBlank(code) || code === 0x3c || code === 0x3e) {
+        this.endWord();
+        this.i = i + 1;
       } else {
         // A run of ordinary characters is appended as one slice, not one concatenation per
         // character: this branch reads most of the text (issue 11).
-        PLAIN_RUN.lastIndex = this.i;
-        const run = PLAIN_RUN.exec(s);
-        const end = run === null ? this.i + 1 : this.i + run[0].length;
-        cur += end === this.i + 1 ? c : s.slice(this.i, end);
-        inWord = true;
+        let end = i + 1;
+        while (end < n && isPlain(s.charCodeAt(end))) end += 1;
+        this.cur += end === i + 1 ? c : s.slice(i, end);
+        this.inWord = true;
         this.i = end;
       }
     }
-    endCommand('\n');
+    this.endCommand('\n');
+    const commands = this.commands ?? [];
+    this.commands = null;
+    this.words = [];
     return commands;
+  }
+
+  /** At `"`: its text, backslashes before `"\$\`` removed, expansions kept as one piece. */
+  private doubleQuoted(): void {
+    const s = this.s;
+    const n = s.length;
+    this.i += 1;
+    this.inWord = true;
+    while (this.i < n && s.charCodeAt(this.i) !== 0x22) {
+      const i = this.i;
+      const d = s.charCodeAt(i);
+      if (d === 0x5c && i + 1 < n && QUOTED_ESCAPES.includes(s[i + 1]!)) {
+        this.cur += s[i + 1];
+        this.i = i + 2;
+      } else if (d === 0x24 || d === 0x60) {
+        const sub = this.dollarOrBackquote();
+        if (sub === null) {
+          this.cur += s[i];
+          this.i = i + 1;
+        } else {
+          this.expansion(sub, true);
+        }
+      } else {
+        // Up to the next character the quotes treat specially, as one slice.
+        let end = i + 1;
+        while (end < n) {
+          const e = s.charCodeAt(end);
+          if (e === 0x22 || e === 0x5c || e === 0x24 || e === 0x60) break;
+          end += 1;
+        }
+        this.cur += s.slice(i, end);
+        this.i = end;
+      }
+    }
+    this.i += 1;
+  }
+
+  private endWord(): void {
+    if (this.inWord) {
+      const word = this.finish(this.cur, this.slots);
+      if (this.leading) this.leading = this.reserved(word);
+      this.words.push(word);
+    }
+    this.cur = '';
+    this.inWord = false;
+    this.slots = null;
+  }
+
+  private endCommand(sep: string): void {
+    this.endWord();
+    const command = this.words;
+    if (command.length > 0) {
+      if (!this.wordMode) this.command(command, this.before, sep);
+      if (this.commands !== null) this.commands.push(command);
+      this.words = [];
+    }
+    this.before = sep;
+    this.leading = !this.wordMode;
+  }
+
+  /** Appends expanded text; unquoted, its blanks split words as the shell does. */
+  private append(output: string, quoted: boolean): void {
+    if (quoted || !HAS_SPACE.test(output)) {
+      // Unquoted text without blanks is one piece: the split below would give it back whole.
+      if (quoted || output !== '') {
+        this.cur += output;
+        this.inWord = true;
+      }
+      return;
+    }
+    const pieces = output.split(/\s+/);
+    for (let k = 0; k < pieces.length; k += 1) {
+      if (k > 0) this.endWord();
+      if (pieces[k] !== '') {
+        this.cur += pieces[k];
+        this.inWord = true;
+      }
+    }
+  }
+
+  /** A variable's alternatives: one is text; several hold a slot the word is multiplied by. */
+  private expansion(value: string | string[], quoted: boolean): void {
+    if (typeof value === 'string') this.append(value, quoted);
+    else if (value.length === 1) this.append(value[0]!, quoted);
+    else {
+      const slots = (this.slots ??= []);
+      if ((!quoted && value.some(hasSpace)) || slots.length >= MAX_ALTERNATIVES) this.append(UNKNOWN_OUTPUT, quoted);
+      else {
+        this.cur += SLOT + String.fromCharCode(SLOT_BASE + slots.length);
+        slots.push(value);
+        this.inWord = true;
+      }
+    }
   }
 
   /** Counts a body opened or closed by a reserved word at a command's start; false for any other word. */
@@ -379,14 +423,25 @@ class ShellReader {
   /** The word of `${X:-word}` up to its `}`: its alternatives, `~` expanded. */
   private braceWord(): string[] {
     const inner = new ShellReader(this.s, this.shared, this.vars, this.depth, this.inBody(), this.braces + 1);
-    const words: Word[] = inner.pass(this.i, '}').flat();
+    const commands = inner.pass(this.i, '}');
     this.i = inner.i;
-    const flat = words.flat();
+    // A word pass ends no command before its `}`: one command at most, so no flattening copies.
+    const words: Word[] = commands.length === 1 ? commands[0]! : commands.flat();
     let alts: string[];
     if (words.length === 0) alts = [''];
     else if (words.length === 1) alts = words[0]!;
-    else alts = flat.length === words.length ? [flat.join(' ')] : [UNKNOWN_OUTPUT];
-    return alts.map((a) => this.assignedValue(a));
+    else {
+      let joined = '';
+      let single = true;
+      for (let k = 0; k < words.length && single; k += 1) {
+        single = words[k]!.length === 1;
+        joined += (k > 0 ? ' ' : '') + words[k]![0]!;
+      }
+      alts = [single ? joined : UNKNOWN_OUTPUT];
+    }
+    const out: string[] = [];
+    for (const a of alts) out.push(this.assignedValue(a));
+    return out;
   }
 
   private value(name: string): string[] {
@@ -402,8 +457,8 @@ class ShellReader {
   }
 
   /** A word's alternatives: one per combination of its multi-valued expansions (bounded). */
-  private finish(cur: string, slots: string[][]): Word {
-    if (slots.length === 0) return [cur];
+  private finish(cur: string, slots: string[][] | null): Word {
+    if (slots === null || slots.length === 0) return [cur];
     let words = [''];
     let from = 0;
     for (let k = cur.indexOf(SLOT); k !== -1; k = cur.indexOf(SLOT, k + 2)) {
@@ -453,7 +508,7 @@ class ShellReader {
     // An assignment that surely runs, in this shell, replaces the value; any other adds to it.
     const plain = !this.inBody() && before !== '&&' && before !== '||' && before !== '|' && after !== '|' && after !== '&';
     let j = k;
-    while (!loop && j < texts.length && ASSIGNMENT.test(texts[j]![0]!)) j += 1;
+    while (!loop && j < texts.length && isAssignment(texts[j]![0]!)) j += 1;
     const name = !loop && j < texts.length ? texts[j]![0]! : null;
     let scope = this.vars;
     if (!loop && name === null) {
@@ -465,23 +520,29 @@ class ShellReader {
       if (SPECIAL_BUILTINS.has(name)) for (let x = k; x < j; x += 1) this.assignWord(this.vars, texts[x]!, false);
     }
     if (name !== null) this.builtin(name, texts, j, plain);
+    const seen = this.shared.seen;
+    const nest = this.depth < this.shared.options.maxDepth;
     for (let x = 0; x < texts.length; x += 1) {
       const alts = texts[x]!;
       const first = alts[0]!;
       if (first === 'cd' || first === 'pushd') this.changeDir(texts, x);
-      else if (DIR_OPTIONS.has(first) && texts[x + 1] !== undefined) for (const d of texts[x + 1]!) this.dir(d);
-      for (const w of alts) {
+      else if (first.charCodeAt(0) === 0x2d && DIR_OPTIONS.has(first) && texts[x + 1] !== undefined) for (const d of texts[x + 1]!) this.dir(d);
+      for (let a = 0; a < alts.length; a += 1) {
+        const w = alts[a]!;
         // Each distinct word once: a long script repeats its commands and names. What a word
         // says by itself (an `--cwd=` directory, an unknowable path) is recorded the first time;
         // the matcher reads directories as a set.
-        if (!this.shared.seen.has(w)) {
-          this.shared.seen.add(w);
+        let scriptLike = seen.get(w);
+        if (scriptLike === undefined) {
+          scriptLike = SCRIPT_LIKE.test(w);
+          seen.set(w, scriptLike);
           this.shared.out.words.push(w);
-          if (DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
+          if (w.charCodeAt(0) === 0x2d && DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
           if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.shared.out.unknowable.push(w);
         }
-        // `bash -c '…'`, `ssh host '…'`, `eval "…"`: the word is a script of its own.
-        if (this.depth < this.shared.options.maxDepth && x > 0 && SCRIPT_LIKE.test(w)) this.nestedScript(w, texts, x, scope, name);
+        // `bash -c '…'`, `ssh host '…'`, `eval "…"`: the word is a script of its own (read at
+        // each occurrence: the variables it sees may differ).
+        if (scriptLike && nest && x > 0) this.nestedScript(w, texts, x, scope, name);
       }
     }
   }
@@ -592,21 +653,30 @@ class ShellReader {
   private output(commands: Word[][]): string {
     const parts: string[] = [];
     for (const words of commands) {
-      if (words.some((w) => w.length > 1)) return UNKNOWN_OUTPUT;
-      const texts = words.map((w) => w[0]!);
+      // Plain loops, not callbacks: one runs per substitution of a long script (issue 11).
+      const texts: string[] = [];
+      let assignments = true;
+      for (const w of words) {
+        if (w.length > 1) return UNKNOWN_OUTPUT;
+        const t = w[0]!;
+        if (t.includes(UNKNOWN_OUTPUT)) return UNKNOWN_OUTPUT;
+        if (assignments && !isAssignment(t)) assignments = false;
+        texts.push(t);
+      }
       const name = texts[0]!;
-      if (texts.some((t) => t.includes(UNKNOWN_OUTPUT))) return UNKNOWN_OUTPUT;
       if (name === 'echo') {
         let k = 1;
         while (k < texts.length && /^-[neE]+$/.test(texts[k]!)) k += 1;
-        parts.push(texts.slice(k).map((t) => this.shared.options.expandHome(t)).join(' '));
+        let printed = '';
+        for (let x = k; x < texts.length; x += 1) printed += (x > k ? ' ' : '') + this.shared.options.expandHome(texts[x]!);
+        parts.push(printed);
       } else if (name === 'printf') {
         const printed = printf(texts.slice(1).map((t) => this.shared.options.expandHome(t)));
         if (printed === null) return UNKNOWN_OUTPUT;
         parts.push(printed);
       } else if (name === 'pwd') {
         parts.push(CURRENT_DIR);
-      } else if (name === 'cd' || name === 'pushd' || name === 'true' || name === ':' || texts.every((t) => ASSIGNMENT.test(t))) {
+      } else if (name === 'cd' || name === 'pushd' || name === 'true' || name === ':' || assignments) {
         // No output; the directory change or assignment is recorded.
       } else if (NAME_PRODUCERS.has(name)) {
         parts.push('*');
@@ -645,6 +715,32 @@ function printf(args: string[]): string | null {
   }
   return out.replace(/\\n/g, '\n').replace(/\\t/g, '\t');
 }
+
+/** `NAME=` or `NAME+=` at the start; the `=` test first skips the regex for most words. */
+function isAssignment(word: string): boolean {
+  return word.indexOf('=') > 0 && ASSIGNMENT.test(word);
+}
+
+function hasSpace(text: string): boolean {
+  return HAS_SPACE.test(text);
+}
+
+/**
+ * Characters no branch of `pass` but the last treats specially: not one that may quote, expand,
+ * separate, close or be a blank (`\s`, as the shell's word splitting in `append`). A stop the
+ * loop then reads as ordinary is safe. Compared by code, not by a regex per run (issue 11).
+ */
+function isPlain(code: number): boolean {
+  if (code < 0x80) return PLAIN_ASCII[code] === 1;
+  return !(code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff);
+}
+
+const PLAIN_ASCII = (() => {
+  const table = new Uint8Array(128).fill(1);
+  for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]) table[c] = 0;
+  for (const c of '\\\'"$`~;&|()<>{}') table[c.charCodeAt(0)] = 0;
+  return table;
+})();
 
 function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0b || code === 0x0c || code === 0x0d || code === 0xa0 || code === 0x3000 || code === 0xfeff || code === 0x2028 || code === 0x2029 || (code >= 0x2000 && code <= 0x200a);
