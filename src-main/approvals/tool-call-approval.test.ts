@@ -4,6 +4,7 @@ import { OwnerKeyVault } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { approvalSigningBytes, deriveTokenId } from '../silas/approval/signing.js';
 import { signApprovalFor } from '../mcp/testing/test-approver.js';
+import { bindingOf } from '../testing/approvals.js';
 import { argumentsHash, toolCallSubject } from './tool-call-approval.js';
 
 const owner = new OwnerKeyVault(new MemorySecretStore(), 'owner').ensure().signer;
@@ -11,11 +12,11 @@ const binding = { server: 'files', tool: 'delete_file', args: { path: '/tmp/a', 
 
 describe('a tool call as the approval engine\'s subject', () => {
   it('is bound to every part of the call: each change gives another subject hash', () => {
-    const base = toolCallSubject(binding);
+    const base = toolCallSubject(bindingOf(binding));
     expect(base.planHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(toolCallSubject({ ...binding, args: { force: true, path: '/tmp/a' } })).toEqual(base);
+    expect(toolCallSubject(bindingOf({ ...binding, args: { force: true, path: '/tmp/a' } }))).toEqual(base);
     for (const change of [{ server: 'other' }, { tool: 'read_file' }, { args: { path: '/etc/passwd', force: true } }, { requestId: '7' }, { sessionId: 's-2' }]) {
-      const other = toolCallSubject({ ...binding, ...change });
+      const other = toolCallSubject(bindingOf({ ...binding, ...change }));
       expect(other.planHash, JSON.stringify(change)).not.toBe(base.planHash);
       expect(other.id).not.toBe(base.id);
     }
@@ -23,7 +24,7 @@ describe('a tool call as the approval engine\'s subject', () => {
 
   it('gets a token signed over the §3.6 fields that tweetnacl verifies, whose id is the hash of what is signed', () => {
     const token = signApprovalFor({ ...binding, display: binding.args, rule: 'delete_file', reason: '', policyName: 'p' }, owner);
-    const subject = toolCallSubject(binding);
+    const subject = toolCallSubject(bindingOf(binding));
     expect(token).toMatchObject({ work_item_id: subject.id, plan_hash: subject.planHash, scope: 'single_step', verdict: 'approved' });
     expect(nacl.sign.detached.verify(approvalSigningBytes(token), Buffer.from(token.signature, 'base64'), owner.publicKey)).toBe(true);
     expect(deriveTokenId(token)).toBe(token.token_id);

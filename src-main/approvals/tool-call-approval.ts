@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src-shared/canonical.js';
 import type { JsonObject } from '../../src-shared/schemas/json.js';
-import type { ApprovalScope } from '../../src-shared/silas/approval.js';
+import type { ApprovalScope, ApprovalToken } from '../../src-shared/silas/approval.js';
+import type { ApprovalEngine } from '../silas/approval/engine.js';
 import { payloadHash } from '../silas/approval/signing.js';
 import type { ApprovalSubject } from '../silas/approval/validate.js';
 
@@ -15,7 +16,8 @@ import type { ApprovalSubject } from '../silas/approval/validate.js';
 export interface ToolCallBinding {
   server: string;
   tool: string;
-  args: unknown;
+  /** `argumentsHash` of the arguments: computed once per call by whoever holds them (the proxy, the runtime). */
+  argsHash: string;
   requestId: string | number;
   sessionId: string;
 }
@@ -27,15 +29,19 @@ export function argumentsHash(args: unknown): string {
 }
 
 /** The signed description of the call: carried in the token's conditions so the ledger shows what was allowed. */
-export function toolCallConditions(binding: Omit<ToolCallBinding, 'args'> & { argsHash: string }): JsonObject {
+export function toolCallConditions(binding: ToolCallBinding): JsonObject {
   return { type: 'silas.mcp.tool_call/v1', server: binding.server, tool: binding.tool, args_hash: binding.argsHash, request_id: binding.requestId, session_id: binding.sessionId };
 }
 
 /** The engine's subject for a call: its "plan hash" is the §4.4 payload hash of the call's description. */
-export function toolCallSubject(binding: ToolCallBinding | (Omit<ToolCallBinding, 'args'> & { argsHash: string })): ApprovalSubject {
-  const argsHash = 'argsHash' in binding ? binding.argsHash : argumentsHash(binding.args);
-  const hash = payloadHash(toolCallConditions({ ...binding, argsHash }));
+export function toolCallSubject(binding: ToolCallBinding): ApprovalSubject {
+  const hash = payloadHash(toolCallConditions(binding));
   return { id: `mcp-call-${hash.slice(0, 32)}`, planHash: hash };
+}
+
+/** The person's "yes" to one call: the engine's token of scope single_step over exactly that call. */
+export function issueToolCallToken(engine: Pick<ApprovalEngine, 'issueToken'>, call: ToolCallBinding, ttlMs: number): ApprovalToken {
+  return engine.issueToken(toolCallSubject(call), { verdict: 'approved', conditions: toolCallConditions(call) }, { scope: TOOL_CALL_SCOPE, ttlMs });
 }
 
 const MARKER = /\[REDACTED:[^\]\n]*\]/;

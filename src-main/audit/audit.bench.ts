@@ -41,13 +41,13 @@ try {
     grow(size);
     const growSeconds = (performance.now() - start) / 1000;
     const entries = single.audit.head()!.index + 1;
-    report(`audit.append.batched.${label}`, 'entries/s', (entries - before) / Math.max(growSeconds, 1e-9), { ledger_entries: entries, appended: entries - before, batch_size: batchSize });
+    report(`audit.append.batched.${label}`, 'entries/s', (entries - before) / Math.max(growSeconds, 1e-9), { ledger_entries: entries, appended: entries - before, batch_size: batchSize, floor_hmac_links_per_s: hmac.opsPerSec });
 
     const singles = 2000;
     start = performance.now();
     for (let i = 0; i < singles; i += 1) single.audit.append('aip.decision', { ...data, seq: seq++ });
     const perSecond = singles / ((performance.now() - start) / 1000);
-    report(`audit.append.one_transaction_per_entry.${label}`, 'entries/s', perSecond, { ledger_entries: entries, synchronous: 'NORMAL', validate_share: perSecond / validate.opsPerSec });
+    report(`audit.append.one_transaction_per_entry.${label}`, 'entries/s', perSecond, { ledger_entries: entries, synchronous: 'NORMAL', validate_share: perSecond / validate.opsPerSec, floor_hmac_links_per_s: hmac.opsPerSec });
 
     // A checkpoint over the most entries it may cover (1,000): verify them, append its record,
     // sign, advance the anchor (a file here; the OS keyring adds a D-Bus round trip).
@@ -61,7 +61,7 @@ try {
     start = performance.now();
     const incremental = single.audit.verifyFromCheckpoint();
     if (!incremental.valid) throw new Error('incremental verification failed');
-    report(`audit.verify.from_checkpoint.${label}`, 'ms', performance.now() - start, { ledger_entries: entries, entries_checked: incremental.entries });
+    report(`audit.verify.from_checkpoint.${label}`, 'ms', performance.now() - start, { ledger_entries: entries, entries_checked: incremental.entries, floor_hmac_links_per_s: hmac.opsPerSec });
 
     start = performance.now();
     const full = single.audit.verifyChain();

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ChainVerified, ChainVerifyStatus, VerifyMode, VerifyRun } from '../../src-shared/schemas/audit.js';
 import { ErrorCode, SilasError, type ErrorInfo } from '../../src-shared/errors.js';
-import { LedgerKeyVault } from '../keys/ledger-key.js';
+import { KeyringAnchorStore, LedgerKeyVault, parseLedgerKeyRecord } from '../keys/ledger-key.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import type { AuditRepository } from '../store/repositories/audit-repository.js';
@@ -207,11 +207,12 @@ function toInfo(error: unknown): ErrorInfo {
 export function keyringVerifierKeys(store: SecretStore, home: string, signer: OwnerSigner | null): () => VerifierKeys {
   const vault = new LedgerKeyVault(store, home);
   return () => {
-    const secret = vault.load();
-    const record = store.get(vault.accounts.key);
-    if (!secret || record === null || !signer) throw keysMissing('verify the audit ledger', `holds no ledger key or owner key for this home (${vault.description})`);
+    // One keyring read: the same record is parsed here and in the worker.
+    const record = vault.loadRecord();
+    if (record === null || !signer) throw keysMissing('verify the audit ledger', `holds no ledger key or owner key for this home (${vault.description})`);
+    const { chain, keyedFrom } = parseLedgerKeyRecord(record, vault.accounts.key);
     return {
-      keys: { chain: secret.chain, keyedFrom: secret.keyedFrom, anchors: secret.anchors, signer },
+      keys: { chain, keyedFrom, anchors: new KeyringAnchorStore(store, vault.accounts.anchor), signer },
       material: { ledgerKeyRecord: record, ownerFingerprint: signer.fingerprint, ownerPublicKey: new Uint8Array(signer.publicKey) },
     };
   };

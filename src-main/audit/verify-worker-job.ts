@@ -1,8 +1,7 @@
 import type { ChainBreak, ChainVerified, VerifyMode } from '../../src-shared/schemas/audit.js';
 import { verifyEd25519 } from '../keys/ed25519.js';
-import { LedgerKeyVault, ledgerAccountsForHome } from '../keys/ledger-key.js';
+import { parseLedgerKeyRecord } from '../keys/ledger-key.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
-import { MemorySecretStore } from '../keys/secret-store.js';
 import type { AuditRepository } from '../store/repositories/audit-repository.js';
 import type { LedgerKeys } from './ledger-keys.js';
 import { checkCheckpoint, verifyAfter, verifyWholeChainAt, type LedgerState, type TrustedEntry } from './verify.js';
@@ -37,16 +36,10 @@ export type VerifyWorkerMessage =
   | { type: 'done'; result: VerifyOutcome }
   | { type: 'error'; code: string; message: string };
 
-/** Any label works: it only names the in-memory account the record is loaded from. */
-const WORKER_HOME = '/silas-verify-worker';
-
 /** Rebuilds verify-only `LedgerKeys` from the handed-over material; signing and anchor writes are refused. */
 export function keysFromMaterial(material: VerifyKeyMaterial, state: LedgerState): LedgerKeys {
-  const store = new MemorySecretStore();
-  store.set(ledgerAccountsForHome(WORKER_HOME).key, material.ledgerKeyRecord);
-  // Parsed by the vault itself, so the worker accepts exactly the records the runtime does.
-  const secret = new LedgerKeyVault(store, WORKER_HOME).load();
-  if (!secret) throw new Error('the ledger key record handed to the verifier is empty');
+  // Parsed by the function the runtime uses, so the worker accepts exactly the records the runtime does.
+  const secret = parseLedgerKeyRecord(material.ledgerKeyRecord, 'handed to the verifier');
   const publicKey = Buffer.from(material.ownerPublicKey);
   const signer: OwnerSigner = {
     fingerprint: material.ownerFingerprint,
@@ -116,7 +109,7 @@ export function runVerifyJob(repo: AuditRepository, job: VerifyJob, report: (che
     precheck = checkCheckpoint(cp, keys, chainLength, () => ({ hash: cp.hash, checkpointId: cp.id }));
   }
   const result = precheck
-    ? { valid: false, entries: repo.count(), checkpoints: job.state.checkpoints.length, firstInvalid: precheck, lastHash: plan.start.hash, checked: 0 }
+    ? { valid: false, entries: chainLength, checkpoints: job.state.checkpoints.length, firstInvalid: precheck, lastHash: plan.start.hash, checked: 0 }
     : verifyAfter(job.state, repo, keys, plan.start, progress);
   return {
     valid: result.valid,

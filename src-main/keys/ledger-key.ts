@@ -69,7 +69,7 @@ export function ledgerAccountsForHome(absoluteHome: string): { key: string; anch
   return { key: `ledger-key-${suffix}`, anchor: `ledger-anchor-${suffix}` };
 }
 
-class KeyringAnchorStore implements AnchorStore {
+export class KeyringAnchorStore implements AnchorStore {
   constructor(
     private readonly store: SecretStore,
     private readonly account: string,
@@ -92,6 +92,22 @@ class KeyringAnchorStore implements AnchorStore {
   }
 }
 
+/** The key and where keyed entries start, from the keyring record's text; `account` names it in errors. */
+export function parseLedgerKeyRecord(stored: string, account: string): { chain: HmacChainKey; keyedFrom: number } {
+  let record: StoredLedgerKey;
+  try {
+    record = JSON.parse(stored) as StoredLedgerKey;
+    if (record.v !== 1 || record.alg !== 'hmac-sha256' || typeof record.key !== 'string' || !Number.isInteger(record.keyed_from) || record.keyed_from < 0) {
+      throw new Error('unknown ledger key format');
+    }
+  } catch (error) {
+    throw new SilasError(ErrorCode.Keyring, `the keyring entry ${account} does not hold a valid Silas ledger key (${(error as Error).message}); restore it from a keyring backup`, { cause: error });
+  }
+  const raw = Buffer.from(record.key, 'base64');
+  if (raw.length !== 32) throw new SilasError(ErrorCode.Keyring, `the ledger key in ${account} has ${raw.length} bytes, not 32; restore it from a keyring backup`);
+  return { chain: new HmacChainKey(raw), keyedFrom: record.keyed_from };
+}
+
 /** The ledger key of one data home in the OS keyring. */
 export class LedgerKeyVault {
   readonly accounts: { key: string; anchor: string };
@@ -110,18 +126,13 @@ export class LedgerKeyVault {
   load(): LedgerSecret | null {
     const stored = this.store.get(this.accounts.key);
     if (stored === null) return null;
-    let record: StoredLedgerKey;
-    try {
-      record = JSON.parse(stored) as StoredLedgerKey;
-      if (record.v !== 1 || record.alg !== 'hmac-sha256' || typeof record.key !== 'string' || !Number.isInteger(record.keyed_from) || record.keyed_from < 0) {
-        throw new Error('unknown ledger key format');
-      }
-    } catch (error) {
-      throw new SilasError(ErrorCode.Keyring, `the keyring entry ${this.accounts.key} does not hold a valid Silas ledger key (${(error as Error).message}); restore it from a keyring backup`, { cause: error });
-    }
-    const raw = Buffer.from(record.key, 'base64');
-    if (raw.length !== 32) throw new SilasError(ErrorCode.Keyring, `the ledger key in ${this.accounts.key} has ${raw.length} bytes, not 32; restore it from a keyring backup`);
-    return { chain: new HmacChainKey(raw), keyedFrom: record.keyed_from, anchors: new KeyringAnchorStore(this.store, this.accounts.anchor) };
+    const { chain, keyedFrom } = parseLedgerKeyRecord(stored, this.accounts.key);
+    return { chain, keyedFrom, anchors: new KeyringAnchorStore(this.store, this.accounts.anchor) };
+  }
+
+  /** The raw keyring record, for a verifier thread that parses it with `parseLedgerKeyRecord` (one read serves both). */
+  loadRecord(): string | null {
+    return this.store.get(this.accounts.key);
   }
 
   /** Creates a fresh 32-byte key; entries from `keyedFrom` on are keyed by it. Refuses to replace an existing key. */

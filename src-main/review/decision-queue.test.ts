@@ -7,7 +7,7 @@ import { DecisionCard } from '../../src-shared/schemas/review.js';
 import { ApprovalConsumer } from '../mcp/proxy/approval-consumer.js';
 import { planHash } from '../silas/work/hashes.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
-import { testReview } from '../testing/approvals.js';
+import { bindingOf, testReview } from '../testing/approvals.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { useTempDirs } from '../testing/temp.js';
 
@@ -25,7 +25,7 @@ function setup() {
   const toolCall = (timeoutMs = 60_000): ToolCallApprovalRequest => ({ server: 'files', tool: 'delete_file', args, display: args, requestId: 7, sessionId: 's-1', rule: 'ask', reason: 'r', policyName: 'p', timeoutMs });
   const keys = new Map([[ledger.signer.fingerprint, ledger.signer.publicKey as Uint8Array]]);
   const proxy = new ApprovalConsumer(ledger.db, ledger.audit, () => keys, undefined);
-  const binding = { server: 'files', tool: 'delete_file', args, requestId: 7, sessionId: 's-1' };
+  const binding = bindingOf({ server: 'files', tool: 'delete_file', args, requestId: 7, sessionId: 's-1' });
   const events = () =>
     ledger.audit
       .tail(100)

@@ -41,8 +41,8 @@ export interface StandingDecisions {
   cards(): DecisionCard[];
   /** Any decision of this source by id, shown in Review or not (null when unknown). */
   card(id: string): DecisionCard | null;
-  /** Null when `id` is not one of this source's decisions. */
-  decide(id: string, choice: string): 'approved' | 'denied' | null;
+  /** Records the person's `choice` (one the card offers) on a card `card(id)` returned; throws if it was resolved meanwhile. */
+  decide(card: DecisionCard, choice: string): 'approved' | 'denied';
 }
 
 export interface DecisionQueueDeps {
@@ -148,8 +148,8 @@ export class DecisionQueue {
   }
 
   /** The tray's count: every decision waiting, whatever its kind. */
-  pendingCount(kind?: DecisionKindName): number {
-    return this.view().cards.filter((card) => kind === undefined || card.kind === kind).length;
+  pendingCount(): number {
+    return this.waiting.size + this.sources.reduce((n, source) => n + source.cards().length, 0);
   }
 
   isPaused(): boolean {
@@ -178,8 +178,7 @@ export class DecisionQueue {
       const card = source.card(id);
       if (!card) continue;
       assertOffered(card, choice);
-      const outcome = source.decide(id, choice);
-      if (outcome === null) break;
+      const outcome = source.decide(card, choice);
       this.changed();
       return { id, kind: source.name, choice, outcome };
     }

@@ -1,5 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.js';
-import type { ToolCallBinding } from '../approvals/tool-call-approval.js';
+import { argumentsHash, type ToolCallBinding } from '../approvals/tool-call-approval.js';
 import { ApprovalConsumer } from '../mcp/proxy/approval-consumer.js';
 import { createTestLedger } from './ledger.js';
 import type { StandingApprovalService } from '../approvals/standing-service.js';
@@ -56,5 +56,12 @@ export function testReview(db: SqliteDatabase, audit: AuditLog, options: TestRev
 export function proxyVerifier(dir: string, keys: ReadonlyMap<string, Uint8Array>) {
   const ledger = createTestLedger(dir);
   const consumer = new ApprovalConsumer(ledger.db, ledger.audit, () => keys, undefined);
-  return (token: unknown, binding: ToolCallBinding) => consumer.consume(token, binding, () => undefined);
+  return (token: unknown, call: CallWithArgs) => consumer.consume(token, bindingOf(call), () => undefined);
+}
+
+/** A tool call as a test writes it: with its arguments, which the proxy hashes once. */
+export type CallWithArgs = Omit<ToolCallBinding, 'argsHash'> & { args: unknown };
+
+export function bindingOf({ args, ...call }: CallWithArgs): ToolCallBinding {
+  return { ...call, argsHash: argumentsHash(args) };
 }

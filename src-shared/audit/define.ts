@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JsonValue } from '../schemas/json.js';
+import type { JsonValue } from '../schemas/json.js';
 
 /**
  * What an entry is about, for readers that react to entries (the cockpit refreshes the
@@ -81,7 +81,12 @@ export const str = z.string();
 export const num = z.number();
 export const int = z.number().int();
 export const bool = z.boolean();
-export const json = JsonValue;
+/**
+ * Any JSON value. Not walked again: the ledger checks data after normalising it to plain JSON
+ * (src-main/audit/chain.ts normaliseData), so a second walk proves nothing, and on a tool call's
+ * arguments it would cost more than the append (issue 11 item 5).
+ */
+export const json = z.custom<JsonValue>(() => true);
 export const strs = z.array(z.string());
 export const nstr = z.string().nullable();
 export const requestId = z.union([z.string(), z.number()]);

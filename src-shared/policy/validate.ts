@@ -45,7 +45,8 @@ export function validatePolicyDocument(source: PolicySource, json: Record<string
   if (!checked.success) errors.push(...issuesErrors(source, version, checked.error.issues));
   // A v1alpha1 document that passed has no v1alpha2 field, so the current schema accepts it too
   // and supplies the v1alpha2 defaults.
-  const parsed = errors.length === 0 ? AgentPolicySchema.safeParse(input) : null;
+  // For the current version that schema is AgentPolicySchema itself: its parse stands.
+  const parsed = errors.length > 0 ? null : version === CURRENT_VERSION ? (checked as ReturnType<typeof AgentPolicySchema.safeParse>) : AgentPolicySchema.safeParse(input);
   if (parsed && !parsed.success) errors.push(...issuesErrors(source, version, parsed.error.issues));
   if (!parsed?.success) return { ok: false, errors: byPosition(errors) };
   return { ok: true, version, document: parsed.data, warnings: byPosition(policyWarnings(parsed.data, source)) };

@@ -135,7 +135,18 @@ describe('the approval card', () => {
     expect(planRisk(parsed('spec-13-4-health-monitor.md')).level).toBe('high');
     const chatbot = planApprovalCard(parsed('spec-13-2-support-chatbot.md'));
     expect(chatbot).toMatchObject({ details_expanded: true, intent: 'Put goal "Insurance customer support chatbot" live on the Stream' });
-    expect(chatbot.actions.map((a) => a.emphasis)).toEqual(['recommended', 'alternative', 'decline']);
+    // High risk: the same CTA rule as the cockpit's Review — declining is recommended and first.
+    expect(chatbot.actions.map((a) => [a.verdict, a.emphasis])).toEqual([
+      ['declined', 'recommended'],
+      ['edit_requested', 'alternative'],
+      ['approved', 'alternative'],
+    ]);
+    // Medium risk: approving is recommended, the decline comes last.
+    expect(planApprovalCard(parsed('spec-13-5-deploy-project.md')).actions.map((a) => [a.verdict, a.emphasis])).toEqual([
+      ['approved', 'recommended'],
+      ['edit_requested', 'alternative'],
+      ['declined', 'decline'],
+    ]);
     expect(planApprovalCard(parsed('spec-13-5-deploy-project.md')).affected_items).toEqual({
       count: 5,
       summary: 'task-run-tests, task-build-image, task-deploy-staging, task-smoke-test, task-deploy-prod',

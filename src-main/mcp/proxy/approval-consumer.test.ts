@@ -5,6 +5,8 @@ import { otherSigner } from '../../silas/approval/test-support.js';
 import { ApprovalEngine } from '../../silas/approval/engine.js';
 import { hashOf } from '../../silas/approval/test-support.js';
 import { signApprovalFor } from '../testing/test-approver.js';
+import { argumentsHash } from '../../approvals/tool-call-approval.js';
+import { bindingOf } from '../../testing/approvals.js';
 import { ApprovalConsumer } from './approval-consumer.js';
 
 const tempDir = useTempDirs('silas-consumer-');
@@ -20,7 +22,7 @@ function fixture() {
 }
 
 const request = { server: 'srv', tool: 'delete_file', args: { path: '/tmp/x' }, display: { path: '/tmp/x' }, requestId: 3, sessionId: 's1', rule: 'delete_file', reason: '', policyName: 'p' };
-const binding = { server: 'srv', tool: 'delete_file', args: { path: '/tmp/x' }, requestId: 3, sessionId: 's1' };
+const binding = bindingOf({ server: 'srv', tool: 'delete_file', args: { path: '/tmp/x' }, requestId: 3, sessionId: 's1' });
 
 describe('ApprovalConsumer: tool calls take the approval engine\'s tokens', () => {
   it('consumes a valid token once, in the transaction that records it, under the engine\'s consumption ledger; a replay is refused and audited', () => {
@@ -63,7 +65,7 @@ describe('ApprovalConsumer: tool calls take the approval engine\'s tokens', () =
     ['another tool', { tool: 'read_file' }],
     ['another proxy session', { sessionId: 's2' }],
     ['another request id', { requestId: 4 }],
-    ['other arguments', { args: { path: '/etc' } }],
+    ['other arguments', { argsHash: argumentsHash({ path: '/etc' }) }],
   ])('refuses a token for %s', (what, change) => {
     const f = fixture();
     const token = signApprovalFor(request, f.ledger.signer);

@@ -2,7 +2,7 @@ import type { AuditAppender } from '../../../src-shared/audit/events.js';
 import type { SqliteDatabase } from '../../store/transaction.js';
 import { StandingApprovalRepository, type StandingLookup } from '../../approvals/standing-approvals.js';
 import { NO_STANDING_GRANTS, type StandingGrants } from '../../approvals/standing-grants.js';
-import { TOOL_CALL_SCOPE, argumentsHash, toolCallSubject, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
+import { TOOL_CALL_SCOPE, toolCallSubject, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
 import type { ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
 import { ApprovalEngine } from '../../silas/approval/engine.js';
 
@@ -67,6 +67,6 @@ function describeRefusal(code: ApprovalReasonCode, reason: string, token: unknow
   if (signed.tool !== binding.tool) return 'approval is for another tool';
   if (signed.session_id !== binding.sessionId) return 'approval is for another proxy session';
   if (signed.request_id !== binding.requestId) return 'approval is for another request id';
-  if (signed.args_hash !== argumentsHash(binding.args)) return 'approval is for other arguments';
+  if (signed.args_hash !== binding.argsHash) return 'approval is for other arguments';
   return 'approval is for another call';
 }

@@ -83,12 +83,13 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
       // Stopping answered (or dropped) this call already; a late answer changes nothing.
       if (ctx.stopped() || ctx.asking.get(key) !== controller) return;
       ctx.asking.delete(key);
-      settle(ctx, ask, answer);
+      settle(ctx, ask, answer, argsHash);
     });
   });
 }
 
-function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer): void {
+/** `argsHash` is the hash askHuman computed once for the standing lookup; the token must bind the same. */
+function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer, argsHash: string): void {
   const st = ctx.state();
   const deny = (decision: PolicyDecision, extra: Record<string, string> = {}) => {
     ctx.audit.decision(decision, ask.input, st.policy, st.dlp, { approval: answer.outcome, ...extra });
@@ -109,7 +110,7 @@ function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer): voi
       break;
   }
   const approved = resolveAsk(ask.decision, 'approve');
-  const binding = { server: ctx.server, tool: ask.tool, args: ask.args, requestId: ask.id, sessionId: ctx.sessionId };
+  const binding = { server: ctx.server, tool: ask.tool, argsHash, requestId: ask.id, sessionId: ctx.sessionId };
   let result;
   try {
     result = ctx.approvals.consume(answer.token, binding, (nonce, keyFingerprint) => {

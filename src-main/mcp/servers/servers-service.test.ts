@@ -5,7 +5,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { testServices } from '../../testing/handlers.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
-import { toolChangeDecisionId } from '../../review/kinds/tool-change.js';
+import { toolChangeDecisionId } from './tool-change-id.js';
 import type { ReviewQueueView } from '../../../src-shared/schemas/review.js';
 import { ServersService } from './servers-service.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
-import { TOOL_CALL_SCOPE, argumentsHash, toolCallConditions, toolCallSubject } from '../../approvals/tool-call-approval.js';
+import { argumentsHash, issueToolCallToken } from '../../approvals/tool-call-approval.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
 import { ApprovalEngine } from '../../silas/approval/engine.js';
 import { openDatabase } from '../../store/database.js';
@@ -20,7 +20,7 @@ export function signApprovalFor(req: ApprovalRequest, signer: OwnerSigner, optio
     const now = options.now ?? new Date();
     const engine = new ApprovalEngine({ db, audit: { append: () => undefined } as never, signer, now: () => now });
     const call = { server: req.server, tool: req.tool, argsHash: argumentsHash(req.args), requestId: req.requestId, sessionId: req.sessionId };
-    return engine.issueToken(toolCallSubject(call), { verdict: 'approved', conditions: toolCallConditions(call) }, { scope: TOOL_CALL_SCOPE, ttlMs: options.ttlMs ?? 60_000 });
+    return issueToolCallToken(engine, call, options.ttlMs ?? 60_000);
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

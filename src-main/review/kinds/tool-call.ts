@@ -5,7 +5,7 @@ import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import type { StandingApprovalService } from '../../approvals/standing-service.js';
-import { TOOL_CALL_SCOPE, argumentsHash, displayMismatch, toolCallConditions, toolCallSubject } from '../../approvals/tool-call-approval.js';
+import { argumentsHash, displayMismatch, issueToolCallToken } from '../../approvals/tool-call-approval.js';
 import type { ApprovalEngine } from '../../silas/approval/engine.js';
 import type { DecisionKind } from '../decision-queue.js';
 
@@ -104,7 +104,7 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
         deps.standing.create({ server: request.server, tool: normalizeName(request.tool), argsHash, argsDisplay: JSON.stringify(request.display) });
       }
       const call = { server: request.server, tool: request.tool, argsHash, requestId: request.requestId, sessionId: request.sessionId };
-      const token = deps.engine.issueToken(toolCallSubject(call), { verdict: 'approved', conditions: toolCallConditions(call) }, { scope: TOOL_CALL_SCOPE, ttlMs: APPROVAL_TOKEN_TTL_MS });
+      const token = issueToolCallToken(deps.engine, call, APPROVAL_TOKEN_TTL_MS);
       audit.append('approvals.approved', { ...ended(subject, id), token_id: token.token_id, nonce: token.nonce, key_fingerprint: token.key_fingerprint, expires_at: token.expires_at });
       return { outcome: 'approve', token };
     },

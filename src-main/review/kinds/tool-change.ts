@@ -1,13 +1,11 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { orderActions } from '../../../src-shared/review/cta.js';
-import type { CardOf } from '../../../src-shared/schemas/review.js';
+import type { CardOf, DecisionCard } from '../../../src-shared/schemas/review.js';
 import type { AuditAppender } from '../../../src-shared/audit/events.js';
 import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
 import { ToolPinRepository, type ToolPin } from '../../store/repositories/tool-pins.js';
 import { toolChangeDecisionId } from '../../mcp/servers/tool-change-id.js';
 import type { StandingDecisions } from '../decision-queue.js';
-
-export { toolChangeDecisionId } from '../../mcp/servers/tool-change-id.js';
 
 export const TOOL_CHANGE_KIND = 'tool_change' as const;
 
@@ -42,18 +40,16 @@ export class ToolChangeDecisions implements StandingDecisions {
     return pin ? toCard(pin) : null;
   }
 
-  decide(id: string, choice: string): 'approved' | 'denied' | null {
-    const pin = this.find(id);
-    if (!pin) return null;
-    const { server, tool } = pin;
-    const hash = pin.pendingHash!;
+  decide(card: DecisionCard, choice: string): 'approved' | 'denied' {
+    const { server, tool, approvedHash, pendingHash: hash } = (card as CardOf<'tool_change'>).details;
+    // The pins' own UPDATE … WHERE pending_hash = ? decides whether the change is still pending.
     return inImmediateTransaction(this.db, () => {
       if (choice === KEEP_BLOCKED.choice) {
-        this.audit.append('mcp.tool_change_declined', { server, tool, approved_hash: pin.approvedHash, declined_hash: hash });
+        this.audit.append('mcp.tool_change_declined', { server, tool, approved_hash: approvedHash, declined_hash: hash });
         if (!this.pins.decline(server, tool, hash)) throw resolvedElsewhere(tool, server);
         return 'denied' as const;
       }
-      this.audit.append('mcp.tool_change_approved', { server, tool, previous_hash: pin.approvedHash, hash });
+      this.audit.append('mcp.tool_change_approved', { server, tool, previous_hash: approvedHash, hash });
       if (!this.pins.approve(server, tool, hash)) throw resolvedElsewhere(tool, server);
       return 'approved' as const;
     });

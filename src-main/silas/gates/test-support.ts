@@ -2,6 +2,7 @@ import { auditDataProblem, auditEvents, type AuditEventData, type AuditEventName
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import { Gate, type GateInput } from '../../../src-shared/silas/gates.js';
 import type { GateAuditSink } from './provider.js';
+import { normaliseData } from '../../audit/chain.js';
 
 /** Test helpers: an in-memory audit sink and a gate builder with the spec defaults. */
 
@@ -9,9 +10,11 @@ export class MemoryAudit implements GateAuditSink {
   readonly events: { event: string; data: JsonObject }[] = [];
   /** Refuses data of the wrong shape like the real ledger, so tests on this sink catch it too. */
   append<E extends AuditEventName>(event: E, data: AuditEventData<E>): void {
-    const problem = auditDataProblem(event, auditEvents[event], data);
+    // As the ledger does: normalise to plain JSON first, then check the shape of what would be stored.
+    const { value } = normaliseData(data);
+    const problem = auditDataProblem(event, auditEvents[event], value);
     if (problem !== null) throw new Error(problem);
-    this.events.push({ event, data: structuredClone(data) as JsonObject });
+    this.events.push({ event, data: value });
   }
   named(event: string): JsonObject[] {
     return this.events.filter((e) => e.event === event).map((e) => e.data);

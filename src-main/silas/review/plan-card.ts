@@ -1,4 +1,6 @@
 import type { Expectation, WorkItem } from '../../../src-shared/silas/work.js';
+import { isElevated, orderActions } from '../../../src-shared/review/cta.js';
+import type { RiskLevel } from '../../../src-shared/schemas/review.js';
 import { planHash } from '../work/hashes.js';
 
 /*
@@ -6,7 +8,7 @@ import { planHash } from '../work/hashes.js';
  * (`silas plan check`, `silas run --approve-here`) and in the cockpit's Review.
  */
 
-export type RiskLevel = 'low' | 'medium' | 'high' | 'irreversible';
+export type { RiskLevel } from '../../../src-shared/schemas/review.js';
 
 export interface PlanCardAction {
   consequence_label: string;
@@ -116,15 +118,19 @@ export function planApprovalCard(item: WorkItem, hash: string = planHash(item)):
     risk_reasons: risk.reasons,
     rationale: planRationale(item.body),
     approving,
-    actions: [
-      { consequence_label: approve, verdict: 'approved', emphasis: 'recommended' },
-      { consequence_label: 'Request edits', verdict: 'edit_requested', emphasis: 'alternative' },
-      { consequence_label: 'Decline', verdict: 'declined', emphasis: 'decline' },
-    ],
+    // The cockpit's CTA rule (src-shared/review/cta.ts), so the terminal recommends what Review recommends.
+    actions: orderActions(
+      risk.level,
+      [
+        { choice: 'approved', label: approve, consequence: approving },
+        { choice: 'edit_requested', label: 'Request edits', consequence: 'Nothing runs; the plan goes back for changes' },
+      ],
+      { choice: 'declined', label: 'Decline', consequence: 'Nothing runs' },
+    ).map((a) => ({ consequence_label: a.label, verdict: a.choice as PlanCardAction['verdict'], emphasis: a.role })),
     affected_items: item.type === 'project' ? { count: item.tasks.length, summary: item.tasks.join(', ') } : null,
     plan_hash: hash,
     confirm_code: code,
-    details_expanded: risk.level === 'high' || risk.level === 'irreversible',
+    details_expanded: isElevated(risk.level),
     details: {
       verify: item.verify.map((check) => ({ name: check.name, run: check.run, expect: describeExpectation(check.expect), timeout: check.timeout, network: check.network })),
       budget: item.budget,

@@ -120,11 +120,6 @@ export class AuditRepository {
     return (since === undefined ? this.pageAfterStmt.all(after, upTo, limit) : this.pageAfterSinceStmt.all(after, upTo, since, limit)) as EntryRow[];
   }
 
-  /** Streams rows in chain order without loading the whole table. */
-  iterateFrom(index: number): IterableIterator<EntryRow> {
-    return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? ORDER BY idx ASC').iterate(index) as IterableIterator<EntryRow>;
-  }
-
   /** Rows `from..to` (inclusive) in chain order. */
   iterateRange(from: number, to: number): IterableIterator<EntryRow> {
     return this.db.prepare('SELECT * FROM audit_entries WHERE idx >= ? AND idx <= ? ORDER BY idx ASC').iterate(from, to) as IterableIterator<EntryRow>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProtectedPathMatcher } from '../protected-paths.js';
-import { isCommandKey, isExecutedArgument, isExecutingTool, nameParts } from './executed.js';
+import { isCommandKey, isExecutingTool, nameParts } from './executed.js';
 
 describe('executed arguments: which strings a tool runs as commands', () => {
   it('splits names into lowercase word parts at separators, camelCase and after NFKC', () => {
@@ -38,15 +38,17 @@ describe('executed arguments: which strings a tool runs as commands', () => {
     expect(isCommandKey(key)).toBe(false);
   });
 
-  it('a string is executed by its tool, by any command key on its path, or when the tool is not known', () => {
-    expect(isExecutedArgument('run_command', ['cwd'])).toBe(true);
-    expect(isExecutedArgument('write_file', ['content'])).toBe(false);
-    expect(isExecutedArgument('write_file', ['edits', 0, 'newText'])).toBe(false);
-    expect(isExecutedArgument('write_file', ['steps', 2, 'run'])).toBe(true);
-    expect(isExecutedArgument('write_file', ['script', 'body'])).toBe(true);
-    expect(isExecutedArgument('spawn_job', ['argv', 3])).toBe(true);
-    expect(isExecutedArgument(null, ['content'])).toBe(true);
-    expect(isExecutedArgument(undefined, [])).toBe(true);
+  it('a string is executed by its tool, by any command key on its path, or when the tool is not known (as the matcher applies it)', () => {
+    const m = new ProtectedPathMatcher(['~/.ssh'], { homeDir: '/home/u', cwd: '/work/project', realpath: () => null });
+    const unknowable = '$(BUILD)/main.o';
+    const executed = (tool: string | undefined, args: unknown) => m.find(args, tool === undefined ? undefined : { tool })?.reason === 'unknowable';
+    expect(executed('run_command', { cwd: unknowable })).toBe(true);
+    expect(executed('write_file', { content: unknowable })).toBe(false);
+    expect(executed('write_file', { edits: [{ newText: unknowable }] })).toBe(false);
+    expect(executed('write_file', { steps: [{}, {}, { run: unknowable }] })).toBe(true);
+    expect(executed('write_file', { script: { body: unknowable } })).toBe(true);
+    expect(executed('spawn_job', { argv: ['a', 'b', 'c', unknowable] })).toBe(true);
+    expect(executed(undefined, { content: unknowable })).toBe(true);
   });
 
   it('the matcher refuses an unknowable path in content only when told the tool does not run it', () => {

@@ -57,30 +57,36 @@ export function nameParts(name: string): string[] {
     .filter((p) => p !== '');
 }
 
-function named(name: string, words: ReadonlySet<string>, texts: readonly string[]): boolean {
-  const parts = nameParts(name);
+function named(parts: readonly string[], words: ReadonlySet<string>, texts: readonly string[]): boolean {
   if (parts.some((p) => words.has(p))) return true;
   const compact = parts.join('');
   return texts.some((t) => compact.includes(t));
 }
 
+/*
+ * Every call asks about its tool, and every key of its arguments: a few distinct names, asked
+ * about again and again on the proxy's hot path, so the answers are kept (bounded: past the cap a
+ * name is simply worked out again).
+ */
+const MEMO_CAP = 4096;
+const executingTools = new Map<string, boolean>();
+const commandKeys = new Map<string, boolean>();
+
+function memo(cache: Map<string, boolean>, name: string, compute: (parts: string[]) => boolean): boolean {
+  let answer = cache.get(name);
+  if (answer === undefined) {
+    answer = compute(nameParts(name));
+    if (cache.size < MEMO_CAP) cache.set(name, answer);
+  }
+  return answer;
+}
+
 /** Whether a tool of this name runs what it is given (see the header). */
 export function isExecutingTool(tool: string): boolean {
-  if (named(tool, TOOL_WORDS, TOOL_TEXT)) return true;
-  return nameParts(tool).join('').startsWith('run');
+  return memo(executingTools, tool, (parts) => named(parts, TOOL_WORDS, TOOL_TEXT) || parts.join('').startsWith('run'));
 }
 
 /** Whether the value under this key is run as a command (see the header). */
 export function isCommandKey(key: string): boolean {
-  return named(key, KEY_WORDS, KEY_TEXT);
-}
-
-/**
- * Whether the string at `path` (keys and array indices below the arguments object) in a call
- * of `tool` is plausibly run as a command; `tool` null or undefined (not known): true.
- */
-export function isExecutedArgument(tool: string | null | undefined, path: readonly (string | number)[]): boolean {
-  if (tool === null || tool === undefined) return true;
-  if (isExecutingTool(tool)) return true;
-  return path.some((p) => typeof p === 'string' && isCommandKey(p));
+  return memo(commandKeys, key, (parts) => named(parts, KEY_WORDS, KEY_TEXT));
 }
