@@ -21,11 +21,13 @@ function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefine
   if (args === undefined) return undefined;
   const redacted = dlp ? dlp.redactForAudit(args).value : args;
   const json = JSON.stringify(redacted) as string | undefined;
-  const text = json ?? 'null';
-  const bytes = Buffer.byteLength(text);
-  // No parse back: the audit append normalises (and copies) the data it is given.
-  if (bytes <= MAX_AUDITED_ARGS_BYTES) return json === undefined ? null : (redacted as JsonValue);
-  return { truncated: true, bytes, sha256: createHash('sha256').update(text).digest('hex') };
+  if (json === undefined) return null;
+  // No parse back: the audit append normalises (and copies) the data it is given. A UTF-16 unit
+  // is at most 3 UTF-8 bytes, so small arguments are within the limit without counting.
+  if (json.length * 3 <= MAX_AUDITED_ARGS_BYTES) return redacted as JsonValue;
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= MAX_AUDITED_ARGS_BYTES) return redacted as JsonValue;
+  return { truncated: true, bytes, sha256: createHash('sha256').update(json).digest('hex') };
 }
 
 /**
@@ -34,23 +36,27 @@ function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefine
  * policy_hash), arguments DLP-redacted with every pattern before they are written.
  */
 export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext): AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject {
-  const entry: Record<string, JsonValue | undefined> = {
+  // Absent fields are never set rather than deleted afterwards: `delete` turns the object into a
+  // slow dictionary that every later walk (the ledger's copy, its schema check) pays for.
+  const entry: Record<string, JsonValue> = {
     direction: context.direction,
     method: input.method,
-    tool: input.tool,
-    args: auditedArgs(input.args, context.dlp),
-    decision: decision.monitored ? 'ALLOW_MONITOR' : decision.decision,
-    policy_mode: context.policy?.mode ?? 'enforce',
-    violation: decision.violation,
-    failed_arg: decision.failedArg ?? undefined,
-    failed_rule: decision.failedRule ?? undefined,
-    error_code: decision.errorCode ?? undefined,
-    reason: decision.reason,
-    session_id: context.sessionId,
-    policy_name: context.policy?.name,
-    policy_hash: context.policy?.hash,
-    request_id: input.requestId ?? undefined,
   };
-  for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
+  if (input.tool !== undefined) entry.tool = input.tool;
+  const args = auditedArgs(input.args, context.dlp);
+  if (args !== undefined) entry.args = args;
+  entry.decision = decision.monitored ? 'ALLOW_MONITOR' : decision.decision;
+  entry.policy_mode = context.policy?.mode ?? 'enforce';
+  entry.violation = decision.violation;
+  if (decision.failedArg != null) entry.failed_arg = decision.failedArg;
+  if (decision.failedRule != null) entry.failed_rule = decision.failedRule;
+  if (decision.errorCode != null) entry.error_code = decision.errorCode;
+  entry.reason = decision.reason;
+  if (context.sessionId !== undefined) entry.session_id = context.sessionId;
+  if (context.policy) {
+    entry.policy_name = context.policy.name;
+    entry.policy_hash = context.policy.hash;
+  }
+  if (input.requestId != null) entry.request_id = input.requestId;
   return entry as AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject;
 }

@@ -76,11 +76,14 @@ function checkEventName(event: string, catalogue: AuditCatalogue): AuditCatalogu
   throw new SilasError(ErrorCode.InvalidArgs, `audit event "${event}" is not in the catalogue; declare it with its data schema in src-shared/audit/events.ts`);
 }
 
-const idBytes = Buffer.alloc(16);
-// Random bytes are drawn in blocks (as randomUUID does): one getrandom per 409 ids, not per id.
+// Random bytes are drawn in blocks (as randomUUID does): one getrandom per 409 ids, not per id,
+// and hex-encoded once per block; the time part is encoded once per millisecond.
 const pool = Buffer.alloc(4090);
+let poolHex = '';
 let poolOffset = pool.length;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+let prefixMs = -1;
+let prefix = '';
 
 /**
  * A random, time-ordered entry id (RFC 9562 UUIDv7: 48-bit Unix milliseconds, 74 random bits).
@@ -89,23 +92,21 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
  * an append was writing those pages to the WAL.
  */
 export function timeOrderedId(ms: number = Date.now()): string {
-  const b = idBytes;
   if (poolOffset + 10 > pool.length) {
     randomFillSync(pool);
+    poolHex = pool.toString('hex');
     poolOffset = 0;
   }
-  pool.copy(b, 6, poolOffset, poolOffset + 10);
+  if (ms !== prefixMs) {
+    const t = [Math.floor(ms / 2 ** 40) & 0xff, Math.floor(ms / 2 ** 32) & 0xff, (ms >>> 24) & 0xff, (ms >>> 16) & 0xff, (ms >>> 8) & 0xff, ms & 0xff].map((byte) => HEX[byte]!);
+    prefix = `${t[0]}${t[1]}${t[2]}${t[3]}-${t[4]}${t[5]}-`;
+    prefixMs = ms;
+  }
+  // Bytes 6–15 are pool[o…o+9]; byte 6 carries version 7 in its high nibble, byte 8 variant 10.
+  const o = poolOffset;
+  const x = 2 * o;
   poolOffset += 10;
-  b[0] = Math.floor(ms / 2 ** 40) & 0xff;
-  b[1] = Math.floor(ms / 2 ** 32) & 0xff;
-  b[2] = (ms >>> 24) & 0xff;
-  b[3] = (ms >>> 16) & 0xff;
-  b[4] = (ms >>> 8) & 0xff;
-  b[5] = ms & 0xff;
-  b[6] = 0x70 | (b[6]! & 0x0f);
-  b[8] = 0x80 | (b[8]! & 0x3f);
-  const h = (i: number) => HEX[b[i]!]!;
-  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+  return `${prefix}7${poolHex.slice(x + 1, x + 4)}-${HEX[0x80 | (pool[o + 2]! & 0x3f)]}${poolHex.slice(x + 6, x + 8)}-${poolHex.slice(x + 8, x + 20)}`;
 }
 
 export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements AuditLog<C> {
@@ -135,6 +136,8 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
   }
 
   appendBatch(items: readonly AuditItem<C>[]): AuditEntry[] {
+    // One clock reading per batch: its entries are committed together, in one transaction.
+    const ts = this.now().toISOString();
     const prepared = items.map((item: { event: string; data?: unknown }) => {
       const spec = checkEventName(item.event, this.catalogue);
       const data = normaliseData(item.data ?? {});
@@ -142,7 +145,7 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
       // Refused, not recorded as something else: a decision in a shape readers do not expect.
       const problem = auditDataProblem(item.event, spec, data.value);
       if (problem !== null) throw new SilasError(ErrorCode.InvalidArgs, problem);
-      return { id: this.newId(), ts: this.now().toISOString(), event: item.event, dataJson: data.json, data: data.value };
+      return { id: this.newId(), ts, event: item.event, dataJson: data.json, data: data.value };
     });
     return this.appendPrepared(prepared);
   }

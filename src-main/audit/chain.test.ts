@@ -67,6 +67,24 @@ describe('the fast canonical path agrees with stringify → parse → RFC 8785',
     }
   });
 
+  it('on 2,000 random JSON objects without integer-like keys (the sorted-copy route), and a copy that shares nothing', () => {
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const withoutIndexKeys = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(withoutIndexKeys);
+      if (value === null || typeof value !== 'object') return value;
+      return Object.fromEntries(Object.entries(value).filter(([key]) => !/^[0-9]/.test(key)).map(([key, item]) => [key, withoutIndexKeys(item)]));
+    };
+    for (let i = 0; i < 2000; i += 1) {
+      const data = { root: withoutIndexKeys(randomValue(0, next)), zeta: [i, -0, { b: 'x', a: 'y' }], alpha: { 'key-1': 1 } };
+      const normal = normaliseData(data);
+      expect(normal.json).toBe(slow(data));
+      expect(normal.value).toEqual(JSON.parse(slow(data)));
+      expect(normal.value.zeta).not.toBe(data.zeta);
+    }
+    expect(normaliseData({ z: 1, a: { '0': 1, b: 2 }, m: -0 }).json).toBe('{"a":{"0":1,"b":2},"m":0,"z":1}');
+  });
+
   it('falls back for what plain JSON cannot express directly, with the same result', () => {
     for (const data of [{ d: new Date(0) }, { a: [1, undefined, 3] }, { n: Number.NaN }, { f: () => 1, k: 'v' }, JSON.parse('{"__proto__":{"x":1},"y":2}')]) {
       expect(normaliseData(data).json).toBe(slow(data));

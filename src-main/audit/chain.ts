@@ -62,6 +62,8 @@ export function normaliseData(data: unknown): { json: string; value: JsonObject 
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new TypeError('audit data must be a JSON object');
   }
+  const copy = sortedCopy(data, 0);
+  if (copy !== NOT_PLAIN) return { json: JSON.stringify(copy), value: copy as JsonObject };
   const fast = plainCanonical(data, 0);
   if (fast) return { json: fast.json, value: fast.value as JsonObject };
   const value = JSON.parse(JSON.stringify(data)) as JsonObject;
@@ -69,6 +71,57 @@ export function normaliseData(data: unknown): { json: string; value: JsonObject 
 }
 
 const MAX_FAST_DEPTH = 64;
+const NOT_PLAIN = Symbol('not plain JSON');
+
+/**
+ * The hot path (every decision a proxy records): a fresh copy of plain JSON data whose objects
+ * hold their keys in RFC 8785 order, so one native JSON.stringify of it is the canonical text
+ * (strings and numbers are written as JSON.stringify writes them either way). Keys that look
+ * like array indexes are refused here, since an object lists those first whatever the insertion
+ * order; they, `__proto__` and anything not plain take `plainCanonical`. `chain.test.ts` holds
+ * the routes to the same bytes.
+ */
+function sortedCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : NOT_PLAIN;
+    case 'object': {
+      if (value === null) return null;
+      if (depth >= MAX_FAST_DEPTH) return NOT_PLAIN;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return NOT_PLAIN;
+        const copy: unknown[] = new Array(value.length);
+        for (let i = 0; i < value.length; i += 1) {
+          const item = sortedCopy(value[i], depth + 1);
+          if (item === NOT_PLAIN) return NOT_PLAIN;
+          copy[i] = item;
+        }
+        return copy;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+      const record = value as Record<string, unknown>;
+      if (typeof record.toJSON === 'function') return NOT_PLAIN;
+      const keys = Object.keys(record).sort();
+      const copy: Record<string, unknown> = {};
+      for (const key of keys) {
+        const first = key.charCodeAt(0);
+        if ((first >= 0x30 && first <= 0x39) || key === '__proto__') return NOT_PLAIN;
+        const raw = record[key];
+        if (raw === undefined) continue;
+        const item = sortedCopy(raw, depth + 1);
+        if (item === NOT_PLAIN) return NOT_PLAIN;
+        copy[key] = item;
+      }
+      return copy;
+    }
+    default:
+      return NOT_PLAIN;
+  }
+}
 
 /** RFC 8785 text and a fresh copy of plain JSON data, or null when the value needs JSON.stringify's full semantics. */
 function plainCanonical(value: unknown, depth: number): { json: string; value: unknown } | null {

@@ -29,6 +29,21 @@ describe('scanText: markers and events', () => {
     expect(result).toEqual({ output: text, redacted: false, events: [], warnings: [] });
   });
 
+  it('finds the same matches in long texts whether the prefilter is the set or literal-prefixed patterns one by one', () => {
+    const GH: PatternSpec = ['GitHub Token', 'ghp_[a-zA-Z0-9]{36}'];
+    const prose = 'the quick brown fox jumps over a lazy dog '.repeat(200);
+    const key = 'AKIAIOSFODNN7EXAMPLE';
+    const token = `ghp_${'a'.repeat(36)}`;
+    for (const text of [prose, `${prose}${key}${prose}`, `${token}${prose}${key}`, `${prose.slice(0, 4000)} ${key}`]) {
+      const literal = scan([AWS, GH], text);
+      const mixed = scan([AWS, GH, EMAIL], text);
+      expect(literal.output).toBe(mixed.output);
+      expect(literal.events).toEqual(mixed.events);
+      expect(literal.output.includes(key) || literal.output.includes(token)).toBe(false);
+    }
+    expect(scan([AWS, GH], `${prose}${key}`).events).toEqual([{ rule: 'AWS Key', count: 1 }]);
+  });
+
   it('writes rule names verbatim, even with replacement-pattern characters', () => {
     const result = scan([['$& $1 $$ [x]', 'secret']], 'a secret b');
     expect(result.output).toBe('a [REDACTED:$& $1 $$ [x]] b');

@@ -36,6 +36,17 @@ export interface CompiledPattern {
 const ANCHOR_SENSITIVE = /\\[Az]|\(\?[A-Za-z]*-[A-Za-z]*m/;
 
 /**
+ * Prefilter members that start with a literal (`AKIA…`, `ghp_…`, `-----BEGIN`) and hold no
+ * alternation: RE2 runs such a pattern alone by searching for its first bytes, a hundred times
+ * faster than a set's DFA over prose, which cannot. When every member is one of these (and there
+ * are few), long texts are tested member by member; short ones, where a native call costs more
+ * than the scan, still go through the set. Either way the answer is the set's.
+ */
+const LITERAL_START = /^[A-Za-z0-9_-]{3}/;
+const MAX_LITERAL_MEMBERS = 4;
+const LITERAL_SCAN_UNITS = 4096;
+
+/**
  * Calls `fn(start, end)` (UTF-16 offsets) for every match of the global `re` in `text`.
  *
  * An exec() loop: node-re2 caches the UTF-8 form of the last string, so this is linear in the
@@ -90,6 +101,8 @@ export class PatternView {
   /** View indexes that the set does not cover; they run on every scanned string. */
   readonly alwaysRun: number[];
   readonly set: RE2Set | null;
+  /** The set's members on their own, in member order, when all of them start with a literal; else null. */
+  private readonly literalMembers: RE2[] | null;
 
   constructor(patterns: CompiledPattern[], sources: DlpPattern[]) {
     this.patterns = patterns;
@@ -126,6 +139,8 @@ export class PatternView {
     this.set = set;
     this.setMembers = members;
     this.alwaysRun = always;
+    const literal = set !== null && members.length <= MAX_LITERAL_MEMBERS && members.every((i) => LITERAL_START.test(sources[i]!.regex.source) && !sources[i]!.regex.source.includes('|'));
+    this.literalMembers = literal ? setSources.map((source) => new RE2(source, 'u')) : null;
   }
 
   get size(): number {
@@ -155,6 +170,8 @@ export class PatternView {
   setMayMatch(text: string | Buffer): boolean {
     if (this.set === null) return false;
     try {
+      const literal = this.literalMembers;
+      if (literal !== null && text.length >= LITERAL_SCAN_UNITS) return literal.some((member) => member.test(text));
       return this.set.test(text);
     } catch {
       return true;
@@ -165,6 +182,14 @@ export class PatternView {
   setHits(text: string | Buffer): number[] {
     if (this.set === null) return [];
     try {
+      const literal = this.literalMembers;
+      if (literal !== null && text.length >= LITERAL_SCAN_UNITS) {
+        const hits: number[] = [];
+        literal.forEach((member, h) => {
+          if (member.test(text)) hits.push(this.setMembers[h]!);
+        });
+        return hits;
+      }
       return this.set.match(text).map((h) => this.setMembers[h]!);
     } catch {
       return this.setMembers.slice();

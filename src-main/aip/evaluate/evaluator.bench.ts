@@ -1,4 +1,6 @@
-import { homedir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collectSuiteFiles, readSuite } from '../conformance/vectors.js';
 import { loadPolicyText } from '../policy/load.js';
@@ -78,3 +80,67 @@ for (let i = 0; i < 40; i += 1) {
 inputs.push({ method: 'tools/call', tool: 'tool_3', args: { target: '/home/user/projects/../../../etc/passwd' } });
 inputs.push({ method: 'tools/list' });
 measure('rules40', inputs.map((input) => ({ evaluator: big, input })), 300_000, { rules: 40, arg_regexes: 10, protected_paths: 5 });
+
+// (c) Issue 11 item 2: the full decision for one large call, from 1 KB to 4 MB of arguments,
+// beside its floor measured in the same run: a JSON parse + stringify of the same JSON-RPC
+// message (what any proxy that reads the message pays). The real filesystem, a project
+// directory as cwd, and the tool that would carry each shape. Read the growth off ns_per_char.
+const sizedDir = mkdtempSync(join(tmpdir(), 'silas-bench-decision-'));
+try {
+  const home = join(sizedDir, 'home');
+  const project = join(home, 'project');
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  mkdirSync(join(project, 'src'), { recursive: true });
+  const sizedPolicy = unwrap(`apiVersion: aip.io/v1alpha2
+kind: AgentPolicy
+metadata:
+  name: bench-sized
+spec:
+  allowed_tools: [write_file, run_command]
+  protected_paths: ["~/.ssh", "~/.aws/credentials", ".env", "~/.gnupg", "~/.config/gh/hosts.yml"]
+  tool_rules:
+    - tool: write_file
+      action: allow
+    - tool: run_command
+      action: allow
+`);
+  const evaluator = new PolicyEvaluator(sizedPolicy, {
+    protectedPaths: new ProtectedPathMatcher(sizedPolicy.protectedPaths, { homeDir: home, cwd: project }),
+    rateLimiter: new ToolRateLimiter(() => 0),
+  });
+  const source = Array.from({ length: 60 }, (_, i) => `export function f${i}(a: number): number { return a * ${i}; } // see ./docs/f${i}.md`);
+  const shapes: Record<string, { tool: string; make: (n: number) => unknown }> = {
+    write_file_source: { tool: 'write_file', make: (n) => ({ path: 'src/big.ts', content: Array.from({ length: n }, (_, i) => source[i % source.length]).join('\n') }) },
+    run_command_shell: { tool: 'run_command', make: (n) => ({ command: Array.from({ length: n }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `).join('') }) },
+  };
+  for (const [name, shape] of Object.entries(shapes)) {
+    const unit = JSON.stringify(shape.make(1)).length;
+    for (const [label, bytes] of [['1kb', 1_000], ['10kb', 10_000], ['100kb', 100_000], ['1mb', 1_000_000], ['4mb', 4_000_000]] as const) {
+      const args = shape.make(Math.max(1, Math.round(bytes / unit)));
+      const input: EvaluationInput = { method: 'tools/call', tool: shape.tool, args, requestId: 1 };
+      const decision = evaluator.evaluate(input);
+      if (decision.decision !== 'ALLOW') throw new Error(`benchmark decision ${name}_${label} was ${decision.decision}: ${decision.reason}`);
+      const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: shape.tool, arguments: args } });
+      const runs = bytes >= 1_000_000 ? 5 : bytes >= 100_000 ? 21 : 201;
+      const floorUs = medianUs(() => JSON.stringify(JSON.parse(message)), runs);
+      const us = medianUs(() => evaluator.evaluate(input), runs);
+      report(`aip.evaluate.${name}_${label}`, 'us/decision', us, { chars: message.length, ns_per_char: (us * 1000) / message.length, floor_json_roundtrip_us: floorUs, ratio_to_floor: us / floorUs, target_ratio: 5 });
+    }
+  }
+} finally {
+  rmSync(sizedDir, { recursive: true, force: true });
+}
+
+/** Median wall time of `runs` calls after two warm-up calls, in microseconds. */
+function medianUs(fn: () => unknown, runs: number): number {
+  fn();
+  fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = performance.now();
+    fn();
+    times.push((performance.now() - start) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)]!;
+}

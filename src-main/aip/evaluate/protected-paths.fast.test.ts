@@ -53,6 +53,7 @@ describe('ProtectedPathMatcher — fast paths agree with the general resolution'
         }
       },
     });
+    const names = Array.from({ length: 12 }, (_, i) => `a${i}.txt`);
     const cases: unknown[] = [
       { target: '/srv/data/reports/q1.csv', mode: 'read', limit: 100 },
       { path: 'read' },
@@ -82,9 +83,20 @@ describe('ProtectedPathMatcher — fast paths agree with the general resolution'
       { path: '.' },
       { cwd: outside, file: 'link' },
       { dir: `${outside}/link`, file: 'id_rsa' },
+      // Enough names under one directory that it is listed (issue 11): a directory that does not
+      // exist settles its names by its own physical path — open, or inside ~/.ssh through a link.
+      { dir: 'src/missing', files: names },
+      { dir: `${outside}/link/new`, files: names },
+      { command: `cd nowhere && cat ${names.join(' ')}` },
+      { command: `cd dangling && cat ${names.join(' ')}` },
+      { command: `cd keys/new/deeper && cat ${names.join(' ')}` },
     ];
     for (const args of cases) {
       expect({ args, finding: fast.find(args) }).toEqual({ args, finding: general.find(args) });
+    }
+    expect(fast.find({ dir: 'src/missing', files: names })).toBeNull();
+    for (const command of [`cd dangling && cat ${names.join(' ')}`, `cd keys/new/deeper && cat ${names.join(' ')}`]) {
+      expect(fast.find({ command })).toMatchObject({ reason: 'protected_path', protectedPath: '~/.ssh' });
     }
   });
 

@@ -1,6 +1,7 @@
 import { type Dir, existsSync, lstatSync, opendirSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
 import { isCommandKey, isExecutingTool } from './paths/executed.js';
+import { ColdWords } from './paths/cold-words.js';
 import { MAX_PATH_BASES, type PathBases } from './paths/path-bases.js';
 import { CURRENT_DIR as CURRENT_DIR_MARKER, readShell, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './paths/shell.js';
 import type { Environment } from './paths/shell-vars.js';
@@ -109,7 +110,10 @@ const UNKNOWN_OUTPUT = UNKNOWN_OUTPUT_MARKER;
  * - Pre-filter (issue 11): a relative word none of whose segments appears in any entry's
  *   compared form (`hotSegments`) cannot match under a base that is not itself protected, so it
  *   is not joined and compared per base; its physical forms are still resolved (a symlink can
- *   lead anywhere). Not applied to globs, non-ASCII words, glob policies, a root entry, win32.
+ *   lead anywhere). A glob segment counts when it could stand for no such segment (read as the
+ *   shell reads it). Not applied to non-ASCII words, glob policies, a root entry, win32. Plain
+ *   words of a long text that are neither hot nor physical are dropped as they are read
+ *   (paths/cold-words.ts) when every directory they would be joined with is open.
  * - Prose containing a protected path (`"open ~/.ssh/config"`) is blocked: the spec says any
  *   argument containing a protected path. A word equal to a relative entry (`copy .env.example to
  *   .env`) is likewise blocked. Mere mentions are not (`ssh`, `.sshrc`, `the .ssh folder` when
@@ -260,6 +264,12 @@ interface Key {
   prefix: string;
 }
 
+/** Matches where one of `segments` is a whole `/`-separated segment of a string. */
+function segmentPattern(segments: ReadonlySet<string>): RegExp {
+  const names = [...segments].filter((seg) => seg !== '').map((seg) => seg.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'));
+  return names.length === 0 ? /(?!)/ : new RegExp(`(?:^|/)(?:${names.join('|')})(?=/|$)`);
+}
+
 /** Segments of a comparison key, for glob matching: the root is the first (empty on POSIX). */
 function keySegments(key: string): string[] {
   if (key === '/') return [''];
@@ -342,6 +352,10 @@ interface Scan {
   rpMemo: Map<string, string | null>;
   /** `lstat` kinds of path prefixes (see `lstatKind`), for the default filesystem only. */
   kindMemo: Map<string, number>;
+  /** Directories `physicalByLstat` reached from the root through no symlink: their own real paths. */
+  walked: Set<string>;
+  /** Where those walks ended: a missing name or a file directly under a walked directory. */
+  walkEnds: Set<string>;
   /** Directory listings (see `listedKind`), and how many names were asked about per directory before. */
   listings: Map<string, Listing | null>;
   listingAsks: Map<string, number>;
@@ -357,6 +371,8 @@ interface Scan {
   /** `plainNames` tables of scope directories, computed when first needed. */
   /** Scope directories (and bases) that are not themselves protected: see `hotSegments`. */
   openDirs: Map<string, boolean>;
+  /** Whether every base is open, once asked (see `basesOpen`). */
+  basesOpen?: boolean;
   names: Map<string, Set<string> | null>;
   parts: (string | number)[];
   location: 'value' | 'key';
@@ -377,6 +393,8 @@ const EXPAND_PLAIN = /^[A-Za-z0-9_.+/,@=-]*$/;
 const SIMPLE = /^[A-Za-z0-9._\-/+,@]*$/;
 const NON_ASCII = /[\u0080-\uffff]/;
 const GLOB = /[*?[]/;
+/** A path segment holding a glob character (group 1), matched from the segment's start only: linear. */
+const GLOB_SEGMENT = /(?:^|\/)([^/*?[]*[*?[][^/]*)/;
 /** What keeps a relative form from being one plain name under its base: separators, globs, non-ASCII (folded differently). */
 const BARE_NAME_EXCLUDED = /[/\\*?[\u0080-\uffff]/;
 const PERCENT = /%[0-9A-Fa-f]{2}/;
@@ -444,6 +462,10 @@ export class ProtectedPathMatcher {
    * does not apply: glob entries, an entry at the root, win32 (its segment rules differ).
    */
   private hotSegments: Set<string> | null = null;
+  /** The pre-filter over `hotSegments` that drops cold plain words unhashed (paths/cold-words.ts). */
+  private coldWords: ColdWords | null = null;
+  /** Finds a whole segment equal to a hot segment (see `isCold`). */
+  private hotSegmentPattern: RegExp | null = null;
 
   constructor(patterns: readonly string[], options: ProtectedPathMatcherOptions) {
     const platform = options.platform ?? process.platform;
@@ -498,6 +520,8 @@ export class ProtectedPathMatcher {
       entry.keys = keys.map((k) => ({ ...k, segs: keySegments(k.key) }));
     }
     this.hotSegments = this.collectHotSegments();
+    this.coldWords = this.hotSegments === null ? null : new ColdWords(this.hotSegments, this.fold);
+    this.hotSegmentPattern = this.hotSegments === null ? null : segmentPattern(this.hotSegments);
     this.refreshBases(scan);
   }
 
@@ -539,19 +563,25 @@ export class ProtectedPathMatcher {
     return hot;
   }
 
-  /** See `hotSegments`: an ASCII, glob-free word none of whose segments an entry names. */
+  /** See `hotSegments`: an ASCII word none of whose segments an entry names, nor could stand for one as a glob. */
   private isCold(form: string): boolean {
     const hot = this.hotSegments;
-    if (hot === null || NON_ASCII.test(form) || GLOB.test(form) || form.includes(CURRENT_DIR)) return false;
+    if (hot === null || NON_ASCII.test(form) || form.includes(CURRENT_DIR)) return false;
     const folded = this.fold ? form.toLowerCase() : form;
-    let from = 0;
-    for (;;) {
-      const slash = folded.indexOf('/', from);
-      const seg = slash === -1 ? folded.slice(from) : folded.slice(from, slash);
-      if (hot.has(seg)) return false;
-      if (slash === -1) return true;
-      from = slash + 1;
-    }
+    // Native scans rather than a slice and a lookup per segment (a long text has thousands).
+    if (this.hotSegmentPattern!.test(folded)) return false;
+    // A glob segment is cold when it names no hot segment either (as the comparison would read
+    // it: a candidate wildcard does not match a leading dot): every name it could stand for is
+    // cold. `**` may stand for several segments, so it is hot whenever `*` is.
+    if (!GLOB.test(folded)) return true;
+    const globs = new RegExp(GLOB_SEGMENT.source, 'g');
+    for (let m = globs.exec(folded); m !== null; m = globs.exec(folded)) if (this.globNamesHot(m[1]!)) return false;
+    return true;
+  }
+
+  private globNamesHot(seg: string): boolean {
+    for (const name of this.hotSegments!) if (wildcard(seg === '**' ? '*' : seg, name, true)) return true;
+    return false;
   }
 
   /** A base or scope directory that is not itself protected (else every word under it matches). */
@@ -562,6 +592,12 @@ export class ProtectedPathMatcher {
       scan.openDirs.set(dir, open);
     }
     return open;
+  }
+
+  /** Every path base is open (see `openDir`): once per call, the bases can change between calls. */
+  private basesOpen(scan: Scan): boolean {
+    scan.basesOpen ??= scan.bases.every((base) => this.openDir(base, scan));
+    return scan.basesOpen;
   }
 
   private namesUnder(base: string): Set<string> | null {
@@ -742,6 +778,8 @@ export class ProtectedPathMatcher {
       comparisons: Number.isFinite(maxResolutions) ? this.limits.maxComparisons : Number.POSITIVE_INFINITY,
       rpMemo: new Map(),
       kindMemo: new Map(),
+      walked: new Set(),
+      walkEnds: new Set(),
       listings: new Map(),
       listingAsks: new Map(),
       linkMemo: new Map(),
@@ -861,7 +899,7 @@ export class ProtectedPathMatcher {
     }
     // The string's own `cd` targets are directories for its words only, not for its siblings'.
     const own: Scope = { parent: scan.scope, dirs: [] };
-    const words = this.words(s, own, scan.executingTool || scan.commandKeys > 0);
+    const words = this.words(s, own, scan.executingTool || scan.commandKeys > 0, this.basesOpen(scan));
     const scope = own.dirs.length > 0 ? own : scan.scope;
     for (const [word, isWhole] of words) {
       for (const form of this.expand(word)) {
@@ -888,7 +926,7 @@ export class ProtectedPathMatcher {
    * Candidate words of one string, each flagged whether it is the whole (trimmed) string.
    * `executed`: the string is run as a command (see `shellWords`).
    */
-  private words(s: string, scope: Scope, executed: boolean): Map<string, boolean> {
+  private words(s: string, scope: Scope, executed: boolean, skipCold: boolean): Map<string, boolean> {
     const out = new Map<string, boolean>();
     const whole = s.trim();
     out.set(whole, true);
@@ -897,7 +935,8 @@ export class ProtectedPathMatcher {
       return out;
     }
     const variants = [s];
-    if (NON_ASCII.test(s)) {
+    const ascii = !NON_ASCII.test(s);
+    if (!ascii) {
       const nfkc = s.normalize('NFKC');
       const visible = nfkc.replace(FORMAT_CHARS, '');
       if (nfkc !== s) variants.push(nfkc);
@@ -916,8 +955,16 @@ export class ProtectedPathMatcher {
       if (!out.has(t)) out.set(t, true);
       // The whole string's own variants only when it is one word: a long text has none worth the cost.
       if (!/\s/.test(t)) vary(t);
-      for (const w of this.shellWords(v, scope, executed)) vary(w);
-      for (const w of v.split(NAIVE_SPLIT)) vary(w);
+      const shellWords = this.shellWords(v, scope, executed);
+      // Cold plain words (paths/cold-words.ts) are dropped before they are hashed, when every
+      // directory they would be joined with is open: the bases (checked per call) and the
+      // container's directory-like values (each is a word of its own, reported itself when
+      // protected). Not when the string names directories that are no word of it (a bare `cd`
+      // goes to $HOME, `cd -` to $OLDPWD, $CDPATH): `scope` then has directories of its own.
+      const cold = skipCold && scope.dirs.length === 0 ? this.coldWords : null;
+      for (const w of shellWords) if (cold === null || !cold.isColdPlain(w, 0, w.length)) vary(w);
+      if (cold !== null && ascii) cold.naiveWords(v, vary);
+      else for (const w of v.split(NAIVE_SPLIT)) vary(w);
     }
     return out;
   }
@@ -1058,14 +1105,28 @@ export class ProtectedPathMatcher {
   }
 
   private matchKey(k: Key, glob: boolean): Entry | null {
+    // A glob comparison needs the key's segments: split once for every entry, not once per entry
+    // (a whole multi-line value is one long key).
+    // Only a `**` segment makes `prefixMatch` branch (and revisit pairs): without one each pair is
+    // visited once and no memo is allocated per comparison.
+    let split: string[] | null = null;
+    let starred = false;
+    const segments = (): string[] => {
+      if (split === null) {
+        split = keySegments(k.key);
+        starred = glob && split.includes('**');
+      }
+      return split;
+    };
     for (const entry of this.entries) {
       if (entry.anywhere) {
         if (!glob && !entry.glob) {
           if (k.prefix.includes(entry.needle)) return entry;
         } else {
-          const segs = keySegments(k.key);
+          const segs = segments();
+          const branches = starred || (entry.glob && entry.segs.includes('**'));
           for (let start = 0; start < segs.length; start += 1) {
-            if (prefixMatch(segs, start, entry.segs, 0, glob, entry.glob, new Map())) return entry;
+            if (prefixMatch(segs, start, entry.segs, 0, glob, entry.glob, branches ? new Map() : null)) return entry;
           }
         }
         continue;
@@ -1073,8 +1134,10 @@ export class ProtectedPathMatcher {
       for (const p of entry.keys) {
         if (!glob && !entry.glob) {
           if (k.key === p.key || k.key.startsWith(p.prefix)) return entry;
-        } else if (prefixMatch(keySegments(k.key), 0, p.segs, 0, glob, entry.glob, new Map())) {
-          return entry;
+        } else {
+          const segs = segments();
+          const branches = starred || (entry.glob && p.segs.includes('**'));
+          if (prefixMatch(segs, 0, p.segs, 0, glob, entry.glob, branches ? new Map() : null)) return entry;
         }
       }
     }
@@ -1190,6 +1253,20 @@ export class ProtectedPathMatcher {
     }
     let cur = '';
     let i = 1;
+    // Resume below a directory an earlier walk of this call reached without a symlink (it is its
+    // own real path): names sharing a parent walk it once, not once per ancestor per name.
+    // A few tries from the end find the usual parent; a miss costs what the walk would.
+    for (let k = raw.lastIndexOf('/'), tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
+      const prefix = raw.slice(0, k);
+      if (scan.walked.has(prefix)) {
+        cur = prefix;
+        i = k + 1;
+        break;
+      }
+      // Where an earlier walk ended (a name missing, or a file, under walked directories): the
+      // walk would end there again and return the path as written.
+      if (normal && scan.walkEnds.has(prefix)) return raw;
+    }
     while (i <= n) {
       let j = raw.indexOf('/', i);
       if (j === -1) j = n;
@@ -1201,7 +1278,11 @@ export class ProtectedPathMatcher {
           const next = `${cur}/${seg}`;
           const kind = this.lstatKind(next, scan);
           if (kind === KIND_SYMLINK_OR_ERROR) return null;
-          if (kind === KIND_MISSING || kind === KIND_FILE) return normal ? raw : posix.resolve(next + raw.slice(j));
+          if (kind === KIND_MISSING || kind === KIND_FILE) {
+            scan.walkEnds.add(next);
+            return normal ? raw : posix.resolve(next + raw.slice(j));
+          }
+          scan.walked.add(next);
           cur = next;
         }
       }
@@ -1274,7 +1355,8 @@ export class ProtectedPathMatcher {
    * joined path or queueing it (issue 11: no per-word work beyond one listing per directory).
    */
   private settledByListing(base: string, form: string, scan: Scan): boolean {
-    if (!this.realFs || NOT_NORMAL_RELATIVE.test(form)) return false;
+    // A glob is no name a listing can answer for.
+    if (!this.realFs || NOT_NORMAL_RELATIVE.test(form) || GLOB.test(form)) return false;
     let dir = base;
     for (let from = 0; ; ) {
       const slash = form.indexOf('/', from);
@@ -1285,8 +1367,11 @@ export class ProtectedPathMatcher {
       dir = dir === '/' ? `/${name}` : `${dir}/${name}`;
       from = slash + 1;
     }
-    const real = this.realDirectory(base, scan);
-    return real !== null && this.openDir(real, scan);
+    // A base that does not exist (a `cd` target not created yet; its listing was empty by
+    // ENOENT): nothing below it exists either, so the word's physical path is the base's own
+    // (its existing prefix resolved, a dangling link followed) plus the word, as written.
+    const real = this.realDirectory(base, scan) ?? this.physical(base, scan);
+    return this.openDir(real, scan);
   }
 
   /**
@@ -1390,6 +1475,8 @@ export class ProtectedPathMatcher {
 
 /** Components from which `physicalByLstat` tries the whole path before walking from the root. */
 const DEEP_PATH = 5;
+/** How many of a path's nearest ancestors `physicalByLstat` looks up among the walked directories. */
+const WALK_RESUME_TRIES = 3;
 
 function countSlashes(s: string): number {
   let count = 0;
@@ -1532,9 +1619,9 @@ function sequence(a: string, b: string): string[] {
  * hold globs: a candidate wildcard does not match a leading dot (as the shell); an entry
  * wildcard does (it protects more).
  */
-function prefixMatch(c: readonly string[], ci: number, e: readonly string[], ei: number, cGlob: boolean, eGlob: boolean, memo: Map<number, boolean>): boolean {
+function prefixMatch(c: readonly string[], ci: number, e: readonly string[], ei: number, cGlob: boolean, eGlob: boolean, memo: Map<number, boolean> | null): boolean {
   const id = ci * 65_536 + ei;
-  const known = memo.get(id);
+  const known = memo?.get(id);
   if (known !== undefined) return known;
   let result: boolean;
   if (ei === e.length) result = true;
@@ -1542,7 +1629,7 @@ function prefixMatch(c: readonly string[], ci: number, e: readonly string[], ei:
   else if (ci === c.length) result = false;
   else if (cGlob && c[ci] === '**') result = prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo) || (!e[ei]!.startsWith('.') && prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo));
   else result = segmentMatch(c[ci]!, cGlob, e[ei]!, eGlob) && prefixMatch(c, ci + 1, e, ei + 1, cGlob, eGlob, memo);
-  memo.set(id, result);
+  memo?.set(id, result);
   return result;
 }
 

@@ -21,6 +21,19 @@ describe('parseStrictJson', () => {
     }
   });
 
+  it('reads long strings (skipped natively past their first characters) exactly as JSON.parse does', () => {
+    const long = 'x'.repeat(40);
+    for (const text of [`"${long}"`, `"${long}\\"${long}\\\\"`, `{"${long}":"${long}\\n${long}é🙂${long}"}`, `"${long}\\u0041${long}"`]) {
+      const result = parseStrictJson(text);
+      expect(result.ok, text).toBe(true);
+      if (result.ok) expect(result.value).toEqual(JSON.parse(text));
+    }
+    for (const text of [`"${long}\u0001${long}"`, `"${long}\n"`, `"${long}`, `"${long}\\`, `"${long}\\x${long}"`]) {
+      expect(parseStrictJson(text).ok, text).toBe(false);
+      expect(() => JSON.parse(text), text).toThrow();
+    }
+  });
+
   it('reports duplicate keys, also when one is written with an escape, at any depth', () => {
     const result = parseStrictJson('{"params":{"name":"read","na\\u006de":"delete"}}');
     expect(result.ok && result.problems).toEqual(['duplicate key "name" at /params']);

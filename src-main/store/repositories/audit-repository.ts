@@ -34,10 +34,16 @@ export interface NewEntry {
   data?: AuditEntry['data'];
 }
 
+/** Rows per INSERT statement: one statement per batch of a proxy's chunk instead of one per row. */
+const ROWS_PER_INSERT = 16;
+const INSERT_COLUMNS = 'INSERT INTO audit_entries (idx, id, ts, event, data, prev_hash, hash) VALUES ';
+
 /** The audit chain aggregate: entries and their signed checkpoints. */
 export class AuditRepository {
   private readonly headStmt;
   private readonly insertStmt;
+  /** INSERT statements for 2…ROWS_PER_INSERT rows, prepared on first use. */
+  private readonly insertRowsStmts = new Map<number, Database.Statement>();
   private readonly pageStmt;
   private readonly pageBeforeStmt;
   private readonly afterStmt;
@@ -49,7 +55,7 @@ export class AuditRepository {
 
   constructor(private readonly db: Database.Database) {
     this.headStmt = db.prepare('SELECT idx, hash FROM audit_entries ORDER BY idx DESC LIMIT 1');
-    this.insertStmt = db.prepare('INSERT INTO audit_entries (idx, id, ts, event, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insertStmt = db.prepare(`${INSERT_COLUMNS}(?, ?, ?, ?, ?, ?, ?)`);
     this.pageStmt = db.prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?');
     this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
     this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
@@ -82,14 +88,29 @@ export class AuditRepository {
     let index = head ? head.index + 1 : 0;
     let prevHash = head ? head.hash : GENESIS_HASH;
     const out: AuditEntry[] = [];
+    const params: unknown[] = [];
     for (const item of batch) {
       const hash = link(prevHash, { index, id: item.id, ts: item.ts, event: item.event, dataJson: item.dataJson });
-      this.insertStmt.run(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
+      params.push(index, item.id, item.ts, item.event, item.dataJson, prevHash, hash);
+      if (params.length === ROWS_PER_INSERT * 7) this.insertRows(params);
       out.push({ index, id: item.id, ts: item.ts, event: item.event, data: item.data ?? (JSON.parse(item.dataJson) as AuditEntry['data']), prevHash, hash });
       prevHash = hash;
       index += 1;
     }
+    if (params.length > 0) this.insertRows(params);
     return out;
+  }
+
+  /** Inserts the rows whose 7 columns each `params` holds, in one statement, and empties it. */
+  private insertRows(params: unknown[]): void {
+    const rows = params.length / 7;
+    let stmt = rows === 1 ? this.insertStmt : this.insertRowsStmts.get(rows);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(INSERT_COLUMNS + Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', '));
+      this.insertRowsStmts.set(rows, stmt);
+    }
+    stmt.run(params);
+    params.length = 0;
   }
 
   head(): ChainHead | null {

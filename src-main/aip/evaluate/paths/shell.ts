@@ -12,6 +12,7 @@
 
 import { CURRENT_DIR as CURRENT_DIR_MARKER, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './shell-markers.js';
 import { EMPTY_VALUE, MAX_ALTERNATIVES, merge, UNKNOWN_VALUE, VarScope, type Environment, type Value } from './shell-vars.js';
+import { WordSet } from './word-set.js';
 
 // Module-level copies of the markers: where modules are compiled to CommonJS (tsx: the tests
 // and benchmarks), every use of an imported binding is a getter call, which profiles showed
@@ -53,17 +54,19 @@ const SLOT_BASE = 0xe000;
 const NAME_PRODUCERS = new Set(['date', 'whoami', 'id', 'hostname', 'uname', 'nproc', 'arch', 'logname']);
 const DIR_OPTIONS = new Set(['-C', '--cwd', '--directory', '--chdir', '--workdir', '--work-dir', '--working-directory']);
 const DIR_OPTION_EQ = /^--(?:cwd|directory|chdir|workdir|work-dir|working-directory)=/;
-/** Text that holds shell syntax worth reading again as a script. */
-const SCRIPT_LIKE = /[\s;&|<>()`]|\$\(/;
+// SCRIPT_LIKE, text that holds shell syntax worth reading again as a script, is
+// /[\s;&|<>()`]|\$\(/ tested by char codes (isScriptLike).
 /** Path text next to an unknowable output: it may then be any path. */
 const PATH_TEXT = /[/\\~.]/;
-/** Reserved words that open a body whose assignments may not run (or run again), and close it. */
-const OPENERS = new Set(['if', 'while', 'until', 'for', 'select', 'case', '{', 'function']);
-const CLOSERS = new Set(['fi', 'done', 'esac', '}']);
-const PREFIXES = new Set(['then', 'do', 'else', 'elif', '!', 'time']);
 const DECLARERS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 const READERS = new Set(['read', 'mapfile', 'readarray']);
 const VARIABLE_SETTERS = new Set([...DECLARERS, ...READERS, 'getopts', 'printf', 'unset']);
+/** By character code: whether a name of VARIABLE_SETTERS starts with it. */
+const SETTER_INITIALS = (() => {
+  const table = new Uint8Array(128);
+  for (const w of VARIABLE_SETTERS) table[w.charCodeAt(0)] = 1;
+  return table;
+})();
 /** POSIX special built-ins: `X=v eval …` keeps X afterwards. */
 const SPECIAL_BUILTINS = new Set([':', '.', 'eval', 'exec', 'export', 'readonly', 'return', 'set', 'shift', 'source', 'trap', 'unset']);
 const SHELL_NAME = /(?:^|\/)(?:ba|da|z|k|mk|a|fi|c|tc)?sh$/;
@@ -73,14 +76,29 @@ const NAME_AT = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
 /** Characters a backslash escapes inside double quotes. */
 const QUOTED_ESCAPES = '"\\$`';
 const HAS_SPACE = /\s/;
+/** Slots of the cache in front of the distinct words (`Shared.recent`), made for texts from RECENT_FROM characters. */
+const RECENT_SLOTS = 1024;
+const RECENT_FROM = 4096;
+const EMPTY_FLAGS = new Uint8Array(0);
 
-type Word = string[];
+/**
+ * A word read: its one text, or its alternatives (two or more) when it holds a multi-valued
+ * expansion. Not an array per word: most words have one text, and a long text has many words
+ * (issue 11).
+ */
+type Word = string | string[];
 type Close = ')' | '`' | '}' | null;
 
 interface Shared {
   out: ShellReading;
-  /** `out.words` as a set, each with whether it holds shell syntax (SCRIPT_LIKE): tested once per distinct word. */
-  seen: Map<string, boolean>;
+  /** `out.words` (its `list`) as a set, each with whether it holds shell syntax (SCRIPT_LIKE): tested once per distinct word. */
+  seen: WordSet;
+  /**
+   * A cache in front of `seen`: slot by length and three characters, the word last found
+   * there and its SCRIPT_LIKE flag. Every word in it is in `seen` (null: an empty slot).
+   */
+  recent: (string | null)[] | null;
+  recentScriptLike: Uint8Array;
   options: ShellOptions;
   /** Characters variable expansion may still add. */
   budget: number;
@@ -90,11 +108,23 @@ interface Shared {
 class ExpansionOverflow extends Error {}
 
 export function readShell(text: string, options: ShellOptions): ShellReading {
-  const out: ShellReading = { words: [], dirs: [], unknowable: [], overflow: null };
+  const seen = new WordSet();
+  const out: ShellReading = { words: seen.list, dirs: [], unknowable: [], overflow: null };
   // The slot marker is the reader's own: in the input it is just an odd character.
   const clean = text.includes(SLOT) ? text.replaceAll(SLOT, '\ufffd') : text;
   const limit = EXPANSION_FACTOR * text.length + EXPANSION_SLACK;
-  const shared: Shared = { out, seen: new Map(), options, budget: limit, limit };
+  // Only a long text gets the cache: the matcher reads every string of the arguments, and most
+  // are short, where making it would cost more than it saves.
+  const long = text.length >= RECENT_FROM;
+  const shared: Shared = {
+    out,
+    seen,
+    recent: long ? new Array<string | null>(RECENT_SLOTS).fill(null) : null,
+    recentScriptLike: long ? new Uint8Array(RECENT_SLOTS) : EMPTY_FLAGS,
+    options,
+    budget: limit,
+    limit,
+  };
   const vars = new VarScope(null, { environment: options.environment, home: options.expandHome('~') });
   try {
     new ShellReader(clean, shared, vars, 0).script(0, null);
@@ -171,14 +201,36 @@ class ShellReader {
     this.slots = null;
     this.before = ';';
     this.leading = !wordMode;
+    const closeCode = close === null ? -1 : close.charCodeAt(0);
     while (this.i < n) {
       const i = this.i;
       const code = s.charCodeAt(i);
-      const c = s[i]!;
-      if (close !== null && c === close) {
+      if (code < 0x80 ? PLAIN_ASCII[code] === 1 : isPlain(code)) {
+        // Most of any text: a run of ordinary characters, appended as one slice. Tested first:
+        // no branch below treats them specially, and none of them closes a pass (issue 11).
+        let end = i + 1;
+        while (end < n) {
+          const e = s.charCodeAt(end);
+          if (e < 0x80 ? PLAIN_ASCII[e] === 0 : !isPlain(e)) break;
+          end += 1;
+        }
+        this.cur += s.slice(i, end);
+        this.inWord = true;
+        this.i = end;
+        continue;
+      }
+      if (code === 0x20) {
+        // A space ends the word being read, in any mode (below, as `isBlank`); between words
+        // there is nothing to end (`cur` is empty and `slots` null whenever `inWord` is false).
+        if (this.inWord) this.endWord();
+        this.i = i + 1;
+        continue;
+      }
+      if (code === closeCode) {
         this.i = i + 1;
         break;
       }
+      const c = s[i]!;
       if (code === 0x5c /* \ */ && !win) {
         if (i + 1 < n && s.charCodeAt(i + 1) !== 0x0a) {
           this.cur += s[i + 1];
@@ -228,7 +280,8 @@ class ShellReader {
         this.parens += 1;
         this.i = i + 1;
       } else if (code === 0x0a || code === 0x3b || code === 0x26 || code === 0x7c || code === 0x28 || code === 0x29) {
-        const sep = (code === 0x26 || code === 0x7c) && s.charCodeAt(i + 1) === code ? c + c : c;
+        // `&&` and `||` as literals, not `c + c`: a new string per separator compares slower (issue 11).
+        const sep = (code === 0x26 || code === 0x7c) && s.charCodeAt(i + 1) === code ? (code === 0x26 ? '&&' : '||') : c;
         this.endCommand(sep);
         if (code === 0x28) this.parens += 1;
         else if (code === 0x29) this.parens = Math.max(0, this.parens - 1);
@@ -290,7 +343,7 @@ class ShellReader {
 
   private endWord(): void {
     if (this.inWord) {
-      const word = this.finish(this.cur, this.slots);
+      const word = this.slots === null ? this.cur : this.finish(this.cur, this.slots);
       if (this.leading) this.leading = this.reserved(word);
       this.words.push(word);
     }
@@ -348,10 +401,11 @@ class ShellReader {
 
   /** Counts a body opened or closed by a reserved word at a command's start; false for any other word. */
   private reserved(word: Word): boolean {
-    const w = word.length === 1 ? word[0]! : '';
-    if (OPENERS.has(w)) this.body += 1;
-    else if (CLOSERS.has(w)) this.body = Math.max(0, this.body - 1);
-    else return PREFIXES.has(w);
+    if (typeof word !== 'string') return false;
+    const kind = reservedKind(word);
+    if (kind === OPENER) this.body += 1;
+    else if (kind === CLOSER) this.body = Math.max(0, this.body - 1);
+    else return kind === PREFIX;
     return true;
   }
 
@@ -429,13 +483,13 @@ class ShellReader {
     const words: Word[] = commands.length === 1 ? commands[0]! : commands.flat();
     let alts: string[];
     if (words.length === 0) alts = [''];
-    else if (words.length === 1) alts = words[0]!;
+    else if (words.length === 1) alts = alternatives(words[0]!);
     else {
       let joined = '';
       let single = true;
       for (let k = 0; k < words.length && single; k += 1) {
-        single = words[k]!.length === 1;
-        joined += (k > 0 ? ' ' : '') + words[k]![0]!;
+        single = typeof words[k] === 'string';
+        joined += (k > 0 ? ' ' : '') + one(words[k]!);
       }
       alts = [single ? joined : UNKNOWN_OUTPUT];
     }
@@ -458,12 +512,12 @@ class ShellReader {
 
   /** A word's alternatives: one per combination of its multi-valued expansions (bounded). */
   private finish(cur: string, slots: string[][] | null): Word {
-    if (slots === null || slots.length === 0) return [cur];
+    if (slots === null || slots.length === 0) return cur;
     let words = [''];
     let from = 0;
     for (let k = cur.indexOf(SLOT); k !== -1; k = cur.indexOf(SLOT, k + 2)) {
       const alts = slots[cur.charCodeAt(k + 1) - SLOT_BASE]!;
-      if (words.length * alts.length > MAX_ALTERNATIVES) return [unknownSlots(cur)];
+      if (words.length * alts.length > MAX_ALTERNATIVES) return unknownSlots(cur);
       const text = cur.slice(from, k);
       words = words.flatMap((w) => alts.map((a) => w + text + a));
       from = k + 2;
@@ -496,20 +550,20 @@ class ShellReader {
     let k = 0;
     let loop = false;
     // Reserved words were counted as they were read (`reserved`).
-    for (; k < texts.length && texts[k]!.length === 1; k += 1) {
-      const w = texts[k]![0]!;
+    for (; k < texts.length && typeof texts[k] === 'string'; k += 1) {
+      const w = texts[k] as string;
       if (w === 'for' || w === 'select') {
         this.loopVariable(texts, k);
         loop = true;
         break;
       }
-      if (!OPENERS.has(w) && !CLOSERS.has(w) && !PREFIXES.has(w)) break;
+      if (reservedKind(w) === 0) break;
     }
     // An assignment that surely runs, in this shell, replaces the value; any other adds to it.
     const plain = !this.inBody() && before !== '&&' && before !== '||' && before !== '|' && after !== '|' && after !== '&';
     let j = k;
-    while (!loop && j < texts.length && isAssignment(texts[j]![0]!)) j += 1;
-    const name = !loop && j < texts.length ? texts[j]![0]! : null;
+    while (!loop && j < texts.length && isAssignment(one(texts[j]!))) j += 1;
+    const name = !loop && j < texts.length ? one(texts[j]!) : null;
     let scope = this.vars;
     if (!loop && name === null) {
       for (let x = k; x < j; x += 1) this.assignWord(this.vars, texts[x]!, plain);
@@ -521,24 +575,42 @@ class ShellReader {
     }
     if (name !== null) this.builtin(name, texts, j, plain);
     const seen = this.shared.seen;
+    const recent = this.shared.recent;
+    const recentScriptLike = this.shared.recentScriptLike;
+    const mask = RECENT_SLOTS - 1;
     const nest = this.depth < this.shared.options.maxDepth;
     for (let x = 0; x < texts.length; x += 1) {
-      const alts = texts[x]!;
-      const first = alts[0]!;
+      const text = texts[x]!;
+      const many = typeof text !== 'string';
+      const first = many ? text[0]! : text;
       if (first === 'cd' || first === 'pushd') this.changeDir(texts, x);
-      else if (first.charCodeAt(0) === 0x2d && DIR_OPTIONS.has(first) && texts[x + 1] !== undefined) for (const d of texts[x + 1]!) this.dir(d);
-      for (let a = 0; a < alts.length; a += 1) {
-        const w = alts[a]!;
+      else if (first.charCodeAt(0) === 0x2d && DIR_OPTIONS.has(first) && texts[x + 1] !== undefined) for (const d of alternatives(texts[x + 1]!)) this.dir(d);
+      const count = many ? text.length : 1;
+      for (let a = 0; a < count; a += 1) {
+        const w = many ? text[a]! : text;
         // Each distinct word once: a long script repeats its commands and names. What a word
         // says by itself (an `--cwd=` directory, an unknowable path) is recorded the first time;
         // the matcher reads directories as a set.
-        let scriptLike = seen.get(w);
-        if (scriptLike === undefined) {
-          scriptLike = SCRIPT_LIKE.test(w);
-          seen.set(w, scriptLike);
-          this.shared.out.words.push(w);
-          if (w.charCodeAt(0) === 0x2d && DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
-          if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.shared.out.unknowable.push(w);
+        // A word just seen again (most words of a long text) is found in `recent` by one
+        // comparison, before hashing the whole word into `seen` (issue 11).
+        const n = w.length;
+        const h = (n * 31 + w.charCodeAt(0) * 7 + w.charCodeAt(n >> 1) * 3 + w.charCodeAt(n - 1)) & mask;
+        let scriptLike: boolean;
+        if (recent !== null && recent[h] === w) scriptLike = recentScriptLike[h] === 1;
+        else {
+          const known = seen.flag(w);
+          if (known !== -1) scriptLike = known === 1;
+          else {
+            scriptLike = isScriptLike(w);
+            // Adds it to the reading's words too (`seen.list`).
+            seen.add(w, scriptLike ? 1 : 0);
+            if (w.charCodeAt(0) === 0x2d && DIR_OPTION_EQ.test(w)) this.dir(w.slice(w.indexOf('=') + 1));
+            if (w.includes(UNKNOWN_OUTPUT) && PATH_TEXT.test(w.replaceAll(UNKNOWN_OUTPUT, ''))) this.shared.out.unknowable.push(w);
+          }
+          if (recent !== null) {
+            recent[h] = w;
+            recentScriptLike[h] = scriptLike ? 1 : 0;
+          }
         }
         // `bash -c '…'`, `ssh host '…'`, `eval "…"`: the word is a script of its own (read at
         // each occurrence: the variables it sees may differ).
@@ -552,32 +624,39 @@ class ShellReader {
     if (name === 'eval') vars = scope;
     else {
       // A new shell: `sh -c SCRIPT a0 a1` gives it `$0`, `$1`; other scripts' arguments are unknown.
-      const option = texts[x - 1]![0]!;
-      const shellC = name !== null && SHELL_NAME.test(name) && /^-[a-z]*c[a-z]*$/.test(option);
-      vars = scope.derive(true, shellC ? texts.slice(x + 1).map((t) => (t.length === 1 ? t[0]! : UNKNOWN_OUTPUT)) : null);
+      const option = one(texts[x - 1]!);
+      const shellC = name !== null && option.charCodeAt(0) === 0x2d && SHELL_NAME.test(name) && /^-[a-z]*c[a-z]*$/.test(option);
+      vars = scope.derive(true, shellC ? texts.slice(x + 1).map((t) => (typeof t === 'string' ? t : UNKNOWN_OUTPUT)) : null);
     }
     new ShellReader(w, this.shared, vars, this.depth + 1, this.inBody()).script(0, null);
   }
 
   /** Built-ins that set variables: declarations, `read` and friends (unknowable), `unset`. */
   private builtin(name: string, texts: Word[], j: number, plain: boolean): void {
-    if (!VARIABLE_SETTERS.has(name)) return;
-    const words = texts.slice(j + 1).map((t) => t[0]!);
+    // Most commands are none of them: one character code tells, before a set lookup (issue 11).
+    if (SETTER_INITIALS[name.charCodeAt(0)] !== 1 || !VARIABLE_SETTERS.has(name)) return;
     if (DECLARERS.has(name)) {
+      // A loop with char-code tests, not a copied list and a regex per word: every line of a
+      // source file may start with `export` (issue 11).
       let exported = name === 'export';
       let nameref = false;
-      words.forEach((w, x) => {
-        if (/^[-+]/.test(w)) {
+      for (let x = j + 1; x < texts.length; x += 1) {
+        const w = one(texts[x]!);
+        const first = w.charCodeAt(0);
+        if (first === 0x2d /* - */ || first === 0x2b /* + */) {
           if (/^-[a-zA-Z]*x/.test(w)) exported = true;
           if (/^-[a-zA-Z]*n/.test(w) && name !== 'export') nameref = true;
-        } else if (ASSIGNMENT.test(w)) {
-          this.assignWord(this.vars, texts[j + 1 + x]!, plain && name !== 'local', exported, nameref);
-        } else if (NAME.test(w)) {
+        } else if (isAssignment(w)) {
+          this.assignWord(this.vars, texts[x]!, plain && name !== 'local', exported, nameref);
+        } else if (isName(w)) {
           if (exported) this.vars.markExported(w);
           if (nameref) this.vars.assign(w, UNKNOWN_VALUE, false);
         }
-      });
-    } else if (READERS.has(name) || name === 'getopts') {
+      }
+      return;
+    }
+    const words = texts.slice(j + 1).map(one);
+    if (READERS.has(name) || name === 'getopts') {
       for (const w of words) if (NAME.test(w)) this.vars.assign(w, UNKNOWN_VALUE, false);
     } else if (name === 'printf') {
       const v = words.indexOf('-v');
@@ -589,17 +668,18 @@ class ShellReader {
 
   /** `for NAME in WORDS`: NAME is each of the words (bounded); without `in`, the arguments: unknowable. */
   private loopVariable(texts: Word[], k: number): void {
-    const name = texts[k + 1]?.[0];
-    if (name === undefined || !NAME.test(name)) return;
-    const alts = texts[k + 2]?.[0] === 'in' ? texts.slice(k + 3).flat() : [UNKNOWN_OUTPUT];
+    const word = texts[k + 1];
+    if (word === undefined || !NAME.test(one(word))) return;
+    const name = one(word);
+    const alts = texts[k + 2] !== undefined && one(texts[k + 2]!) === 'in' ? texts.slice(k + 3).flat() : [UNKNOWN_OUTPUT];
     const value: Value = alts.length > MAX_ALTERNATIVES ? UNKNOWN_VALUE : { alts: alts.length === 0 ? [''] : alts.map((a) => this.shared.options.expandHome(a)), maybeUnset: false };
     this.vars.assign(name, value, true);
   }
 
   private assignWord(scope: VarScope, word: Word, replace: boolean, exported = false, unknowable = false): void {
-    const m = ASSIGNMENT.exec(word[0]!)!;
+    const m = ASSIGNMENT.exec(one(word))!;
     const name = m[1]!;
-    let alts = word.map((a) => this.assignedValue(a.slice(a.indexOf('=') + 1)));
+    let alts = alternatives(word).map((a) => this.assignedValue(a.slice(a.indexOf('=') + 1)));
     if (m[2] === '+') {
       const old = scope.lookup(name, false).alts;
       alts = old.length * alts.length > MAX_ALTERNATIVES ? [UNKNOWN_OUTPUT] : old.flatMap((o) => alts.map((a) => o + a));
@@ -617,15 +697,15 @@ class ShellReader {
 
   private changeDir(texts: Word[], x: number): void {
     let target = x + 1;
-    while (target < texts.length && /^-[LPe@]+$/.test(texts[target]![0]!)) target += 1;
+    while (target < texts.length && one(texts[target]!).charCodeAt(0) === 0x2d && /^-[LPe@]+$/.test(one(texts[target]!))) target += 1;
     const dir = texts[target];
     if (dir === undefined) {
       for (const d of this.value('HOME')) this.dir(d);
-    } else if (dir[0] === '-') {
+    } else if (one(dir) === '-') {
       // `cd -`: back to $OLDPWD, an earlier target unless the script or the environment set it.
       if (this.vars.assigned('OLDPWD') || !this.changedDir) for (const d of this.value('OLDPWD')) this.dir(d);
     } else {
-      for (const d of dir) {
+      for (const d of alternatives(dir)) {
         this.dir(d);
         this.cdPath(d);
       }
@@ -635,8 +715,9 @@ class ShellReader {
 
   /** A relative `cd` target is also looked for under each `$CDPATH` directory (when it can be known). */
   private cdPath(dir: string): void {
-    if (dir === '' || /^(?:[/\\~]|\.\.?(?:[/\\]|$))/.test(dir)) return;
+    // Whether CDPATH can be known first: without it (most readings) the target needs no test.
     if (!this.vars.assigned('CDPATH') && this.shared.options.environment === undefined) return;
+    if (dir === '' || /^(?:[/\\~]|\.\.?(?:[/\\]|$))/.test(dir)) return;
     for (const alt of this.value('CDPATH')) {
       for (const entry of alt.split(':').slice(0, 16)) {
         if (entry !== '') this.dir(entry.endsWith('/') ? entry + dir : `${entry}/${dir}`);
@@ -657,8 +738,8 @@ class ShellReader {
       const texts: string[] = [];
       let assignments = true;
       for (const w of words) {
-        if (w.length > 1) return UNKNOWN_OUTPUT;
-        const t = w[0]!;
+        if (typeof w !== 'string') return UNKNOWN_OUTPUT;
+        const t = w;
         if (t.includes(UNKNOWN_OUTPUT)) return UNKNOWN_OUTPUT;
         if (assignments && !isAssignment(t)) assignments = false;
         texts.push(t);
@@ -666,7 +747,7 @@ class ShellReader {
       const name = texts[0]!;
       if (name === 'echo') {
         let k = 1;
-        while (k < texts.length && /^-[neE]+$/.test(texts[k]!)) k += 1;
+        while (k < texts.length && texts[k]!.charCodeAt(0) === 0x2d && /^-[neE]+$/.test(texts[k]!)) k += 1;
         let printed = '';
         for (let x = k; x < texts.length; x += 1) printed += (x > k ? ' ' : '') + this.shared.options.expandHome(texts[x]!);
         parts.push(printed);
@@ -684,8 +765,18 @@ class ShellReader {
         return UNKNOWN_OUTPUT;
       }
     }
-    return parts.join(' ').trim();
+    return (parts.length === 1 ? parts[0]! : parts.join(' ')).trim();
   }
+}
+
+/** A word's first (or only) text. */
+function one(word: Word): string {
+  return typeof word === 'string' ? word : word[0]!;
+}
+
+/** A word's texts as a list. */
+function alternatives(word: Word): string[] {
+  return typeof word === 'string' ? [word] : word;
 }
 
 /** A word whose expansions have too many combinations: each multi-valued one is unknowable. */
@@ -716,9 +807,87 @@ function printf(args: string[]): string | null {
   return out.replace(/\\n/g, '\n').replace(/\\t/g, '\t');
 }
 
+const OPENER = 1;
+const CLOSER = 2;
+const PREFIX = 3;
+
+/**
+ * Reserved words at a command's start: OPENERS open a body whose assignments may not run (or
+ * run again): `if`, `while`, `until`, `for`, `select`, `case`, `{`, `function`; CLOSERS close it:
+ * `fi`, `done`, `esac`, `}`; PREFIXES may come before a command: `then`, `do`, `else`, `elif`,
+ * `!`, `time`. 0 for any other word. A switch on the first character, not three set lookups:
+ * it runs for the first word of every command (issue 11).
+ */
+function reservedKind(w: string): number {
+  switch (w.charCodeAt(0)) {
+    case 0x21 /* ! */:
+      return w === '!' ? PREFIX : 0;
+    case 0x7b /* { */:
+      return w === '{' ? OPENER : 0;
+    case 0x7d /* } */:
+      return w === '}' ? CLOSER : 0;
+    case 0x63 /* c */:
+      return w === 'case' ? OPENER : 0;
+    case 0x64 /* d */:
+      return w === 'do' ? PREFIX : w === 'done' ? CLOSER : 0;
+    case 0x65 /* e */:
+      return w === 'esac' ? CLOSER : w === 'else' || w === 'elif' ? PREFIX : 0;
+    case 0x66 /* f */:
+      return w === 'for' || w === 'function' ? OPENER : w === 'fi' ? CLOSER : 0;
+    case 0x69 /* i */:
+      return w === 'if' ? OPENER : 0;
+    case 0x73 /* s */:
+      return w === 'select' ? OPENER : 0;
+    case 0x74 /* t */:
+      return w === 'then' || w === 'time' ? PREFIX : 0;
+    case 0x75 /* u */:
+      return w === 'until' ? OPENER : 0;
+    case 0x77 /* w */:
+      return w === 'while' ? OPENER : 0;
+    default:
+      return 0;
+  }
+}
+
 /** `NAME=` or `NAME+=` at the start; the `=` test first skips the regex for most words. */
 function isAssignment(word: string): boolean {
   return word.indexOf('=') > 0 && ASSIGNMENT.test(word);
+}
+
+/** SCRIPT_LIKE, by char codes: a new word of a long text is tested once (issue 11). */
+function isScriptLike(w: string): boolean {
+  const n = w.length;
+  for (let k = 0; k < n; k += 1) {
+    const c = w.charCodeAt(k);
+    if (c < 0x80) {
+      if (SCRIPT_ASCII[c] === 1 || (c === 0x24 && w.charCodeAt(k + 1) === 0x28)) return true;
+    } else if (isUnicodeSpace(c)) return true;
+  }
+  return false;
+}
+
+/** `\s` above ASCII, as JavaScript's regular expressions read it. */
+function isUnicodeSpace(c: number): boolean {
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+const SCRIPT_ASCII = (() => {
+  const table = new Uint8Array(128);
+  for (const c of [0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20]) table[c] = 1;
+  for (const c of ';&|<>()`') table[c.charCodeAt(0)] = 1;
+  return table;
+})();
+
+/** NAME, by char codes. */
+function isName(w: string): boolean {
+  const n = w.length;
+  if (n === 0) return false;
+  for (let k = 0; k < n; k += 1) {
+    const c = w.charCodeAt(k);
+    const letter = (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+    if (!letter && (k === 0 || c < 0x30 || c > 0x39)) return false;
+  }
+  return true;
 }
 
 function hasSpace(text: string): boolean {
