@@ -17,3 +17,16 @@ export function opsPerSecond(fn: () => void, ms = 1000): { opsPerSec: number; op
   }
   return { opsPerSec: (ops * 1000) / (now - start), ops };
 }
+
+/** Median wall time of `runs` calls after one warm-up call, in microseconds: for work too slow to time in batches of 16. */
+export function medianUs(fn: () => unknown, runs: number): number {
+  fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = performance.now();
+    fn();
+    times.push((performance.now() - start) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)]!;
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collectSuiteFiles, readSuite } from '../conformance/vectors.js';
 import { loadPolicyText } from '../policy/load.js';
-import { report } from '../../testing/bench.js';
+import { medianUs, report } from '../../testing/bench.js';
 import { PolicyEvaluator, type EvaluationInput } from './evaluator.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 import { ToolRateLimiter } from './rate-limiter.js';
@@ -129,18 +129,4 @@ spec:
   }
 } finally {
   rmSync(sizedDir, { recursive: true, force: true });
-}
-
-/** Median wall time of `runs` calls after two warm-up calls, in microseconds. */
-function medianUs(fn: () => unknown, runs: number): number {
-  fn();
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn();
-    times.push((performance.now() - start) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(runs / 2)]!;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { opsPerSecond, report } from '../../testing/bench.js';
+import { medianUs, opsPerSecond, report } from '../../testing/bench.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 
 // One protected-path check per tools/call (spec 001 §4.3 step 2): 5 policy entries plus the two
@@ -88,17 +88,4 @@ try {
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** Median wall time of `runs` calls after one warm-up call, in microseconds. */
-function medianUs(fn: () => void, runs: number): number {
-  fn();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn();
-    times.push((performance.now() - start) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(runs / 2)]!;
 }
