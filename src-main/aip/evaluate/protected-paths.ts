@@ -356,6 +356,8 @@ interface Scan {
   walked: Set<string>;
   /** Where those walks ended: a missing name or a file directly under a walked directory. */
   walkEnds: Set<string>;
+  /** The bases are in `walked` when they are their own real path (see `seedWalked`). */
+  walkedSeeded?: boolean;
   /** Directory listings (see `listedKind`), and how many names were asked about per directory before. */
   listings: Map<string, Listing | null>;
   listingAsks: Map<string, number>;
@@ -1253,6 +1255,7 @@ export class ProtectedPathMatcher {
     }
     let cur = '';
     let i = 1;
+    this.seedWalked(scan);
     // Resume below a directory an earlier walk of this call reached without a symlink (it is its
     // own real path): names sharing a parent walk it once, not once per ancestor per name.
     // A few tries from the end find the usual parent; a miss costs what the walk would.
@@ -1289,6 +1292,17 @@ export class ProtectedPathMatcher {
       i = j + 1;
     }
     return cur === '' ? '/' : cur;
+  }
+
+  /**
+   * Bases that are their own real path now (one realpath each, shared with the rest of the call)
+   * start `walked`: a walk below the working directory resumes there instead of taking an lstat
+   * per ancestor from the root.
+   */
+  private seedWalked(scan: Scan): void {
+    if (scan.walkedSeeded === true) return;
+    scan.walkedSeeded = true;
+    for (const base of scan.bases) if (this.realDirectory(base, scan) === base) scan.walked.add(base);
   }
 
   private lstatKind(p: string, scan: Scan): number {
