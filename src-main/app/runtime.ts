@@ -129,6 +129,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     ...(overrides.now ? { now: overrides.now } : {}),
   });
   let watcher: AuditWatcher | null = null;
+  let reviewRefresh: NodeJS.Immediate | null = null;
 
   let securityBudget = { windowStart: Date.now(), count: 0 };
   const recordSecurityEvent: SecurityEventSink = (event, data) => {
@@ -172,8 +173,14 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         audit,
         (entry) => {
           events.publish('audit.appended', entry);
-          // A proxy (another process) recorded a changed tool definition: its card joins Review.
-          if (entry.event === 'mcp.tool_changed') decisions.refresh();
+          // A proxy (another process) recorded a changed tool definition: its card joins Review,
+          // once per turn of the event loop however many arrive in a page (a refresh reads the pins).
+          if (entry.event === 'mcp.tool_changed' && reviewRefresh === null) {
+            reviewRefresh = setImmediate(() => {
+              reviewRefresh = null;
+              decisions.refresh();
+            });
+          }
         },
         config.auditPollMs,
       );
@@ -235,6 +242,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         await verifier.close();
         watcher?.poll();
         watcher?.stop();
+        if (reviewRefresh) clearImmediate(reviewRefresh);
         await server?.close('runtime shutting down');
         await localSocket?.close();
         rmSync(ledger.paths.controlFile, { force: true });

@@ -5,7 +5,8 @@ import { auditDataProblem, auditEvents } from '../../src-shared/audit/events.js'
 import { opsPerSecond, report } from '../testing/bench.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { GENESIS_HASH, canonicalData, entryHash, keyedEntryHash } from './chain.js';
-import { verificationStallFigures } from './chain-verifier-bench-test-support.js';
+import { verificationStallFigures, worstStall } from './chain-verifier-bench-test-support.js';
+import { AuditWatcher } from './watcher.js';
 
 // Real SQLite files in WAL mode with the runtime's pragmas, as the ledger runs in production.
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
@@ -70,8 +71,46 @@ try {
     const total = single.audit.head()!.index + 1;
     report(`audit.verify.full_chain.${label}`, 'entries/s', total / seconds, { ledger_entries: total, floor_sha256_links_per_s: sha.opsPerSec });
     await verificationStallFigures(single, label);
+    await watcherStallFigures(single.audit, label);
   }
   single.db.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Issue 11 item 1: the runtime's event loop while its audit watcher publishes a burst of 20,000
+ * entries other processes appended (a few seconds of busy proxies), one page per turn, beside
+ * the same entries read and published in one go (what the watcher did before). Each entry is
+ * serialised once, the least any transport to the cockpit does with it.
+ */
+async function watcherStallFigures(audit: ReturnType<typeof createTestLedger>['audit'], label: string): Promise<void> {
+  const burst = 20_000;
+  const data = { direction: 'upstream' as const, method: 'tools/call', tool: 'read_file', args: { path: '/home/user/notes.txt' }, decision: 'ALLOW', policy_mode: 'enforce', violation: false };
+  const fill = () => {
+    for (let i = 0; i < burst; i += 1000) audit.appendBatch(Array.from({ length: 1000 }, (_, k) => ({ event: 'aip.decision' as const, data: { ...data, seq: i + k } })));
+  };
+  let from = audit.head()!.index;
+  fill();
+  const inOneGo = await worstStall(async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let page = audit.after(from, 500); page.length > 0; page = audit.after(from, 500)) {
+      for (const entry of page) JSON.stringify(entry);
+      from = page[page.length - 1]!.index;
+    }
+  });
+  let published = 0;
+  const watcher = new AuditWatcher(audit, (entry) => {
+    JSON.stringify(entry);
+    published += 1;
+  });
+  fill();
+  const paged = await worstStall(async () => {
+    watcher.poll();
+    while (published < burst) await new Promise((resolve) => setTimeout(resolve, 1));
+  });
+  watcher.stop();
+  const entries = audit.head()!.index + 1;
+  report(`audit.watcher.event_loop_stall_in_one_go.${label}`, 'ms', inOneGo.stallMs, { ledger_entries: entries, burst, drain_ms: inOneGo.workMs });
+  report(`audit.watcher.event_loop_stall_paged.${label}`, 'ms', paged.stallMs, { ledger_entries: entries, burst, drain_ms: paged.workMs, target_ms: 50 });
 }

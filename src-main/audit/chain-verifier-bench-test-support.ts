@@ -7,7 +7,7 @@ import { verifierFor } from './chain-verifier-test-support.js';
  * two samples (the worst stall anything on the loop — a WebSocket call, a proxy's approval
  * request — would have waited) and how long `work` took.
  */
-async function worstStall(work: () => Promise<unknown>): Promise<{ stallMs: number; workMs: number }> {
+export async function worstStall(work: () => Promise<unknown>): Promise<{ stallMs: number; workMs: number }> {
   let last = performance.now();
   let worst = 0;
   const sampler = setInterval(() => {

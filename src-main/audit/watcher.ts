@@ -1,12 +1,21 @@
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import type { AuditLog } from './audit-log.js';
 
+/** Entries read and published per turn of the event loop (issue 11 item 1: no turn over 50 ms). */
+export const WATCH_PAGE = 500;
+
 /**
  * Publishes every entry that joins the chain, whichever process appended it: proxies and CLI
  * commands write to the same database, so the runtime watches the head rather than its own calls.
+ *
+ * A backlog (busy proxies, a runtime that was stalled) is read one page per turn of the event
+ * loop, not all at once: a WebSocket call or a proxy's approval request waits at most one page
+ * (docs/architecture.md §1).
  */
 export class AuditWatcher {
   private timer: NodeJS.Timeout | null = null;
+  /** The next page of a backlog, when one is due. */
+  private nextPage: NodeJS.Immediate | null = null;
   private lastIndex: number;
 
   constructor(
@@ -23,20 +32,30 @@ export class AuditWatcher {
     this.timer.unref();
   }
 
-  /** Reads what is new now; also called right after our own appends so the cockpit sees them at once. */
+  /**
+   * Publishes the next page of what is new now, and schedules the page after it when there is
+   * more; also called right after our own appends so the cockpit sees them at once. While a
+   * backlog drains, a call adds nothing: the pages under way reach the head in order.
+   */
   poll(): void {
-    for (;;) {
-      const batch = this.audit.after(this.lastIndex, 500);
-      for (const entry of batch) {
-        this.lastIndex = entry.index;
-        this.publish(entry);
-      }
-      if (batch.length < 500) return;
+    if (this.nextPage !== null) return;
+    const batch = this.audit.after(this.lastIndex, WATCH_PAGE);
+    for (const entry of batch) {
+      this.lastIndex = entry.index;
+      this.publish(entry);
+    }
+    if (batch.length === WATCH_PAGE) {
+      this.nextPage = setImmediate(() => {
+        this.nextPage = null;
+        this.poll();
+      });
     }
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.nextPage) clearImmediate(this.nextPage);
+    this.nextPage = null;
   }
 }
