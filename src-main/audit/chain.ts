@@ -101,10 +101,8 @@ function sortedCopy(value: unknown, depth: number): unknown {
         }
         return copy;
       }
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
-      const record = value as Record<string, unknown>;
-      if (typeof record.toJSON === 'function') return NOT_PLAIN;
+      const record = plainRecord(value);
+      if (record === null) return NOT_PLAIN;
       const keys = Object.keys(record).sort();
       const copy: Record<string, unknown> = {};
       for (const key of keys) {
@@ -121,6 +119,14 @@ function sortedCopy(value: unknown, depth: number): unknown {
     default:
       return NOT_PLAIN;
   }
+}
+
+/** `value` as a record when it is a plain object (no class, no toJSON), else null: others need JSON.stringify's full semantics. */
+function plainRecord(value: object): Record<string, unknown> | null {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return null;
+  const record = value as Record<string, unknown>;
+  return typeof record.toJSON === 'function' ? null : record;
 }
 
 /** RFC 8785 text and a fresh copy of plain JSON data, or null when the value needs JSON.stringify's full semantics. */
@@ -149,10 +155,8 @@ function plainCanonical(value: unknown, depth: number): { json: string; value: u
         }
         return { json: json + ']', value: copy };
       }
-      const proto: unknown = Object.getPrototypeOf(value);
-      if (proto !== Object.prototype && proto !== null) return null;
-      const record = value as Record<string, unknown>;
-      if (typeof record.toJSON === 'function') return null;
+      const record = plainRecord(value);
+      if (record === null) return null;
       const keys = Object.keys(record).sort();
       const copy: Record<string, unknown> = {};
       let json = '{';

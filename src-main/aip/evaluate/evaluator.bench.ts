@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { collectSuiteFiles, readSuite } from '../conformance/vectors.js';
 import { loadPolicyText } from '../policy/load.js';
 import { medianUs, report } from '../../testing/bench.js';
 import { PolicyEvaluator, type EvaluationInput } from './evaluator.js';
+import { benchProject, shellCommandArgs, sourceFileArgs } from './protected-paths-bench-test-support.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 import { ToolRateLimiter } from './rate-limiter.js';
 
@@ -85,12 +85,8 @@ measure('rules40', inputs.map((input) => ({ evaluator: big, input })), 300_000, 
 // beside its floor measured in the same run: a JSON parse + stringify of the same JSON-RPC
 // message (what any proxy that reads the message pays). The real filesystem, a project
 // directory as cwd, and the tool that would carry each shape. Read the growth off ns_per_char.
-const sizedDir = mkdtempSync(join(tmpdir(), 'silas-bench-decision-'));
+const { dir: sizedDir, home, project } = benchProject('silas-bench-decision-');
 try {
-  const home = join(sizedDir, 'home');
-  const project = join(home, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  mkdirSync(join(project, 'src'), { recursive: true });
   const sizedPolicy = unwrap(`apiVersion: aip.io/v1alpha2
 kind: AgentPolicy
 metadata:
@@ -108,10 +104,9 @@ spec:
     protectedPaths: new ProtectedPathMatcher(sizedPolicy.protectedPaths, { homeDir: home, cwd: project }),
     rateLimiter: new ToolRateLimiter(() => 0),
   });
-  const source = Array.from({ length: 60 }, (_, i) => `export function f${i}(a: number): number { return a * ${i}; } // see ./docs/f${i}.md`);
   const shapes: Record<string, { tool: string; make: (n: number) => unknown }> = {
-    write_file_source: { tool: 'write_file', make: (n) => ({ path: 'src/big.ts', content: Array.from({ length: n }, (_, i) => source[i % source.length]).join('\n') }) },
-    run_command_shell: { tool: 'run_command', make: (n) => ({ command: Array.from({ length: n }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `).join('') }) },
+    write_file_source: { tool: 'write_file', make: sourceFileArgs },
+    run_command_shell: { tool: 'run_command', make: shellCommandArgs },
   };
   for (const [name, shape] of Object.entries(shapes)) {
     const unit = JSON.stringify(shape.make(1)).length;

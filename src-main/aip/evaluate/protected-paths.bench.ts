@@ -1,17 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { medianUs, opsPerSecond, report } from '../../testing/bench.js';
+import { benchProject, shellCommandArgs, SOURCE_LINES, sourceFileArgs } from './protected-paths-bench-test-support.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 
 // One protected-path check per tools/call (spec 001 §4.3 step 2): 5 policy entries plus the two
 // automatic ones, against a real home directory so realpath syscalls are real.
-const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
+const { dir, home, project } = benchProject('silas-bench-');
 try {
-  const home = join(dir, 'home');
-  const project = join(home, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  mkdirSync(join(project, 'src'), { recursive: true });
   writeFileSync(join(project, 'src', 'index.ts'), 'export {};\n');
   const entries = ['~/.ssh', '~/.aws/credentials', '.env', '~/.gnupg', '~/.config/gh/hosts.yml'];
   const alwaysProtect = [join(home, '.config', 'silas', 'policy.yaml'), join(home, '.local', 'share', 'silas')];
@@ -19,8 +15,7 @@ try {
   // Every path exists and none is a symlink: the same work without filesystem syscalls.
   const noSyscalls = new ProtectedPathMatcher(entries, { homeDir: home, cwd: project, alwaysProtect, realpath: (p) => p });
 
-  const lines = Array.from({ length: 60 }, (_, i) => `export function f${i}(a: number): number { return a * ${i}; } // see ./docs/f${i}.md`);
-  const source = lines.join('\n');
+  const source = SOURCE_LINES.join('\n');
   const cases: Record<string, unknown> = {
     read_file: { path: join(project, 'src', 'index.ts') },
     run_command: { command: 'git status --short && npm test -- --reporter=dot 2>&1 | tail -n 20', cwd: project },
@@ -61,8 +56,8 @@ try {
   const toolOf: Record<string, string> = { write_file_source: 'write_file', shell: 'run_command', pairs: 'copy', shell_variables: 'run_command' };
   const shapes: Record<string, (n: number) => unknown> = {
     // One line of `source` per unit, so the smallest sizes are not one whole file.
-    write_file_source: (n) => ({ path: 'src/big.ts', content: Array.from({ length: n }, (_, i) => lines[i % lines.length]).join('\n') }),
-    shell: (n) => ({ command: Array.from({ length: n }, (_, i) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `).join('') }),
+    write_file_source: sourceFileArgs,
+    shell: shellCommandArgs,
     pairs: (n) => ({ items: Array.from({ length: n }, (_, i) => ({ dir: `/srv/data/d${i}`, file: `f${i}.txt` })) }),
     // 100 names assigned and referenced (`$D`, `${D:-…}`).
     shell_variables: (n) => ({ command: Array.from({ length: n }, (_, i) => `D${i % 100}=lib/m${i}; cat $D${i % 100}/f${i}.txt "\${D${i % 100}:-src}"/g.md; `).join('') }),
