@@ -97,6 +97,18 @@ describe('ProtectedPathMatcher pre-filters never hide a match', () => {
     expect(matcher.find({ command: `${prose} cat keys/id_rsa` }, { tool: 'run_command' })).toMatchObject({ reason: 'protected_path' });
   });
 
+  it('`./` before a name changes nothing: a symlink behind `./keys/…` is followed, listed or not', () => {
+    const { home, cwd } = world();
+    symlinkSync(join(home, '.ssh'), join(cwd, 'keys'));
+    const matcher = new ProtectedPathMatcher(['~/.ssh'], { homeDir: home, cwd });
+    // Enough `./` names in the working directory that it is listed before the link is met.
+    const names = Array.from({ length: 20 }, (_, i) => `./notes${i}.md`).join(' ');
+    for (const link of ['./keys/id_rsa', '././keys/id_rsa', './/keys/id_rsa', './keys']) {
+      expect({ link, found: matcher.find({ path: 'src/a.md', content: `see ${names} and ${link}` }, { tool: 'write_file' }) }).toMatchObject({ link, found: { reason: 'protected_path', via: 'realpath' } });
+    }
+    expect(matcher.find({ path: 'src/a.md', content: `see ${names} and ./src/x` }, { tool: 'write_file' })).toBeNull();
+  });
+
   it('a `cd` into a symlinked directory: its plain words are joined with where the link leads', () => {
     const { home, cwd } = world();
     symlinkSync(join(home, '.ssh'), join(cwd, 'keys'));

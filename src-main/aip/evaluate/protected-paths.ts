@@ -324,6 +324,8 @@ interface Deferred {
   cold?: boolean;
   /** Physical queue only: `form` is a cold word joined to a base, already in normal form. */
   coldJoin?: boolean;
+  /** `form` without leading `./` segments (see `joinAndCheck`), once asked. */
+  bare?: string;
 }
 
 /** One directory's entries by name (`lstatKind` results), read once per `find`. */
@@ -692,7 +694,12 @@ export class ProtectedPathMatcher {
     if (d.pwd !== true) {
       d.cold ??= this.isCold(d.form);
       if (d.cold && this.openDir(base, scan)) {
-        if (d.physical && !this.settledByListing(base, d.form, scan)) scan.physical.push({ form: this.joinRaw(base, d.form), physical: true, site: d.site, coldJoin: !NOT_NORMAL_RELATIVE.test(d.form) });
+        if (d.physical) {
+          // `./docs/a.md` is `docs/a.md` to the kernel: without its leading `./` the word can be
+          // settled by listings, and its join is already in normal form.
+          const rel = (d.bare ??= withoutDotPrefix(d.form));
+          if (!this.settledByListing(base, rel, scan)) scan.physical.push({ form: this.joinRaw(base, rel), physical: true, site: d.site, coldJoin: !NOT_NORMAL_RELATIVE.test(rel) });
+        }
         return null;
       }
     }
@@ -1491,6 +1498,16 @@ export class ProtectedPathMatcher {
 const DEEP_PATH = 5;
 /** How many of a path's nearest ancestors `physicalByLstat` looks up among the walked directories. */
 const WALK_RESUME_TRIES = 3;
+
+/** A relative form without its leading `./` segments (`./x`, `.//./x` → `x`); `.` alone stays. */
+function withoutDotPrefix(form: string): string {
+  let i = 0;
+  while (form.charCodeAt(i) === 0x2e /* . */ && form.charCodeAt(i + 1) === 0x2f /* / */) {
+    i += 2;
+    while (form.charCodeAt(i) === 0x2f) i += 1;
+  }
+  return i === 0 || i === form.length ? (i === 0 ? form : '.') : form.slice(i);
+}
 
 function countSlashes(s: string): number {
   let count = 0;
