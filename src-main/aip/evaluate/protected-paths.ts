@@ -1410,10 +1410,13 @@ export class ProtectedPathMatcher {
   }
 
   private listDirectory(dir: string, scan: Scan): Listing | null {
-    this.spend(scan);
     const kinds = new Map<string, number>();
     const folded = new Set<string>();
     let exact = true;
+    // Known not to exist (an lstat of it or of an ancestor said so): empty, as opendir's ENOENT
+    // would say, without the lookup and the exception it throws.
+    if (this.knownMissing(dir, dir.length, scan)) return { kinds, folded, exact };
+    this.spend(scan);
     let handle: Dir;
     try {
       handle = opendirSync(dir);
