@@ -733,6 +733,11 @@ export class ProtectedPathMatcher {
       scope.resolved = parent;
       return parent;
     }
+    // The usual container: one absolute directory-like value beside its files, and no
+    // directories around it (a long list of `{dir, file}` pairs makes one scope per pair).
+    if (parent.length === 0 && scope.dirs.length === 1 && this.limits.maxBases >= 2 && this.path.isAbsolute(scope.dirs[0]!)) {
+      return (scope.resolved = this.oneDirectory(scope.dirs[0]!, scan));
+    }
     const list = [...parent];
     const seen = new Set<string>([...scan.bases, ...parent]);
     const add = (dir: string): void => {
@@ -753,6 +758,19 @@ export class ProtectedPathMatcher {
     for (const dir of own) if (!GLOB.test(dir)) add(this.physical(dir, scan));
     for (const dir of list) scan.baseSet.add(dir);
     scope.resolved = list;
+    return list;
+  }
+
+  /** `scopeDirs` of a scope whose only directory is the absolute `dir`, without its sets and copies. */
+  private oneDirectory(dir: string, scan: Scan): string[] {
+    const lexical = this.path.resolve(dir);
+    if (scan.bases.includes(lexical)) return [];
+    const list = [lexical];
+    if (!GLOB.test(lexical)) {
+      const real = this.physical(lexical, scan);
+      if (real !== lexical && !scan.bases.includes(real)) list.push(real);
+    }
+    for (const d of list) scan.baseSet.add(d);
     return list;
   }
 
