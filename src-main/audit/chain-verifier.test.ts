@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { OwnerKeyVault } from '../keys/owner-key.js';
-import { MemorySecretStore } from '../keys/secret-store.js';
 import { useTempDirs } from '../testing/temp.js';
 import { ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
-import { checkpointSigningBytes, entryHash } from './chain.js';
 import { verifierFor } from './chain-verifier-test-support.js';
+import { attackedLedger, tamperAttacks, type TamperAttack } from './tamper-attacks-test-support.js';
 
 const tempDir = useTempDirs();
 
@@ -13,79 +11,7 @@ const ledgerWith = (count: number, checkpointAt?: number): TestLedger => ledgerW
 const verdict = ({ valid, entries, checkpoints, firstInvalid }: { valid: boolean; entries: number; checkpoints: number; firstInvalid: unknown }) => ({ valid, entries, checkpoints, firstInvalid });
 
 /** The attacks of tamper.test.ts: each is run through the worker and through today's in-process verifier. */
-const tamperCases: [string, () => TestLedger][] = [
-  ['untouched', () => ledgerWith(50, 30)],
-  ['edited row', () => {
-    const l = ledgerWith(20);
-    l.db.prepare("UPDATE audit_entries SET data = '{\"note\":\"forged\",\"seq\":7}' WHERE idx = 7").run();
-    return l;
-  }],
-  ['edited timestamp', () => {
-    const l = ledgerWith(10);
-    l.db.prepare("UPDATE audit_entries SET ts = '2020-01-01T00:00:00.000Z' WHERE idx = 4").run();
-    return l;
-  }],
-  ['hash recomputed without the key', () => {
-    const l = ledgerWith(10);
-    const row = l.db.prepare('SELECT * FROM audit_entries WHERE idx = 5').get() as { id: string; ts: string; event: string; prev_hash: string };
-    const dataJson = '{"note":"forged","seq":5}';
-    l.db.prepare('UPDATE audit_entries SET data = ?, hash = ? WHERE idx = 5').run(dataJson, entryHash(row.prev_hash, { index: 5, id: row.id, ts: row.ts, event: row.event, dataJson }));
-    return l;
-  }],
-  ['deleted row', () => {
-    const l = ledgerWith(10);
-    l.db.prepare('DELETE FROM audit_entries WHERE idx = 3').run();
-    return l;
-  }],
-  ['reordered rows', () => {
-    const l = ledgerWith(10);
-    l.db.transaction(() => {
-      l.db.prepare('UPDATE audit_entries SET idx = -1 WHERE idx = 2').run();
-      l.db.prepare('UPDATE audit_entries SET idx = 2 WHERE idx = 6').run();
-      l.db.prepare('UPDATE audit_entries SET idx = 6 WHERE idx = -1').run();
-    })();
-    return l;
-  }],
-  ['truncated below a checkpoint', () => {
-    const l = ledgerWith(20, 14);
-    l.db.prepare('DELETE FROM audit_entries WHERE idx >= 12').run();
-    return l;
-  }],
-  ['chain rewritten without the key', () => {
-    const l = ledgerWith(10, 9);
-    const rows = l.db.prepare('SELECT * FROM audit_entries ORDER BY idx').all() as { idx: number; id: string; ts: string; event: string; data: string }[];
-    let prev = '0'.repeat(64);
-    for (const row of rows) {
-      const data = row.idx === 2 ? '{"note":"rewritten history"}' : row.data;
-      const hash = entryHash(prev, { index: row.idx, id: row.id, ts: row.ts, event: row.event, dataJson: data });
-      l.db.prepare('UPDATE audit_entries SET data = ?, prev_hash = ?, hash = ? WHERE idx = ?').run(data, prev, hash, row.idx);
-      prev = hash;
-    }
-    return l;
-  }],
-  ['forged checkpoint signature', () => {
-    const l = ledgerWith(5, 4);
-    l.db.prepare('UPDATE audit_checkpoints SET signature = ?').run(Buffer.alloc(64, 7).toString('base64'));
-    return l;
-  }],
-  ['edited checkpoint', () => {
-    const l = ledgerWith(5, 4);
-    l.db.prepare('UPDATE audit_checkpoints SET idx = 2').run();
-    return l;
-  }],
-  ['checkpoint signed by an attacker key', () => {
-    const l = ledgerWith(5);
-    const attacker = new OwnerKeyVault(new MemorySecretStore(), 'attacker').ensure().signer;
-    const body = { id: 'evil', index: 4, hash: l.audit.head()!.hash, createdAt: new Date().toISOString(), keyFingerprint: attacker.fingerprint };
-    l.db.prepare('INSERT INTO audit_checkpoints VALUES (?, ?, ?, ?, ?, ?)').run(body.id, body.index, body.hash, body.createdAt, body.keyFingerprint, attacker.sign(checkpointSigningBytes(body)).toString('base64'));
-    return l;
-  }],
-  ['deleted checkpoint row', () => {
-    const l = ledgerWith(30, 19);
-    l.db.prepare('DELETE FROM audit_checkpoints').run();
-    return l;
-  }],
-];
+const tamperCases = (Object.keys(tamperAttacks) as TamperAttack[]).map((name) => [name, () => attackedLedger(tempDir(), name)] as const);
 
 describe('chain verification in a worker thread', () => {
   it.each(tamperCases)('finds the same first invalid entry as the in-process verifier: %s', async (_name, make) => {

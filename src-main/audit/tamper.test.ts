@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { OwnerKeyVault } from '../keys/owner-key.js';
-import { MemorySecretStore } from '../keys/secret-store.js';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger, ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
-import { checkpointSigningBytes, entryHash } from './chain.js';
+import { entryHash } from './chain.js';
+import { attackedLedger, type TamperAttack } from './tamper-attacks-test-support.js';
 
 const tempDir = useTempDirs();
 
 const ledgerWith = (count: number, checkpointAt?: number): TestLedger => ledgerWithEntries(tempDir(), count, checkpointAt);
+const attacked = (name: TamperAttack): TestLedger => attackedLedger(tempDir(), name);
 
 describe('audit chain verification', () => {
   it('accepts an untouched chain with its checkpoints', () => {
@@ -26,42 +26,29 @@ describe('audit chain verification', () => {
   });
 
   it('detects an edited row at its index', () => {
-    const ledger = ledgerWith(20);
-    ledger.db.prepare("UPDATE audit_entries SET data = '{\"note\":\"forged\",\"seq\":7}' WHERE idx = 7").run();
+    const ledger = attacked('edited row');
     const result = ledger.reopen().verifyChain();
     expect(result.valid).toBe(false);
     expect(result.firstInvalid).toMatchObject({ index: 7, reason: expect.stringContaining('modified') });
   });
 
   it('detects an edited event name or timestamp', () => {
-    const ledger = ledgerWith(10);
-    ledger.db.prepare("UPDATE audit_entries SET ts = '2020-01-01T00:00:00.000Z' WHERE idx = 4").run();
+    const ledger = attacked('edited timestamp');
     expect(ledger.audit.verifyChain().firstInvalid?.index).toBe(4);
   });
 
   it('detects a row whose hash was recomputed without the ledger key, at that row', () => {
-    const ledger = ledgerWith(10);
-    const row = ledger.db.prepare('SELECT * FROM audit_entries WHERE idx = 5').get() as { id: string; ts: string; event: string; prev_hash: string };
-    const dataJson = '{"note":"forged","seq":5}';
-    const forgedHash = entryHash(row.prev_hash, { index: 5, id: row.id, ts: row.ts, event: row.event, dataJson });
-    ledger.db.prepare('UPDATE audit_entries SET data = ?, hash = ? WHERE idx = 5').run(dataJson, forgedHash);
+    const ledger = attacked('hash recomputed without the key');
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 5, reason: expect.stringContaining('keyed hash does not match') });
   });
 
   it('detects a deleted row at the missing index', () => {
-    const ledger = ledgerWith(10);
-    ledger.db.prepare('DELETE FROM audit_entries WHERE idx = 3').run();
+    const ledger = attacked('deleted row');
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 3, reason: expect.stringContaining('missing') });
   });
 
   it('detects reordered rows', () => {
-    const ledger = ledgerWith(10);
-    const swap = ledger.db.transaction(() => {
-      ledger.db.prepare('UPDATE audit_entries SET idx = -1 WHERE idx = 2').run();
-      ledger.db.prepare('UPDATE audit_entries SET idx = 2 WHERE idx = 6').run();
-      ledger.db.prepare('UPDATE audit_entries SET idx = 6 WHERE idx = -1').run();
-    });
-    swap();
+    const ledger = attacked('reordered rows');
     expect(ledger.audit.verifyChain().firstInvalid?.index).toBe(2);
   });
 
@@ -82,42 +69,26 @@ describe('audit chain verification', () => {
   });
 
   it('detects truncation of entries that a signed checkpoint covers, at the first missing index', () => {
-    const ledger = ledgerWith(20, 14);
-    ledger.db.prepare('DELETE FROM audit_entries WHERE idx >= 12').run();
+    const ledger = attacked('truncated below a checkpoint');
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 12, reason: expect.stringContaining('truncated') });
   });
 
   it('a rewritten chain (every hash recomputed without the key) is caught at its first entry', () => {
-    const ledger = ledgerWith(10, 9);
-    const rows = ledger.db.prepare('SELECT * FROM audit_entries ORDER BY idx').all() as { idx: number; id: string; ts: string; event: string; data: string }[];
-    let prev = '0'.repeat(64);
-    const rewrite = ledger.db.prepare('UPDATE audit_entries SET data = ?, prev_hash = ?, hash = ? WHERE idx = ?');
-    for (const row of rows) {
-      const data = row.idx === 2 ? '{"note":"rewritten history"}' : row.data;
-      const hash = entryHash(prev, { index: row.idx, id: row.id, ts: row.ts, event: row.event, dataJson: data });
-      rewrite.run(data, prev, hash, row.idx);
-      prev = hash;
-    }
+    const ledger = attacked('chain rewritten without the key');
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: 0, reason: expect.stringContaining('keyed hash does not match') });
   });
 
   it('detects a forged checkpoint signature and an edited checkpoint', () => {
-    const forged = ledgerWith(5, 4);
-    forged.db.prepare('UPDATE audit_checkpoints SET signature = ?').run(Buffer.alloc(64, 7).toString('base64'));
+    const forged = attacked('forged checkpoint signature');
     // The checkpoint signs its own record, entry 5.
     expect(forged.audit.verifyChain().firstInvalid).toMatchObject({ index: 5, reason: expect.stringContaining('invalid signature') });
 
-    const edited = ledgerWith(5, 4);
-    edited.db.prepare('UPDATE audit_checkpoints SET idx = 2').run();
+    const edited = attacked('edited checkpoint');
     expect(edited.audit.verifyChain().firstInvalid).toMatchObject({ index: 2, reason: expect.stringContaining('invalid signature') });
   });
 
   it('rejects a checkpoint an attacker signed with their own key, even if they register it in the database', () => {
-    const ledger = ledgerWith(5);
-    const attacker = new OwnerKeyVault(new MemorySecretStore(), 'attacker').ensure().signer;
-    const body = { id: 'evil', index: 4, hash: (ledger.audit.head()!).hash, createdAt: new Date().toISOString(), keyFingerprint: attacker.fingerprint };
-    ledger.db.prepare('INSERT INTO audit_checkpoints VALUES (?, ?, ?, ?, ?, ?)').run(body.id, body.index, body.hash, body.createdAt, body.keyFingerprint, attacker.sign(checkpointSigningBytes(body)).toString('base64'));
-    ledger.db.prepare("INSERT INTO owner_keys VALUES (?, ?, 'silas', 'x', ?)").run(attacker.fingerprint, attacker.publicKey.toString('hex'), body.createdAt);
+    const ledger = attacked('checkpoint signed by an attacker key');
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ id: 'evil', reason: expect.stringContaining('unknown key') });
   });
 
