@@ -35,17 +35,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function latencies(client: Client): Promise<number[]> {
-  for (let i = 0; i < 300; i += 1) await call(client, i);
-  const out: number[] = [];
-  for (let i = 0; i < LATENCY_CALLS; i += 1) {
-    const start = performance.now();
-    await call(client, i);
-    out.push(performance.now() - start);
-  }
-  return out.sort((a, b) => a - b);
-}
-
 async function throughput(client: Client, inFlight: number, durationMs: number): Promise<number> {
   let done = 0;
   const end = performance.now() + durationMs;
@@ -85,7 +74,8 @@ function filler(bytes: number): string {
   return words.repeat(Math.ceil(bytes / words.length)).slice(0, bytes);
 }
 
-async function writeLatencies(client: Client, write: (client: Client, i: number) => Promise<unknown>, calls: number): Promise<number[]> {
+/** Sorted latencies of `calls` sequential calls, after a tenth as many (at least 3) to warm up. */
+async function latencies(client: Client, write: (client: Client, i: number) => Promise<unknown>, calls: number): Promise<number[]> {
   for (let i = 0; i < Math.max(3, calls / 10); i += 1) await write(client, i);
   const out: number[] = [];
   for (let i = 0; i < calls; i += 1) {
@@ -123,8 +113,8 @@ try {
   // The ceiling: a relay that does nothing but copy bytes, so the cost of the process hop alone is visible.
   const relay = await connect(process.execPath, [NULL_RELAY, process.execPath, SERVERS.fileTools]);
 
-  const d = await latencies(direct.client);
-  const p = await latencies(proxied.client);
+  const d = await latencies(direct.client, call, LATENCY_CALLS);
+  const p = await latencies(proxied.client, call, LATENCY_CALLS);
   for (const q of [50, 99]) {
     report(`mcp.proxy.latency_p${q}`, 'ms', percentile(p, q), { direct_ms: Number(percentile(d, q).toFixed(4)), added_ms: Number((percentile(p, q) - percentile(d, q)).toFixed(4)), calls: LATENCY_CALLS });
   }
@@ -155,8 +145,8 @@ try {
     const content = filler(bytes);
     const write = (client: Client, i: number) => client.callTool({ name: 'write_file', arguments: { path: join(files, `f${i % 4}`), content } });
     const line = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'write_file', arguments: { path: join(files, 'f0'), content } } });
-    const dt = await writeLatencies(direct.client, write, calls);
-    const pt = await writeLatencies(proxied.client, write, calls);
+    const dt = await latencies(direct.client, write, calls);
+    const pt = await latencies(proxied.client, write, calls);
     const parse = parseFloorMs(line);
     report(`mcp.proxy.write_file_${label}_added_p50`, 'ms', percentile(pt, 50) - percentile(dt, 50), { direct_p50_ms: Number(percentile(dt, 50).toFixed(4)), proxied_p50_ms: Number(percentile(pt, 50).toFixed(4)), json_parse_floor_ms: Number(parse.toFixed(4)), calls });
   }
