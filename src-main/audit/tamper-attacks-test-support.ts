@@ -34,6 +34,17 @@ export const tamperAttacks = {
         l.db.prepare('UPDATE audit_entries SET idx = 6 WHERE idx = -1').run();
       })(),
   },
+  'inserted row': {
+    entries: 10,
+    attack: (l: TestLedger) =>
+      l.db.transaction(() => {
+        l.db.prepare('UPDATE audit_entries SET idx = -idx - 100 WHERE idx >= 4').run();
+        l.db.prepare('UPDATE audit_entries SET idx = -idx - 100 + 1 WHERE idx < -50').run();
+        const prev = l.db.prepare('SELECT hash FROM audit_entries WHERE idx = 3').get() as { hash: string };
+        const body = { index: 4, id: 'injected', ts: '2026-01-01T00:00:00.000Z', event: 'test.entry', dataJson: '{"note":"injected"}' };
+        l.db.prepare('INSERT INTO audit_entries VALUES (?, ?, ?, ?, ?, ?, ?)').run(4, body.id, body.ts, body.event, body.dataJson, prev.hash, entryHash(prev.hash, body));
+      })(),
+  },
   'truncated below a checkpoint': { entries: 20, checkpointAt: 14, attack: (l: TestLedger) => l.db.prepare('DELETE FROM audit_entries WHERE idx >= 12').run() },
   'chain rewritten without the key': {
     entries: 10,
@@ -59,6 +70,15 @@ export const tamperAttacks = {
       const body = { id: 'evil', index: 4, hash: l.audit.head()!.hash, createdAt: new Date().toISOString(), keyFingerprint: attacker.fingerprint };
       l.db.prepare('INSERT INTO audit_checkpoints VALUES (?, ?, ?, ?, ?, ?)').run(body.id, body.index, body.hash, body.createdAt, body.keyFingerprint, attacker.sign(checkpointSigningBytes(body)).toString('base64'));
       l.db.prepare("INSERT INTO owner_keys VALUES (?, ?, 'silas', 'x', ?)").run(attacker.fingerprint, attacker.publicKey.toString('hex'), body.createdAt);
+    },
+  },
+  'checkpoint signature replayed on another index': {
+    entries: 6,
+    checkpointAt: 2,
+    attack: (l: TestLedger) => {
+      l.audit.writeCheckpoint();
+      const [first, second] = l.db.prepare('SELECT idx, signature FROM audit_checkpoints ORDER BY idx').all() as { idx: number; signature: string }[];
+      l.db.prepare('UPDATE audit_checkpoints SET signature = ? WHERE idx = ?').run(first!.signature, second!.idx);
     },
   },
   'deleted checkpoint row': { entries: 30, checkpointAt: 19, attack: (l: TestLedger) => l.db.prepare('DELETE FROM audit_checkpoints').run() },

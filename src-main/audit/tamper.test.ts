@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger, ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
-import { entryHash } from './chain.js';
 import { attackedLedger, type TamperAttack } from './tamper-attacks-test-support.js';
 
 const tempDir = useTempDirs();
@@ -53,15 +52,7 @@ describe('audit chain verification', () => {
   });
 
   it('detects an inserted row', () => {
-    const ledger = ledgerWith(10);
-    const shift = ledger.db.transaction(() => {
-      ledger.db.prepare('UPDATE audit_entries SET idx = -idx - 100 WHERE idx >= 4').run();
-      ledger.db.prepare('UPDATE audit_entries SET idx = -idx - 100 + 1 WHERE idx < -50').run();
-      const prev = ledger.db.prepare('SELECT hash FROM audit_entries WHERE idx = 3').get() as { hash: string };
-      const body = { index: 4, id: 'injected', ts: '2026-01-01T00:00:00.000Z', event: 'test.entry', dataJson: '{"note":"injected"}' };
-      ledger.db.prepare('INSERT INTO audit_entries VALUES (?, ?, ?, ?, ?, ?, ?)').run(4, body.id, body.ts, body.event, body.dataJson, prev.hash, entryHash(prev.hash, body));
-    });
-    shift();
+    const ledger = attacked('inserted row');
     expect(ledger.db.prepare('SELECT COUNT(*) AS n FROM audit_entries').get()).toEqual({ n: 11 });
     const result = ledger.audit.verifyChain();
     expect(result.valid).toBe(false);
@@ -93,10 +84,8 @@ describe('audit chain verification', () => {
   });
 
   it('a replayed checkpoint signature on another index does not verify', () => {
-    const ledger = ledgerWith(6, 2);
-    ledger.audit.writeCheckpoint();
-    const [first, second] = ledger.audit.verifyChain().valid ? (ledger.db.prepare('SELECT idx, signature FROM audit_checkpoints ORDER BY idx').all() as { idx: number; signature: string }[]) : [];
-    ledger.db.prepare('UPDATE audit_checkpoints SET signature = ? WHERE idx = ?').run(first!.signature, second!.idx);
+    const ledger = attacked('checkpoint signature replayed on another index');
+    const second = ledger.db.prepare('SELECT idx FROM audit_checkpoints ORDER BY idx').all()[1] as { idx: number };
     expect(ledger.audit.verifyChain().firstInvalid).toMatchObject({ index: second!.idx, reason: expect.stringContaining('invalid signature') });
   });
 });
