@@ -79,38 +79,42 @@ try {
 }
 
 /**
- * Issue 11 item 1: the runtime's event loop while its audit watcher publishes a burst of 20,000
- * entries other processes appended (a few seconds of busy proxies), one page per turn, beside
- * the same entries read and published in one go (what the watcher did before). Each entry is
- * serialised once, the least any transport to the cockpit does with it.
+ * Issue 11 item 1: the runtime's event loop while its audit watcher publishes a burst of entries
+ * other processes appended (busy proxies), one page per turn, beside the same entries read and
+ * published in one go (what the watcher did before) and an idle loop (the floor), at two burst
+ * sizes: the paged stall should stay flat while the one-go stall grows with the burst. Each entry
+ * is serialised once, the least any transport to the cockpit does with it.
  */
 async function watcherStallFigures(audit: ReturnType<typeof createTestLedger>['audit'], label: string): Promise<void> {
-  const burst = 20_000;
   const data = { direction: 'upstream' as const, method: 'tools/call', tool: 'read_file', args: { path: '/home/user/notes.txt' }, decision: 'ALLOW', policy_mode: 'enforce', violation: false };
-  const fill = () => {
-    for (let i = 0; i < burst; i += 1000) audit.appendBatch(Array.from({ length: 1000 }, (_, k) => ({ event: 'aip.decision' as const, data: { ...data, seq: i + k } })));
-  };
-  let from = audit.head()!.index;
-  fill();
-  const inOneGo = await worstStall(async () => {
-    await new Promise((resolve) => setImmediate(resolve));
-    for (let page = audit.after(from, 500); page.length > 0; page = audit.after(from, 500)) {
-      for (const entry of page) JSON.stringify(entry);
-      from = page[page.length - 1]!.index;
-    }
-  });
-  let published = 0;
-  const watcher = new AuditWatcher(audit, (entry) => {
-    JSON.stringify(entry);
-    published += 1;
-  });
-  fill();
-  const paged = await worstStall(async () => {
-    watcher.poll();
-    while (published < burst) await new Promise((resolve) => setTimeout(resolve, 1));
-  });
-  watcher.stop();
-  const entries = audit.head()!.index + 1;
-  report(`audit.watcher.event_loop_stall_in_one_go.${label}`, 'ms', inOneGo.stallMs, { ledger_entries: entries, burst, drain_ms: inOneGo.workMs });
-  report(`audit.watcher.event_loop_stall_paged.${label}`, 'ms', paged.stallMs, { ledger_entries: entries, burst, drain_ms: paged.workMs, target_ms: 50 });
+  const idle = await worstStall(() => new Promise((resolve) => setTimeout(resolve, 100)));
+  for (const burst of [2_000, 20_000]) {
+    const fill = () => {
+      for (let i = 0; i < burst; i += 1000) audit.appendBatch(Array.from({ length: 1000 }, (_, k) => ({ event: 'aip.decision' as const, data: { ...data, seq: i + k } })));
+    };
+    let from = audit.head()!.index;
+    fill();
+    const inOneGo = await worstStall(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let page = audit.after(from, 500); page.length > 0; page = audit.after(from, 500)) {
+        for (const entry of page) JSON.stringify(entry);
+        from = page[page.length - 1]!.index;
+      }
+    });
+    let published = 0;
+    const watcher = new AuditWatcher(audit, (entry) => {
+      JSON.stringify(entry);
+      published += 1;
+    });
+    fill();
+    const paged = await worstStall(async () => {
+      watcher.poll();
+      while (published < burst) await new Promise((resolve) => setTimeout(resolve, 1));
+    });
+    watcher.stop();
+    const entries = audit.head()!.index + 1;
+    const extra = { ledger_entries: entries, burst, floor_idle_ms: idle.stallMs };
+    report(`audit.watcher.event_loop_stall_in_one_go.burst_${burst}.${label}`, 'ms', inOneGo.stallMs, { ...extra, drain_ms: inOneGo.workMs });
+    report(`audit.watcher.event_loop_stall_paged.burst_${burst}.${label}`, 'ms', paged.stallMs, { ...extra, drain_ms: paged.workMs, target_ms: 50 });
+  }
 }
