@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { medianUs, opsPerSecond, report } from '../../testing/bench.js';
 import { benchProject, shellCommandArgs, SOURCE_LINES, sourceFileArgs } from './protected-paths-bench-test-support.js';
+import { collidingWords, ordinaryWords } from './paths/word-set-test-support.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 
 // One protected-path check per tools/call (spec 001 §4.3 step 2): 5 policy entries plus the two
@@ -80,6 +81,18 @@ try {
         report(`aip.protected_paths.${name}_${label}.real_fs`, 'us/check', realUs, { chars: text.length, ns_per_char: (realUs * 1000) / text.length, floor_json_roundtrip_us: floorUs, ratio_to_floor: realUs / floorUs, realpath: true, refused: found === null ? null : found.reason });
       }
     }
+  }
+
+  // Words an agent makes to collide in a hash table (paths/word-set.ts), beside as many ordinary
+  // distinct words of the same length (the floor): the check must cost the same for both, at
+  // every size.
+  for (const bits of [12, 14, 16]) {
+    const colliding = { command: `echo ${collidingWords(bits).join(' ')}` };
+    const ordinary = { command: `echo ${ordinaryWords(bits).join(' ')}` };
+    const context = { tool: 'run_command' };
+    const floorUs = medianUs(() => wide.find(ordinary, context), 5);
+    const us = medianUs(() => wide.find(colliding, context), 5);
+    report(`aip.protected_paths.colliding_words_${2 ** bits}`, 'us/check', us, { words: 2 ** bits, chars: colliding.command.length, floor_ordinary_words_us: floorUs, ratio_to_floor: us / floorUs });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { collidingWords } from './word-set-test-support.js';
 import { WordSet } from './word-set.js';
 
 describe('WordSet', () => {
-  it('holds each distinct word once, in the order added, with its flag, at every size it changes shape', () => {
+  it("holds each distinct word once, in the order added, with its flag, at every size", () => {
     for (const count of [3, 8, 9, 500, 1024, 1025, 5000, 40_000]) {
       const set = new WordSet();
       for (let k = 0; k < count; k += 1) {
@@ -24,5 +25,18 @@ describe('WordSet', () => {
     for (const w of words) expect(set.flag(w)).toBe(1);
     expect(set.flag('e0')).toBe(-1);
     expect(set.flag('é1')).toBe(-1);
+  });
+});
+
+describe('WordSet against words made to collide', () => {
+  it('words that differ only in bit 15 of a character (one slot under any FNV-style hash) are all held apart', () => {
+    const set = new WordSet();
+    const words = collidingWords(14);
+    for (const w of words) {
+      expect(set.flag(w)).toBe(-1);
+      set.add(w, 1);
+    }
+    expect(set.list).toHaveLength(words.length);
+    for (const w of words) expect(set.flag(w)).toBe(1);
   });
 });
