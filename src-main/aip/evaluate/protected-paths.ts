@@ -662,10 +662,8 @@ export class ProtectedPathMatcher {
       for (const d of scan.physical) {
         scan.parts = d.site.parts as (string | number)[]; // the walk is over: nothing mutates it now
         scan.location = d.site.location;
-        // A cold word under an open base whose real path is its lexical one: settled already. With
-        // an injected realpath, asked directly: `physical` would return its answer unchanged.
-        if (d.coldJoin === true && !this.realFs && this.realpath(d.form, scan) === d.form) continue;
         const real = this.physical(d.form, scan);
+        // A cold word under an open base whose real path is its lexical one: settled already.
         if (d.coldJoin === true && real === d.form) continue;
         // Already compared, with the same key and glob flag, as a lexical candidate: no match.
         if (scan.lexSeen.has(real) && !GLOB.test(real) && !GLOB.test(d.form)) continue;

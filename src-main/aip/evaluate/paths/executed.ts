@@ -65,8 +65,8 @@ function named(parts: readonly string[], words: ReadonlySet<string>, texts: read
 
 /*
  * Every call asks about its tool, and every key of its arguments: a few distinct names, asked
- * about again and again on the proxy's hot path, so the answers are kept (bounded: past the cap a
- * name is simply worked out again).
+ * about again and again on the proxy's hot path, so the answers are kept (bounded: at the cap the
+ * memo starts over, so a flood of odd keys cannot freeze it without the tool's own names).
  */
 const MEMO_CAP = 4096;
 const executingTools = new Map<string, boolean>();
@@ -76,7 +76,9 @@ function memo(cache: Map<string, boolean>, name: string, compute: (parts: string
   let answer = cache.get(name);
   if (answer === undefined) {
     answer = compute(nameParts(name));
-    if (cache.size < MEMO_CAP) cache.set(name, answer);
+    // Full (an agent can send thousands of odd keys): start over rather than keep only the first.
+    if (cache.size >= MEMO_CAP) cache.clear();
+    cache.set(name, answer);
   }
   return answer;
 }
