@@ -71,7 +71,7 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
     const path = join(dir, d.name);
     if (d.isDirectory()) return sources(path);
-    return d.name.endsWith('.ts') && !d.name.endsWith('.test.ts') && !path.includes('/testing/') ? [path] : [];
+    return d.name.endsWith('.ts') && !d.name.endsWith('.test.ts') && !d.name.endsWith('-test-support.ts') && !path.includes('/testing/') ? [path] : [];
   });
 }
 
