@@ -189,27 +189,17 @@ export function verifyFromCheckpoint(repo: AuditRepository, keys: LedgerKeys, ch
   const startFacts: EntryFacts | undefined = start ? { hash: start.hash, checkpointId: cp.index >= keys.keyedFrom ? checkpointIdOf(start) : null } : undefined;
   const own = checkCheckpoint(cp, keys, chainLength, () => startFacts);
   if (own) return { valid: false, entries: 0, checkpoints: 1, firstInvalid: own };
-  const recomputed = linkHash(keys.chain, keys.keyedFrom, start!.prev_hash, { index: start!.idx, id: start!.id, ts: start!.ts, event: start!.event, dataJson: start!.data });
-  if (recomputed !== cp.hash) {
-    return { valid: false, entries: 1, checkpoints: 1, firstInvalid: { index: cp.index, id: start!.id, reason: `entry ${cp.index} was modified after checkpoint ${cp.id} was signed` } };
-  }
-  const later = state.checkpoints.filter((c) => c.index > cp.index);
-  const wanted = new Set(later.map((c) => c.index));
-  if (state.anchor) wanted.add(state.anchor.index);
-  const result = walkChain(repo.iterateRange(cp.index + 1, state.headIndex), cp.index + 1, cp.hash, keys, wanted);
-  const stored = storedFacts(repo, keys.keyedFrom);
-  const factsAt: FactsAt = (i) => (i === cp.index ? startFacts : (result.facts.get(i) ?? stored(i)));
-  const breaks = [result.firstInvalid, checkRecordedCheckpoints(result.facts, state.checkpoints)];
-  for (const c of later) breaks.push(checkCheckpoint(c, keys, chainLength, factsAt));
-  breaks.push(checkAnchor(state, keys, chainLength, factsAt));
-  const firstInvalid = lowest(...breaks);
-  return { valid: firstInvalid === null, entries: result.entries + 1, checkpoints: later.length + 1, firstInvalid };
+  // The signed checkpoint vouches for its entry as a finished verification would: the rest is verifyAfter's.
+  const after = verifyAfter(state, repo, keys, { index: cp.index, hash: cp.hash, vouchedBy: `checkpoint ${cp.id} was signed` });
+  return { valid: after.valid, entries: after.checked, checkpoints: state.checkpoints.filter((c) => c.index >= cp.index).length, firstInvalid: after.firstInvalid };
 }
 
 /** An entry an earlier verification reached (or a signed checkpoint covers), and the hash it had then. */
 export interface TrustedEntry {
   index: number;
   hash: string;
+  /** What vouched for it, for the message when it changed since (default: an earlier verification). */
+  vouchedBy?: string;
 }
 
 /**
@@ -232,7 +222,7 @@ export function verifyAfter(state: LedgerState, repo: AuditRepository, keys: Led
   }
   const recomputed = linkHash(keys.chain, keys.keyedFrom, start.prev_hash, { index: start.idx, id: start.id, ts: start.ts, event: start.event, dataJson: start.data });
   if (start.hash !== from.hash || recomputed !== from.hash) {
-    return fail({ index: from.index, id: start.id, reason: `entry ${from.index} was modified after it was verified (its stored content no longer hashes to the hash it had then)` }, 1);
+    return fail({ index: from.index, id: start.id, reason: `entry ${from.index} was modified after ${from.vouchedBy ?? 'it was verified'} (its stored content no longer hashes to the hash it had then)` }, 1);
   }
   const startFacts: EntryFacts = { hash: start.hash, checkpointId: start.idx >= keys.keyedFrom ? checkpointIdOf(start) : null };
   const later = state.checkpoints.filter((c) => c.index > from.index);
