@@ -1,4 +1,4 @@
-import { type Dir, existsSync, lstatSync, opendirSync, readlinkSync, realpathSync } from 'node:fs';
+import { type Dirent, existsSync, lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
 import { isCommandKey, isExecutingTool } from './paths/executed.js';
 import { ColdWords } from './paths/cold-words.js';
@@ -350,6 +350,8 @@ interface Scan {
   nodes: number;
   chars: number;
   resolutions: number;
+  /** Lookups made so far (see `lastLookups`). */
+  lookups: number;
   comparisons: number;
   rpMemo: Map<string, string | null>;
   /** `lstat` kinds of path prefixes (see `lstatKind`), for the default filesystem only. */
@@ -422,6 +424,8 @@ const KIND_UNKNOWN = 4;
 const LIST_AFTER = 8;
 /** Entries past which a directory is not listed: lstat per name is cheaper than reading it all. */
 const MAX_LISTING = 4096;
+/** A directory this size or smaller is read in one readdir (see `listDirectory`). */
+const SMALL_DIRECTORY_BYTES = 16 * 1024;
 const PATH_MAX = 4096;
 /** Longest word brace expansion is applied to; a longer one that needs it fails closed. */
 const MAX_BRACE_WORD = 16_384;
@@ -468,6 +472,12 @@ export class ProtectedPathMatcher {
   private hotSegments: Set<string> | null = null;
   /** The pre-filter over `hotSegments` that drops cold plain words unhashed (paths/cold-words.ts). */
   private coldWords: ColdWords | null = null;
+  /**
+   * Filesystem lookups (lstat, realpath, readlink, directory listings) the last `find` made: the
+   * benchmark prints them beside the decision, since at small sizes they, not the reading, set
+   * its cost (issue 11).
+   */
+  lastLookups = 0;
   /** Finds a whole segment equal to a hot segment (see `isCold`). */
   private hotSegmentPattern: RegExp | null = null;
 
@@ -634,6 +644,7 @@ export class ProtectedPathMatcher {
    * without it every string is one.
    */
   find(args: unknown, context?: ArgumentContext): ProtectedPathFinding | null {
+    this.lastLookups = 0;
     if (this.entries.length === 0) return null;
     if (this.pathBases !== null && this.pathBases.revision !== this.basesRevision) this.refreshBases(this.newScan(Number.POSITIVE_INFINITY));
     const scan = this.newScan(this.limits.maxResolutions);
@@ -684,6 +695,8 @@ export class ProtectedPathMatcher {
         value: '',
         detail: error.detail,
       };
+    } finally {
+      this.lastLookups = scan.lookups;
     }
   }
 
@@ -800,6 +813,7 @@ export class ProtectedPathMatcher {
       nodes: 0,
       chars: 0,
       resolutions: maxResolutions,
+      lookups: 0,
       comparisons: Number.isFinite(maxResolutions) ? this.limits.maxComparisons : Number.POSITIVE_INFINITY,
       rpMemo: new Map(),
       kindMemo: new Map(),
@@ -1293,6 +1307,16 @@ export class ProtectedPathMatcher {
       // walk would end there again and return the path as written.
       if (normal && scan.walkEnds.has(prefix)) return raw;
     }
+    // Or below a working directory that is its own real path: a whole value of many lines holds
+    // slashes of its own, so its nearest ancestors are no directories (issue 11).
+    if (cur === '') {
+      for (const base of scan.bases) {
+        if (base.length > cur.length && raw.length > base.length && raw.charCodeAt(base.length) === 0x2f /* / */ && raw.startsWith(base) && scan.walked.has(base)) {
+          cur = base;
+          i = base.length + 1;
+        }
+      }
+    }
     while (i <= n) {
       let j = raw.indexOf('/', i);
       if (j === -1) j = n;
@@ -1418,43 +1442,63 @@ export class ProtectedPathMatcher {
    */
   private knownMissing(p: string, end: number, scan: Scan): boolean {
     for (let k = end; k > 0; k = p.lastIndexOf('/', k - 1)) {
-      const known = scan.kindMemo.get(k === p.length ? p : p.slice(0, k));
+      const prefix = k === p.length ? p : p.slice(0, k);
+      // Asked of no lookup yet, but its directory may have been listed already (`docs` absent
+      // from the working directory's listing): then `docs/a.md` needs no lstat either.
+      const known = scan.kindMemo.get(prefix) ?? (scan.listings.size > 0 ? this.alreadyListed(prefix, scan) : undefined);
       if (known === KIND_MISSING) return true;
       if (known !== undefined) return false;
     }
     return false;
   }
 
+  /** `p`'s kind from a listing of its directory read earlier in this call; undefined when there is none or it cannot tell. */
+  private alreadyListed(p: string, scan: Scan): number | undefined {
+    const slash = p.lastIndexOf('/');
+    const listing = scan.listings.get(slash === 0 ? '/' : p.slice(0, slash));
+    if (!listing) return undefined;
+    const name = p.slice(slash + 1);
+    if (name === '' || name === '.' || name === '..' || NON_ASCII.test(name)) return undefined;
+    const kind = listing.kinds.get(name);
+    if (kind !== undefined) return kind === KIND_UNKNOWN ? undefined : kind;
+    return listing.exact && !listing.folded.has(name.toLowerCase()) ? KIND_MISSING : undefined;
+  }
+
   private listDirectory(dir: string, scan: Scan): Listing | null {
-    const kinds = new Map<string, number>();
-    const folded = new Set<string>();
-    let exact = true;
+    const listing: Listing = { kinds: new Map(), folded: new Set(), exact: true };
     // Known not to exist (an lstat of it or of an ancestor said so): empty, as opendir's ENOENT
     // would say, without the lookup and the exception it throws.
-    if (this.knownMissing(dir, dir.length, scan)) return { kinds, folded, exact };
+    if (this.knownMissing(dir, dir.length, scan)) return listing;
     this.spend(scan);
-    let handle: Dir;
+    // A small directory (by its size, which grows with its entries on every common filesystem)
+    // is read whole: readdir costs less than half of opendir here, whose handle is most of the
+    // price of listing the few entries of a working directory (issue 11). A large one is read
+    // through a handle, so a directory of a million names costs MAX_LISTING entries, not all.
+    const st = statSync(dir, { throwIfNoEntry: false });
+    // A missing directory holds nothing (lstat of a name in it fails the same way); anything
+    // else (not a directory, no permission to list) is left to lstat.
+    if (st === undefined) return listing;
+    if (!st.isDirectory()) return null;
     try {
-      handle = opendirSync(dir);
-    } catch (error) {
-      // A missing directory holds nothing (lstat of a name in it fails the same way); anything
-      // else (not a directory, no permission to list) is left to lstat.
-      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kinds, folded, exact } : null;
-    }
-    try {
-      for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
-        if (kinds.size >= MAX_LISTING) return null;
-        const kind = entry.isSymbolicLink() ? KIND_SYMLINK_OR_ERROR : entry.isDirectory() ? KIND_DIRECTORY : entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice() ? KIND_FILE : KIND_UNKNOWN;
-        if (NON_ASCII.test(entry.name)) exact = false;
-        kinds.set(entry.name, kind);
-        folded.add(entry.name.toLowerCase());
+      if (st.size <= SMALL_DIRECTORY_BYTES) {
+        const entries = readdirSync(dir, { withFileTypes: true });
+        if (entries.length > MAX_LISTING) return null;
+        for (const entry of entries) addListed(listing, entry);
+        return listing;
       }
-    } catch {
-      return null;
-    } finally {
-      handle.closeSync();
+      const handle = opendirSync(dir);
+      try {
+        for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
+          if (listing.kinds.size >= MAX_LISTING) return null;
+          addListed(listing, entry);
+        }
+      } finally {
+        handle.closeSync();
+      }
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { kinds: new Map(), folded: new Set(), exact: true } : null;
     }
-    return { kinds, folded, exact };
+    return listing;
   }
 
   /** `realpath` with the default lookup, without its `existsSync` (a working directory exists). */
@@ -1491,6 +1535,7 @@ export class ProtectedPathMatcher {
   }
 
   private spend(scan: Scan): void {
+    scan.lookups += 1;
     scan.resolutions -= 1;
     if (scan.resolutions < 0) throw new LimitReached('too_large', `more than ${this.limits.maxResolutions} filesystem lookups to resolve the arguments' paths`);
   }
@@ -1515,6 +1560,14 @@ export class ProtectedPathMatcher {
 
 /** Components from which `physicalByLstat` tries the whole path before walking from the root. */
 const DEEP_PATH = 5;
+
+function addListed(listing: Listing, entry: Dirent): void {
+  const kind = entry.isSymbolicLink() ? KIND_SYMLINK_OR_ERROR : entry.isDirectory() ? KIND_DIRECTORY : entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice() ? KIND_FILE : KIND_UNKNOWN;
+  if (NON_ASCII.test(entry.name)) listing.exact = false;
+  listing.kinds.set(entry.name, kind);
+  listing.folded.add(entry.name.toLowerCase());
+}
+
 /** How many of a path's nearest ancestors `physicalByLstat` looks up among the walked directories. */
 const WALK_RESUME_TRIES = 3;
 

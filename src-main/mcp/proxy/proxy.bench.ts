@@ -9,11 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { childEnv, createTestHome, SERVERS, writePolicy } from '../testing/proxy-harness.js';
 
 const NULL_RELAY = fileURLToPath(new URL('../testing/servers/null-relay.mjs', import.meta.url));
+const AUDIT_RELAY = fileURLToPath(new URL('../testing/servers/audit-relay.mjs', import.meta.url));
 
 /*
  * `silas proxy` against the same SDK client calling the same server directly (issue 4 §7):
  * added latency per tools/call round trip (p50, p99), calls/s with 1 and 16 in flight beside a
- * byte-copying relay, the added p50 of a write_file from 1 KB to 4 MB beside the JSON parse
+ * byte-copying relay and an auditing relay (the least a governing proxy must do: parse each
+ * message, append an HMAC-linked SQLite row per message before forwarding it), the added p50 of a write_file from 1 KB to 4 MB beside the JSON parse
  * floor, and the proxy's resident memory before and after many calls. The policy is realistic: an allow list,
  * an argument rule and a DLP pattern on both directions, every decision audited to SQLite.
  */
@@ -112,6 +114,7 @@ try {
   const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
   // The ceiling: a relay that does nothing but copy bytes, so the cost of the process hop alone is visible.
   const relay = await connect(process.execPath, [NULL_RELAY, process.execPath, SERVERS.fileTools]);
+  const auditRelay = await connect(process.execPath, [AUDIT_RELAY, join(dir, 'audit-relay.db'), process.execPath, SERVERS.fileTools]);
 
   const d = await latencies(direct.client, call, LATENCY_CALLS);
   const p = await latencies(proxied.client, call, LATENCY_CALLS);
@@ -122,10 +125,19 @@ try {
     const directRate = await throughput(direct.client, inFlight, THROUGHPUT_MS);
     const proxyRate = await throughput(proxied.client, inFlight, THROUGHPUT_MS);
     const relayRate = await throughput(relay.client, inFlight, THROUGHPUT_MS);
-    report(`mcp.proxy.calls_per_sec_${inFlight}_in_flight`, 'calls/s', proxyRate, { direct: Math.round(directRate), ratio: Number((proxyRate / directRate).toFixed(3)) });
+    const auditRate = await throughput(auditRelay.client, inFlight, THROUGHPUT_MS);
+    report(`mcp.proxy.calls_per_sec_${inFlight}_in_flight`, 'calls/s', proxyRate, {
+      direct: Math.round(directRate),
+      ratio: Number((proxyRate / directRate).toFixed(3)),
+      ratio_to_null_relay: Number((proxyRate / relayRate).toFixed(3)),
+      ratio_to_audit_relay: Number((proxyRate / auditRate).toFixed(3)),
+      target_ratio_to_null_relay: 0.8,
+    });
     report(`mcp.proxy.null_relay_calls_per_sec_${inFlight}_in_flight`, 'calls/s', relayRate, { direct: Math.round(directRate), ratio: Number((relayRate / directRate).toFixed(3)) });
+    report(`mcp.proxy.audit_relay_calls_per_sec_${inFlight}_in_flight`, 'calls/s', auditRate, { direct: Math.round(directRate), ratio: Number((auditRate / directRate).toFixed(3)), ratio_to_null_relay: Number((auditRate / relayRate).toFixed(3)) });
   }
   await relay.client.close();
+  await auditRelay.client.close();
 
   const pid = proxied.transport.pid!;
   await callsN(proxied.client, 5000, 16);

@@ -1,0 +1,63 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../testing/temp.js';
+import { ProtectedPathMatcher } from './protected-paths.js';
+
+// Issue 11 item 2: filesystem lookups are cached within one decision, so their number follows
+// the distinct directories an argument names, not its length; and what a listing taught the
+// call never hides a symlink into a protected directory.
+
+const temp = useTempDirs('silas-lookups-');
+
+function world() {
+  const root = realpathSync(temp());
+  const home = join(root, 'home', 'u');
+  const cwd = join(home, 'project');
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE');
+  mkdirSync(join(cwd, 'src'), { recursive: true });
+  // Enough names in the working directory for it to be listed once rather than asked name by name.
+  for (let i = 0; i < 10; i += 1) writeFileSync(join(cwd, `n${i}.txt`), '');
+  return { home, cwd };
+}
+
+const line = (i: number) => `export function f${i}(a: number): number { return a * ${i}; } // see ./docs/f${i}.md n${i % 10}.txt\n`;
+const source = (lines: number) => Array.from({ length: lines }, (_, i) => line(i)).join('');
+
+describe('ProtectedPathMatcher filesystem lookups', () => {
+  it('cost the same for 10 lines and 2,000 lines naming files in the same directories', () => {
+    const { home, cwd } = world();
+    const matcher = new ProtectedPathMatcher(['~/.ssh', '.env'], { homeDir: home, cwd });
+    expect(matcher.find({ path: 'src/a.ts', content: source(10) }, { tool: 'write_file' })).toBeNull();
+    const few = matcher.lastLookups;
+    expect(matcher.find({ path: 'src/a.ts', content: source(2000) }, { tool: 'write_file' })).toBeNull();
+    expect(matcher.lastLookups).toBe(few);
+    // The working directory listed once, resolved once, and the file written looked up: `docs`
+    // missing from the listing settles every `docs/fN.md` and the multi-line value itself.
+    expect(few).toBeLessThanOrEqual(4);
+    expect(few).toBeGreaterThan(0);
+  });
+
+  it('are made again on the next call: a symlink created between two calls is seen', () => {
+    const { home, cwd } = world();
+    const matcher = new ProtectedPathMatcher(['~/.ssh'], { homeDir: home, cwd });
+    expect(matcher.find({ path: 'src/a.ts', content: source(10) }, { tool: 'write_file' })).toBeNull();
+    symlinkSync(join(home, '.ssh'), join(cwd, 'docs'));
+    const found = matcher.find({ path: 'src/a.ts', content: `${source(10)}cat ./docs/id_rsa\n` }, { tool: 'write_file' });
+    expect(found).toMatchObject({ reason: 'protected_path', protectedPath: '~/.ssh' });
+  });
+
+  it('a name the listing shows as a symlink is resolved, not settled as missing or plain', () => {
+    const { home, cwd } = world();
+    symlinkSync(join(home, '.ssh'), join(cwd, 'docs'));
+    const matcher = new ProtectedPathMatcher(['~/.ssh'], { homeDir: home, cwd });
+    for (const word of ['./docs/id_rsa', 'docs/f1.md', './docs/new/file']) {
+      const found = matcher.find({ path: 'src/a.ts', content: `${source(10)}${word}\n${source(10)}` }, { tool: 'write_file' });
+      expect({ word, found }).toMatchObject({ word, found: { reason: 'protected_path' } });
+    }
+    // A multi-line value is a path too, under a directory that is a symlink into ~/.ssh.
+    const whole = matcher.find({ path: `docs/${source(3)}` }, { tool: 'write_file' });
+    expect(whole).toMatchObject({ reason: 'protected_path' });
+  });
+});
