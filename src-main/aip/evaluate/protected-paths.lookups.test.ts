@@ -60,4 +60,31 @@ describe('ProtectedPathMatcher filesystem lookups', () => {
     const whole = matcher.find({ path: `docs/${source(3)}` }, { tool: 'write_file' });
     expect(whole).toMatchObject({ reason: 'protected_path' });
   });
+
+  it('shell text that changes directory costs the same lookups at 10 and 500 units', () => {
+    const { home, cwd } = world();
+    const unit = (i: number) => `cd src && bash -c 'cd ../lib && cat f${i}.txt' && cat $(echo docs)/r${i}.md; `;
+    const command = (n: number) => Array.from({ length: n }, (_, i) => unit(i)).join('');
+    const matcher = new ProtectedPathMatcher(['~/.ssh', '.env'], { homeDir: home, cwd });
+    expect(matcher.find({ command: command(10) }, { tool: 'run_command' })).toBeNull();
+    const few = matcher.lastLookups;
+    expect(matcher.find({ command: command(500) }, { tool: 'run_command' })).toBeNull();
+    expect(matcher.lastLookups).toBe(few);
+    // The working directory and its listing, `src`, `lib` under it and under its parent, the
+    // names the naive split leaves absolute (`/r0.md`) until `/` is listed: the parent of the
+    // working directory is not walked again from the root, and no scope directory is resolved twice.
+    expect(few).toBeLessThanOrEqual(14);
+    expect(matcher.find({ command: `${command(10)}cd ../.ssh && cat id_rsa` }, { tool: 'run_command' })).toMatchObject({ reason: 'protected_path' });
+  });
+
+  it('a working directory reached through a symlink gets no shortcut: `..` is its real parent', () => {
+    const { home } = world();
+    mkdirSync(join(home, 'real', 'proj'), { recursive: true });
+    writeFileSync(join(home, 'real', 'x'), 'SECRET');
+    symlinkSync(join(home, 'real'), join(home, 'alias'));
+    const matcher = new ProtectedPathMatcher(['~/real/x'], { homeDir: home, cwd: join(home, 'alias', 'proj') });
+    for (const command of ['cat ../x', 'cd .. && cat x', `cat ${join(home, 'alias', 'x')}`]) {
+      expect({ command, found: matcher.find({ command }, { tool: 'run_command' }) }).toMatchObject({ command, found: { reason: 'protected_path' } });
+    }
+  });
 });

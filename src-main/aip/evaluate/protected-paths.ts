@@ -324,6 +324,8 @@ interface Deferred {
   cold?: boolean;
   /** Physical queue only: `form` is a cold word joined to a base, already in normal form. */
   coldJoin?: boolean;
+  /** Physical queue only: where the base `form` was joined to ends (see `physicalByLstat`). */
+  joinAt?: number;
   /** `form` without leading `./` segments (see `joinAndCheck`), once asked. */
   bare?: string;
 }
@@ -362,6 +364,8 @@ interface Scan {
   walkEnds: Set<string>;
   /** The bases are in `walked` when they are their own real path (see `seedWalked`). */
   walkedSeeded?: boolean;
+  /** The longest path in `walked` or `walkEnds`: no longer prefix can be found there. */
+  walkedLongest: number;
   /** Directory listings (see `listedKind`), and how many names were asked about per directory before. */
   listings: Map<string, Listing | null>;
   listingAsks: Map<string, number>;
@@ -673,7 +677,7 @@ export class ProtectedPathMatcher {
       for (const d of scan.physical) {
         scan.parts = d.site.parts as (string | number)[]; // the walk is over: nothing mutates it now
         scan.location = d.site.location;
-        const real = this.physical(d.form, scan);
+        const real = this.physical(d.form, scan, 0, d.joinAt);
         // A cold word under an open base whose real path is its lexical one: settled already.
         if (d.coldJoin === true && real === d.form) continue;
         // Already compared, with the same key and glob flag, as a lexical candidate: no match.
@@ -709,7 +713,7 @@ export class ProtectedPathMatcher {
           // `./docs/a.md` is `docs/a.md` to the kernel: without its leading `./` the word can be
           // settled by listings, and its join is already in normal form.
           const rel = (d.bare ??= withoutDotPrefix(d.form));
-          if (!this.settledByListing(base, rel, scan)) scan.physical.push({ form: this.joinRaw(base, rel), physical: true, site: d.site, coldJoin: !NOT_NORMAL_RELATIVE.test(rel) });
+          if (!this.settledByListing(base, rel, scan)) scan.physical.push({ form: this.joinRaw(base, rel), physical: true, site: d.site, coldJoin: !NOT_NORMAL_RELATIVE.test(rel), joinAt: base.length });
         }
         return null;
       }
@@ -728,7 +732,10 @@ export class ProtectedPathMatcher {
     }
     const found = this.checkLexical(abs, scan, names === undefined ? undefined : this.fold ? form.toLowerCase() : form, names);
     if (found) return this.report(found.entry, d.site, found.path, 'lexical');
-    if (d.physical) scan.physical.push({ form: this.path.isAbsolute(form) ? form : this.joinRaw(base, form), physical: true, site: d.site });
+    if (d.physical) {
+      const absolute = this.path.isAbsolute(form);
+      scan.physical.push({ form: absolute ? form : this.joinRaw(base, form), physical: true, site: d.site, joinAt: absolute ? undefined : base.length });
+    }
     return null;
   }
 
@@ -814,6 +821,7 @@ export class ProtectedPathMatcher {
       chars: 0,
       resolutions: maxResolutions,
       lookups: 0,
+      walkedLongest: 0,
       comparisons: Number.isFinite(maxResolutions) ? this.limits.maxComparisons : Number.POSITIVE_INFINITY,
       rpMemo: new Map(),
       kindMemo: new Map(),
@@ -1210,11 +1218,11 @@ export class ProtectedPathMatcher {
    * dangling symlink after it followed through readlink (writing through it creates its target),
    * and whatever does not exist yet appended as written.
    */
-  private physical(raw: string, scan: Scan, hops = 0): string {
+  private physical(raw: string, scan: Scan, hops = 0, joinAt?: number): string {
     const memo = scan.physMemo.get(raw);
     if (memo !== undefined) return memo;
     if (this.realFs) {
-      const fast = this.physicalByLstat(raw, scan);
+      const fast = this.physicalByLstat(raw, scan, joinAt);
       if (fast !== null) {
         scan.physMemo.set(raw, fast);
         return fast;
@@ -1264,7 +1272,7 @@ export class ProtectedPathMatcher {
    * general resolution. POSIX only, real filesystem only (an injected realpath describes its own
    * world).
    */
-  private physicalByLstat(raw: string, scan: Scan): string | null {
+  private physicalByLstat(raw: string, scan: Scan, joinAt?: number): string | null {
     if (raw.charCodeAt(0) !== 0x2f /* / */) return null;
     // A name directly under a working directory (`cwd/read`): one lstat of the name and one
     // realpath of the directory (once per call), not an lstat of every ancestor.
@@ -1284,19 +1292,15 @@ export class ProtectedPathMatcher {
     }
     const n = raw.length;
     const normal = !NOT_NORMAL.test(raw);
-    // A deep path usually exists (a file being read): one lstat and one realpath beat an lstat
-    // per ancestor. A missing one is walked from the root below.
-    if (normal && countSlashes(raw) >= DEEP_PATH) {
-      const kind = this.lstatKind(raw, scan);
-      if (kind !== KIND_MISSING) return this.realDirectory(raw, scan);
-    }
     let cur = '';
     let i = 1;
     this.seedWalked(scan);
     // Resume below a directory an earlier walk of this call reached without a symlink (it is its
     // own real path): names sharing a parent walk it once, not once per ancestor per name.
     // A few tries from the end find the usual parent; a miss costs what the walk would.
-    for (let k = raw.lastIndexOf('/'), tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
+    // Prefixes longer than any directory walked are skipped unhashed: a whole file's text read as
+    // one path would otherwise hash most of itself once per try.
+    for (let k = raw.lastIndexOf('/', scan.walkedLongest), tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
       const prefix = raw.slice(0, k);
       if (scan.walked.has(prefix)) {
         cur = prefix;
@@ -1307,15 +1311,24 @@ export class ProtectedPathMatcher {
       // walk would end there again and return the path as written.
       if (normal && scan.walkEnds.has(prefix)) return raw;
     }
-    // Or below a working directory that is its own real path: a whole value of many lines holds
-    // slashes of its own, so its nearest ancestors are no directories (issue 11).
-    if (cur === '') {
-      for (const base of scan.bases) {
-        if (base.length > cur.length && raw.length > base.length && raw.charCodeAt(base.length) === 0x2f /* / */ && raw.startsWith(base) && scan.walked.has(base)) {
-          cur = base;
-          i = base.length + 1;
+    // Or at the directory the word was joined to, or one of its nearest ancestors: a whole value
+    // of many lines holds slashes of its own, so the nearest ancestors of its end are no
+    // directories (issue 11).
+    if (cur === '' && joinAt !== undefined && joinAt > 1 && raw.charCodeAt(joinAt) === 0x2f /* / */) {
+      for (let k = joinAt, tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
+        const prefix = raw.slice(0, k);
+        if (scan.walked.has(prefix)) {
+          cur = prefix;
+          i = k + 1;
+          break;
         }
       }
+    }
+    // A deep path no walk of this call reached usually exists (a file being read): one lstat
+    // and one realpath beat an lstat per ancestor. A missing one is walked from the root below.
+    if (cur === '' && normal && countSlashes(raw) >= DEEP_PATH) {
+      const kind = this.lstatKind(raw, scan);
+      if (kind !== KIND_MISSING) return this.realDirectory(raw, scan);
     }
     while (i <= n) {
       let j = raw.indexOf('/', i);
@@ -1330,9 +1343,11 @@ export class ProtectedPathMatcher {
           if (kind === KIND_SYMLINK_OR_ERROR) return null;
           if (kind === KIND_MISSING || kind === KIND_FILE) {
             scan.walkEnds.add(next);
+            if (next.length > scan.walkedLongest) scan.walkedLongest = next.length;
             return normal ? raw : posix.resolve(next + raw.slice(j));
           }
           scan.walked.add(next);
+          if (next.length > scan.walkedLongest) scan.walkedLongest = next.length;
           cur = next;
         }
       }
@@ -1349,7 +1364,13 @@ export class ProtectedPathMatcher {
   private seedWalked(scan: Scan): void {
     if (scan.walkedSeeded === true) return;
     scan.walkedSeeded = true;
-    for (const base of scan.bases) if (this.realDirectory(base, scan) === base) scan.walked.add(base);
+    for (const base of scan.bases) {
+      if (this.realDirectory(base, scan) !== base) continue;
+      // Its own real path: none of its ancestors is a symlink either, so `cd ..` and `../lib`
+      // resume at the parent instead of taking an lstat per ancestor from the root.
+      for (let k = base.length; k > 0; k = base.lastIndexOf('/', k - 1)) scan.walked.add(k === base.length ? base : base.slice(0, k));
+      if (base.length > scan.walkedLongest) scan.walkedLongest = base.length;
+    }
   }
 
   private lstatKind(p: string, scan: Scan): number {
@@ -1431,7 +1452,8 @@ export class ProtectedPathMatcher {
     // A base that does not exist (a `cd` target not created yet; its listing was empty by
     // ENOENT): nothing below it exists either, so the word's physical path is the base's own
     // (its existing prefix resolved, a dangling link followed) plus the word, as written.
-    const real = this.realDirectory(base, scan) ?? this.physical(base, scan);
+    // Resolved already when the scope's directories were (`scopeDirs`): no second lookup.
+    const real = scan.physMemo.get(base) ?? this.realDirectory(base, scan) ?? this.physical(base, scan);
     return this.openDir(real, scan);
   }
 
