@@ -34,7 +34,9 @@ describe('scanText: markers and events', () => {
     const prose = 'the quick brown fox jumps over a lazy dog '.repeat(200);
     const key = 'AKIAIOSFODNN7EXAMPLE';
     const token = `ghp_${'a'.repeat(36)}`;
-    for (const text of [prose, `${prose}${key}${prose}`, `${token}${prose}${key}`, `${prose.slice(0, 4000)} ${key}`]) {
+    // Non-ASCII and a lone surrogate before the secrets: the members test one UTF-8 copy of the text, the set the string itself.
+    const wide = `${prose}é 東京 🚀 \ud800 `;
+    for (const text of [prose, `${prose}${key}${prose}`, `${token}${prose}${key}`, `${prose.slice(0, 4000)} ${key}`, `${wide}${key} ${wide}${token}`]) {
       const literal = scan([AWS, GH], text);
       const mixed = scan([AWS, GH, EMAIL], text);
       expect(literal.output).toBe(mixed.output);
