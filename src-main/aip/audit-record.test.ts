@@ -55,6 +55,18 @@ describe('AIP decisions in the audit chain (§8)', () => {
     expect(forwarded.data).toMatchObject({ decision: 'ALLOW_MONITOR', policy_mode: 'monitor', violation: true });
   });
 
+  it('sets every field in canonical key order (so the ledger need not sort them) and names the server when given', () => {
+    const { policy, engine } = setup('tool_rules:\n  - tool: fetch\n    allow_args:\n      url: "^https://"');
+    const input = { method: 'tools/call', tool: 'fetch', args: { url: 'http://x' }, requestId: 'r-1' };
+    const decision = engine.evaluator.evaluate(input);
+    const data = aipDecisionData(decision, input, { policy, dlp: engine.dlp, direction: 'upstream', sessionId: 's-1', server: 'files' });
+    const keys = Object.keys(data);
+    expect(keys).toEqual(['args', 'decision', 'direction', 'error_code', 'failed_arg', 'failed_rule', 'method', 'policy_hash', 'policy_mode', 'policy_name', 'reason', 'request_id', 'server', 'session_id', 'tool', 'violation']);
+    // In the order RFC 8785 sorts them: UTF-16 code units, as the default sort compares.
+    expect(keys).toEqual([...keys].sort());
+    expect(data).toMatchObject({ server: 'files', session_id: 's-1', decision: 'BLOCK', failed_arg: 'url' });
+  });
+
   it('records huge arguments by digest only', () => {
     const { policy, engine, recorder } = setup('allowed_tools: [w]');
     const input = { method: 'tools/call', tool: 'w', args: { content: 'x'.repeat(MAX_AUDITED_ARGS_BYTES * 2) } };

@@ -15,6 +15,8 @@ export interface AipAuditContext {
   /** upstream = client → server (AIP §8.1). */
   direction: 'upstream' | 'downstream';
   sessionId?: string;
+  /** The governed MCP server's name, for a proxy's entries. */
+  server?: string;
 }
 
 function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefined {
@@ -37,26 +39,26 @@ function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefine
  */
 export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext): AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject {
   // Absent fields are never set rather than deleted afterwards: `delete` turns the object into a
-  // slow dictionary that every later walk (the ledger's copy, its schema check) pays for.
-  const entry: Record<string, JsonValue> = {
-    direction: context.direction,
-    method: input.method,
-  };
-  if (input.tool !== undefined) entry.tool = input.tool;
+  // slow dictionary that every later walk (the ledger's copy, its schema check) pays for. Fields
+  // are set in RFC 8785 key order (UTF-16 code units), so the ledger's canonical copy finds them
+  // in order and need not sort them (audit/chain.ts, `keysInOrder`; issue 11 item 5).
+  const entry: Record<string, JsonValue> = {};
   const args = auditedArgs(input.args, context.dlp);
   if (args !== undefined) entry.args = args;
   entry.decision = decision.monitored ? 'ALLOW_MONITOR' : decision.decision;
-  entry.policy_mode = context.policy?.mode ?? 'enforce';
-  entry.violation = decision.violation;
+  entry.direction = context.direction;
+  if (decision.errorCode != null) entry.error_code = decision.errorCode;
   if (decision.failedArg != null) entry.failed_arg = decision.failedArg;
   if (decision.failedRule != null) entry.failed_rule = decision.failedRule;
-  if (decision.errorCode != null) entry.error_code = decision.errorCode;
+  entry.method = input.method;
+  if (context.policy) entry.policy_hash = context.policy.hash;
+  entry.policy_mode = context.policy?.mode ?? 'enforce';
+  if (context.policy) entry.policy_name = context.policy.name;
   entry.reason = decision.reason;
-  if (context.sessionId !== undefined) entry.session_id = context.sessionId;
-  if (context.policy) {
-    entry.policy_name = context.policy.name;
-    entry.policy_hash = context.policy.hash;
-  }
   if (input.requestId != null) entry.request_id = input.requestId;
+  if (context.server !== undefined) entry.server = context.server;
+  if (context.sessionId !== undefined) entry.session_id = context.sessionId;
+  if (input.tool !== undefined) entry.tool = input.tool;
+  entry.violation = decision.violation;
   return entry as AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject;
 }

@@ -160,18 +160,21 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
   }
 
   private appendPrepared(prepared: readonly NewEntry[]): AuditEntry[] {
-    const { keys, checkpointer } = this.requireKeys('append to the audit ledger');
-    const link = (prev: string, body: Parameters<typeof linkHash>[3]) => linkHash(keys.chain, keys.keyedFrom, prev, body);
+    const { checkpointer } = this.requireKeys('append to the audit ledger');
+    // Linked through the checkpointer, which remembers each link for its next walk (audit/link-memo.ts).
+    const link = (prev: string, body: Parameters<typeof linkHash>[3]) => checkpointer.link(prev, body);
     let appended: AuditEntry[];
     try {
       appended = this.repo.underWriteLock(() => {
         const { covered, head } = checkpointer.beforeAppend();
         const entries = this.repo.insertLinked(prepared, link, head);
         const last = entries.at(-1);
-        if (last && checkpointer.dueAfterAppend(last.index, covered)) checkpointer.writeLocked();
+        if (last) checkpointer.afterAppend(last, covered);
         return entries;
       });
     } catch (error) {
+      // Rolled back: what the checkpointer learnt of the head inside the transaction is void.
+      checkpointer.forget();
       if (error instanceof LedgerTamperError) this.recordTamper(error, prepared, link);
       throw error;
     }

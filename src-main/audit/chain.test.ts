@@ -85,6 +85,19 @@ describe('the fast canonical path agrees with stringify → parse → RFC 8785',
     expect(normaliseData({ z: 1, a: { '0': 1, b: 2 }, m: -0 }).json).toBe('{"a":{"0":1,"b":2},"m":0,"z":1}');
   });
 
+  it('gives the same bytes whether keys arrive in order, reversed, or out of order only at the end', () => {
+    // Writers on the hot path set keys in order so the copy skips the sort; any other order must still be sorted.
+    const keys = ['args', 'decision', 'direction', 'method', 'policy_mode', 'reason', 'server', 'session_id', 'tool', 'violation', 'Z', 'é', '\ud83d\ude00', '\uff61'];
+    const build = (order: string[]) => Object.fromEntries(order.map((key) => [key, key === 'args' ? { b: 2, a: [1] } : `${key}-value`]));
+    const orders = [[...keys].sort(), [...keys].sort().reverse(), [...[...keys].sort().slice(0, -2), ...[...keys].sort().slice(-2).reverse()], keys];
+    const expected = slow(build(keys));
+    for (const order of orders) {
+      const normal = normaliseData(build(order));
+      expect(normal.json).toBe(expected);
+      expect(Object.keys(normal.value)).toEqual([...keys].sort());
+    }
+  });
+
   it('falls back for what plain JSON cannot express directly, with the same result', () => {
     for (const data of [{ d: new Date(0) }, { a: [1, undefined, 3] }, { n: Number.NaN }, { f: () => 1, k: 'v' }, JSON.parse('{"__proto__":{"x":1},"y":2}')]) {
       expect(normaliseData(data).json).toBe(slow(data));

@@ -103,7 +103,7 @@ function sortedCopy(value: unknown, depth: number): unknown {
       }
       const record = plainRecord(value);
       if (record === null) return NOT_PLAIN;
-      const keys = Object.keys(record).sort();
+      const keys = keysInOrder(record);
       const copy: Record<string, unknown> = {};
       for (const key of keys) {
         const first = key.charCodeAt(0);
@@ -119,6 +119,19 @@ function sortedCopy(value: unknown, depth: number): unknown {
     default:
       return NOT_PLAIN;
   }
+}
+
+/**
+ * The record's keys in RFC 8785 order (UTF-16 code units, as `<` and the default sort compare
+ * strings). Writers of the hot path (`aip/audit-record.ts`) set their fields in that order, and
+ * checking that is a quarter of the cost of sorting.
+ */
+function keysInOrder(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  for (let i = 1; i < keys.length; i += 1) {
+    if (keys[i - 1]! > keys[i]!) return keys.sort();
+  }
+  return keys;
 }
 
 /** `value` as a record when it is a plain object (no class, no toJSON), else null: others need JSON.stringify's full semantics. */

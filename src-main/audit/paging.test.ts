@@ -86,6 +86,16 @@ describe('since() reads in keyset pages', () => {
     expect(expected.length).toBeGreaterThan(3);
     expect([...timed.since(cut, 2)].map((e) => e.index)).toEqual(expected);
   });
+
+  it('pages hold the stored rows column for column (read raw, made into rows by the repository)', () => {
+    const { ledger } = ledgerWith(12);
+    const stored = ledger.db.prepare('SELECT * FROM audit_entries ORDER BY idx').all();
+    const repo = new AuditRepository(ledger.db);
+    expect(repo.pageAfter(-1, 11, undefined, 100)).toStrictEqual(stored);
+    expect(repo.pageAfter(2, 6, undefined, 3)).toStrictEqual(stored.slice(3, 6));
+    const ts = (stored[5] as { ts: string }).ts;
+    expect(repo.pageAfter(-1, 11, ts, 100)).toStrictEqual(stored.filter((row) => (row as { ts: string }).ts >= ts));
+  });
 });
 
 describe('export lines', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditItem } from '../../../src-shared/audit/events.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import { ProxyAudit } from './proxy-audit.js';
 
 /**
@@ -121,5 +122,24 @@ describe('ProxyAudit batches', () => {
     refusal(audit, 'alone');
     audit.afterCommit(() => trace.push('effect alone'));
     expect(trace).toEqual(['commit outer,inner', 'effect inner', 'commit alone', 'effect alone']);
+  });
+});
+
+describe('ProxyAudit decisions', () => {
+  const allow: PolicyDecision = { decision: 'ALLOW', violation: false, monitored: false, errorCode: null, error: null, reason: 'Allowed by policy', failedArg: null, failedRule: null, method: 'tools/call', tool: 'echo' };
+  const input = { method: 'tools/call', tool: 'echo', args: { message: 'hi' }, requestId: 3 };
+
+  it('names the server and session, with the fields in canonical order when nothing is added', () => {
+    const appended: AuditItem[] = [];
+    const log = { appendBatch: (items: readonly AuditItem[]) => (appended.push(...items), []) } as unknown as AuditLog;
+    const audit = new ProxyAudit(log, 'files', 'session-1');
+    audit.decision(allow, input, null, null);
+    audit.decision(allow, input, null, null, { approval: 'standing', standing_id: 'g-1', dlp: undefined });
+    const [plain, approved] = appended.map((item) => item.data as Record<string, unknown>);
+    expect(plain).toMatchObject({ server: 'files', session_id: 'session-1', decision: 'ALLOW', tool: 'echo', request_id: 3 });
+    expect(Object.keys(plain!)).toEqual(Object.keys(plain!).sort());
+    // Extra fields come after (the ledger sorts them); undefined ones are left out.
+    expect(approved).toMatchObject({ server: 'files', approval: 'standing', standing_id: 'g-1' });
+    expect(approved).not.toHaveProperty('dlp');
   });
 });

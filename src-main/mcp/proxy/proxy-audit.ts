@@ -97,8 +97,7 @@ export class ProxyAudit {
   }
 
   private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined>) {
-    const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId });
-    data.server = this.server;
+    const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId, server: this.server });
     for (const key in extra) {
       const value = extra[key];
       if (value !== undefined) data[key] = value;

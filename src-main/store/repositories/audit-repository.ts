@@ -34,6 +34,10 @@ export interface NewEntry {
   data?: AuditEntry['data'];
 }
 
+/** The columns of an `EntryRow`, in the order of `RawEntryRow`. */
+const ROW_COLUMNS = 'idx, id, ts, event, data, prev_hash, hash';
+type RawEntryRow = [idx: number, id: string, ts: string, event: string, data: string, prev_hash: string, hash: string];
+
 /** Rows per INSERT statement: one statement per batch of a proxy's chunk instead of one per row. */
 const ROWS_PER_INSERT = 16;
 const INSERT_COLUMNS = 'INSERT INTO audit_entries (idx, id, ts, event, data, prev_hash, hash) VALUES ';
@@ -51,6 +55,9 @@ export class AuditRepository {
   private readonly pageAfterSinceStmt;
   private readonly countStmt;
   private readonly latestCheckpointStmt;
+  // Every checkpoint reads entries by index and inserts its row: prepared once, not per checkpoint.
+  private readonly entryAtStmt;
+  private readonly insertCheckpointStmt;
   private readonly writeTx;
 
   constructor(private readonly db: Database.Database) {
@@ -59,12 +66,16 @@ export class AuditRepository {
     this.pageStmt = db.prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?');
     this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
     this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
-    this.pageAfterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? AND idx <= ? ORDER BY idx ASC LIMIT ?');
-    this.pageAfterSinceStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? AND idx <= ? AND ts >= ? ORDER BY idx ASC LIMIT ?');
+    // Raw rows (arrays) made into objects here: half the cost of better-sqlite3's own row objects,
+    // and every checkpoint walks up to 1,000 entries through these pages (issue 11 item 5).
+    this.pageAfterStmt = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE idx > ? AND idx <= ? ORDER BY idx ASC LIMIT ?`).raw(true);
+    this.pageAfterSinceStmt = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE idx > ? AND idx <= ? AND ts >= ? ORDER BY idx ASC LIMIT ?`).raw(true);
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM audit_entries');
     // Read on every append: MAX(idx) walks the idx index, where `ORDER BY idx DESC, created_at DESC`
     // scanned and sorted every checkpoint row (5.6 ms per append at 10,000 checkpoints, 10M entries).
     this.latestCheckpointStmt = db.prepare('SELECT * FROM audit_checkpoints WHERE idx = (SELECT MAX(idx) FROM audit_checkpoints) ORDER BY created_at DESC LIMIT 1');
+    this.entryAtStmt = db.prepare('SELECT * FROM audit_entries WHERE idx = ?');
+    this.insertCheckpointStmt = db.prepare('INSERT INTO audit_checkpoints (id, idx, hash, created_at, key_fingerprint, signature) VALUES (?, ?, ?, ?, ?, ?)');
     this.writeTx = db.transaction((fn: () => unknown) => fn());
   }
 
@@ -138,7 +149,13 @@ export class AuditRepository {
    * statement or a WAL snapshot open between pages.
    */
   pageAfter(after: number, upTo: number, since: string | undefined, limit: number): EntryRow[] {
-    return (since === undefined ? this.pageAfterStmt.all(after, upTo, limit) : this.pageAfterSinceStmt.all(after, upTo, since, limit)) as EntryRow[];
+    const raw = (since === undefined ? this.pageAfterStmt.all(after, upTo, limit) : this.pageAfterSinceStmt.all(after, upTo, since, limit)) as RawEntryRow[];
+    const rows: EntryRow[] = new Array<EntryRow>(raw.length);
+    for (let i = 0; i < raw.length; i += 1) {
+      const r = raw[i]!;
+      rows[i] = { idx: r[0], id: r[1], ts: r[2], event: r[3], data: r[4], prev_hash: r[5], hash: r[6] };
+    }
+    return rows;
   }
 
   /** Rows `from..to` (inclusive) in chain order. */
@@ -147,13 +164,11 @@ export class AuditRepository {
   }
 
   entryAt(index: number): EntryRow | null {
-    return (this.db.prepare('SELECT * FROM audit_entries WHERE idx = ?').get(index) as EntryRow | undefined) ?? null;
+    return (this.entryAtStmt.get(index) as EntryRow | undefined) ?? null;
   }
 
   insertCheckpoint(cp: AuditCheckpoint): void {
-    this.db
-      .prepare('INSERT INTO audit_checkpoints (id, idx, hash, created_at, key_fingerprint, signature) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(cp.id, cp.index, cp.hash, cp.createdAt, cp.keyFingerprint, cp.signature);
+    this.insertCheckpointStmt.run(cp.id, cp.index, cp.hash, cp.createdAt, cp.keyFingerprint, cp.signature);
   }
 
   checkpoints(): AuditCheckpoint[] {
