@@ -1,4 +1,4 @@
-import { type Dirent, existsSync, lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { type Dirent, type Stats, existsSync, lstatSync, opendirSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { posix, win32 } from 'node:path';
 import { isCommandKey, isExecutingTool } from './paths/executed.js';
 import { ColdWords } from './paths/cold-words.js';
@@ -1496,7 +1496,13 @@ export class ProtectedPathMatcher {
     // is read whole: readdir costs less than half of opendir here, whose handle is most of the
     // price of listing the few entries of a working directory (issue 11). A large one is read
     // through a handle, so a directory of a million names costs MAX_LISTING entries, not all.
-    const st = statSync(dir, { throwIfNoEntry: false });
+    let st: Stats | undefined;
+    try {
+      st = statSync(dir, { throwIfNoEntry: false });
+    } catch {
+      // A name too long, a path through a file, no permission: each name is asked on its own.
+      return null;
+    }
     // A missing directory holds nothing (lstat of a name in it fails the same way); anything
     // else (not a directory, no permission to list) is left to lstat.
     if (st === undefined) return listing;
