@@ -1,8 +1,10 @@
-// The least a governing proxy must do per message, as a second floor beside null-relay.mjs
-// (issue 11 item 5): read each line as JSON, record it as one HMAC-linked row in a SQLite WAL
-// database (one transaction per chunk read, committed before the chunk is forwarded, as the
-// proxy's DESIGN invariant 3 requires), then forward the original bytes. No policy, no DLP,
-// no signatures: whatever the proxy does beyond this is its own cost.
+// The least a governing proxy must do, as a second floor beside null-relay.mjs (issue 11 item
+// 5): read every line as JSON in both directions (a proxy inspects responses too), record each
+// message from the client as one HMAC-linked row in a SQLite WAL database (one transaction per
+// chunk read, committed before the chunk is forwarded, as DESIGN invariant 3 requires of every
+// decision; the proxy records a response only when it finds something in it), then forward the
+// original bytes. No policy, no DLP, no signatures: whatever the proxy does beyond this is its
+// own cost.
 // Usage: node audit-relay.mjs DB_PATH COMMAND [ARGS…]
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -17,10 +19,9 @@ const insert = db.prepare('INSERT INTO entries (direction, data, hash) VALUES (?
 const key = randomBytes(32);
 let head = '0'.repeat(64);
 
-const record = db.transaction((direction, lines) => {
-  for (const line of lines) {
-    const message = JSON.parse(line);
-    const data = JSON.stringify({ id: message.id ?? null, method: message.method ?? null, params: message.params ?? null, result: message.result ?? null, error: message.error ?? null });
+const record = db.transaction((direction, messages) => {
+  for (const message of messages) {
+    const data = JSON.stringify({ id: message.id ?? null, method: message.method ?? null, params: message.params ?? null });
     head = createHmac('sha256', key).update(head).update(data).digest('hex');
     insert.run(direction, data, head);
   }
@@ -40,7 +41,11 @@ function relay(input, direction, output) {
     }
     rest = text.slice(end + 1);
     const whole = text.slice(0, end + 1);
-    record(direction, whole.split('\n').filter((line) => line.trim() !== ''));
+    const messages = whole
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line));
+    if (direction === 'to_server') record(direction, messages);
     output.write(whole);
   });
 }
