@@ -4,9 +4,10 @@ import { testAuditEvents } from '../testing/audit-events.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { useTempDirs } from '../testing/temp.js';
 import { SqliteAuditLog } from './audit-log.js';
-import { entryHash, keyedEntryHash } from './chain.js';
+import { keyedEntryHash } from './chain.js';
 import { LedgerTamperError } from './ledger-keys.js';
 import { LinkMemo } from './link-memo.js';
+import { attackedLedger } from './tamper-attacks-test-support.js';
 
 // A writer's checkpoint re-verifies every entry since the anchored checkpoint before it signs
 // (DESIGN invariant 3). The links it computed itself are remembered, so that walk does not
@@ -100,31 +101,27 @@ describe("a writer's checkpoint walk", () => {
   });
 
   // The attacker's side: the writer linked these rows itself, then the database was edited
-  // behind its back before its next checkpoint. Each edit must be refused, nothing signed.
-  const attacks: Record<string, (db: ReturnType<typeof createTestLedger>['db']) => void> = {
-    'data edited, hash left': (db) => db.prepare(`UPDATE audit_entries SET data = '{"seq":999}' WHERE idx = 4`).run(),
-    'timestamp edited': (db) => db.prepare(`UPDATE audit_entries SET ts = '2020-01-01T00:00:00.000Z' WHERE idx = 4`).run(),
+  // behind its back before its next checkpoint. Each edit must be refused, nothing signed: the
+  // shared ledger attacks on entries, then edits of the columns the memo compares one by one.
+  for (const name of ['edited row', 'edited timestamp', 'hash recomputed without the key', 'deleted row', 'reordered rows', 'inserted row'] as const) {
+    it(`refuses to checkpoint over its own entries after: ${name}`, () => {
+      const ledger = attackedLedger(temp(), name);
+      expect(() => ledger.audit.writeCheckpoint()).toThrow(LedgerTamperError);
+      expect(ledger.db.prepare('SELECT COUNT(*) AS n FROM audit_checkpoints').get()).toEqual({ n: 0 });
+      expect(ledger.audit.verifyChain().valid).toBe(false);
+    });
+  }
+
+  const columnEdits: Record<string, (db: ReturnType<typeof createTestLedger>['db']) => void> = {
     'event renamed': (db) => db.prepare(`UPDATE audit_entries SET event = 'test.first' WHERE idx = 4`).run(),
     'id replaced': (db) => db.prepare(`UPDATE audit_entries SET id = 'forged-id' WHERE idx = 4`).run(),
-    'data edited and rehashed with plain sha256 (last entry)': (db) => {
-      const r = row(db, 9);
-      const dataJson = '{"seq":"forged"}';
-      db.prepare('UPDATE audit_entries SET data = ?, hash = ? WHERE idx = 9').run(dataJson, entryHash(r.prev_hash, { index: 9, id: r.id, ts: r.ts, event: r.event, dataJson }));
-    },
-    'two entries swapped with their columns': (db) => {
-      db.transaction(() => {
-        db.prepare('UPDATE audit_entries SET idx = -1 WHERE idx = 3').run();
-        db.prepare('UPDATE audit_entries SET idx = 3 WHERE idx = 4').run();
-        db.prepare('UPDATE audit_entries SET idx = 4 WHERE idx = -1').run();
-      })();
-    },
     "an entry's stored columns copied over the next one": (db) => {
       const r = row(db, 4);
       db.prepare('UPDATE audit_entries SET id = ?, ts = ?, event = ?, data = ?, prev_hash = ?, hash = ? WHERE idx = 5').run(`${r.id}x`, r.ts, r.event, r.data, r.prev_hash, r.hash);
     },
   };
 
-  for (const [name, attack] of Object.entries(attacks)) {
+  for (const [name, attack] of Object.entries(columnEdits)) {
     it(`refuses to checkpoint over its own entries after: ${name}`, () => {
       const { ledger, audit } = writerWithClock();
       for (let i = 0; i < 10; i += 1) audit.append('test.entry', { seq: i });
