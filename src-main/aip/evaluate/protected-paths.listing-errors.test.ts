@@ -1,7 +1,8 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
+import { homeWithProject } from './protected-paths-test-support.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 
 // A directory the matcher lists to answer many names at once may be no directory at all: a
@@ -11,11 +12,7 @@ import { ProtectedPathMatcher } from './protected-paths.js';
 const temp = useTempDirs('silas-listing-');
 
 function world() {
-  const root = realpathSync(temp());
-  const home = join(root, 'home', 'u');
-  const cwd = join(home, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  mkdirSync(cwd, { recursive: true });
+  const { home, cwd } = homeWithProject(temp());
   writeFileSync(join(cwd, 'notes.txt'), 'x');
   return { home, cwd };
 }

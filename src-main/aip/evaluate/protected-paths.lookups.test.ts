@@ -1,7 +1,8 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
+import { homeWithProject } from './protected-paths-test-support.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 
 // Issue 11 item 2: filesystem lookups are cached within one decision, so their number follows
@@ -11,12 +12,7 @@ import { ProtectedPathMatcher } from './protected-paths.js';
 const temp = useTempDirs('silas-lookups-');
 
 function world() {
-  const root = realpathSync(temp());
-  const home = join(root, 'home', 'u');
-  const cwd = join(home, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE');
-  mkdirSync(join(cwd, 'src'), { recursive: true });
+  const { home, cwd } = homeWithProject(temp());
   // Enough names in the working directory for it to be listed once rather than asked name by name.
   for (let i = 0; i < 10; i += 1) writeFileSync(join(cwd, `n${i}.txt`), '');
   return { home, cwd };

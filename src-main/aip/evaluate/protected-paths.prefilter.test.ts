@@ -1,8 +1,9 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
 import { ColdWords } from './paths/cold-words.js';
+import { homeWithProject } from './protected-paths-test-support.js';
 import { ProtectedPathMatcher } from './protected-paths.js';
 
 // Issue 11 item 2: the pre-filters that let a long text pass without joining, hashing or
@@ -10,15 +11,7 @@ import { ProtectedPathMatcher } from './protected-paths.js';
 
 const temp = useTempDirs('silas-prefilter-');
 
-function world() {
-  const root = realpathSync(temp());
-  const home = join(root, 'home', 'u');
-  const cwd = join(home, 'project');
-  mkdirSync(join(home, '.ssh'), { recursive: true });
-  mkdirSync(join(cwd, 'src'), { recursive: true });
-  writeFileSync(join(home, '.ssh', 'id_rsa'), 'PRIVATE');
-  return { root, home, cwd };
-}
+const world = () => homeWithProject(temp());
 
 const prose = 'export function f0(a: number): number { return a * 0; } // see ./docs/f0.md\n'.repeat(20);
 

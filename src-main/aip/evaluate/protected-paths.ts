@@ -1296,33 +1296,20 @@ export class ProtectedPathMatcher {
     let i = 1;
     this.seedWalked(scan);
     // Resume below a directory an earlier walk of this call reached without a symlink (it is its
-    // own real path): names sharing a parent walk it once, not once per ancestor per name.
-    // A few tries from the end find the usual parent; a miss costs what the walk would.
-    // Prefixes longer than any directory walked are skipped unhashed: a whole file's text read as
-    // one path would otherwise hash most of itself once per try.
-    for (let k = raw.lastIndexOf('/', scan.walkedLongest), tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
-      const prefix = raw.slice(0, k);
-      if (scan.walked.has(prefix)) {
-        cur = prefix;
-        i = k + 1;
-        break;
-      }
-      // Where an earlier walk ended (a name missing, or a file, under walked directories): the
-      // walk would end there again and return the path as written.
-      if (normal && scan.walkEnds.has(prefix)) return raw;
-    }
+    // own real path): names sharing a parent walk it once, not once per ancestor per name. A few
+    // tries from the end find the usual parent; prefixes longer than any directory walked are
+    // skipped unhashed (a whole file's text read as one path would hash most of itself per try).
+    let k = this.walkedPrefix(raw, raw.lastIndexOf('/', scan.walkedLongest), normal, scan);
+    // Where an earlier walk ended (a name missing, or a file, under walked directories): the
+    // walk would end there again and return the path as written.
+    if (k === WALK_ENDED) return raw;
     // Or at the directory the word was joined to, or one of its nearest ancestors: a whole value
     // of many lines holds slashes of its own, so the nearest ancestors of its end are no
     // directories (issue 11).
-    if (cur === '' && joinAt !== undefined && joinAt > 1 && raw.charCodeAt(joinAt) === 0x2f /* / */) {
-      for (let k = joinAt, tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
-        const prefix = raw.slice(0, k);
-        if (scan.walked.has(prefix)) {
-          cur = prefix;
-          i = k + 1;
-          break;
-        }
-      }
+    if (k === 0 && joinAt !== undefined && joinAt > 1 && raw.charCodeAt(joinAt) === 0x2f /* / */) k = this.walkedPrefix(raw, joinAt, false, scan);
+    if (k > 0) {
+      cur = raw.slice(0, k);
+      i = k + 1;
     }
     // A deep path no walk of this call reached usually exists (a file being read): one lstat
     // and one realpath beat an lstat per ancestor. A missing one is walked from the root below.
@@ -1342,12 +1329,10 @@ export class ProtectedPathMatcher {
           const kind = this.lstatKind(next, scan);
           if (kind === KIND_SYMLINK_OR_ERROR) return null;
           if (kind === KIND_MISSING || kind === KIND_FILE) {
-            scan.walkEnds.add(next);
-            if (next.length > scan.walkedLongest) scan.walkedLongest = next.length;
+            noteWalk(scan.walkEnds, next, scan);
             return normal ? raw : posix.resolve(next + raw.slice(j));
           }
-          scan.walked.add(next);
-          if (next.length > scan.walkedLongest) scan.walkedLongest = next.length;
+          noteWalk(scan.walked, next, scan);
           cur = next;
         }
       }
@@ -1368,9 +1353,22 @@ export class ProtectedPathMatcher {
       if (this.realDirectory(base, scan) !== base) continue;
       // Its own real path: none of its ancestors is a symlink either, so `cd ..` and `../lib`
       // resume at the parent instead of taking an lstat per ancestor from the root.
-      for (let k = base.length; k > 0; k = base.lastIndexOf('/', k - 1)) scan.walked.add(k === base.length ? base : base.slice(0, k));
-      if (base.length > scan.walkedLongest) scan.walkedLongest = base.length;
+      for (let k = base.length; k > 0; k = base.lastIndexOf('/', k - 1)) noteWalk(scan.walked, k === base.length ? base : base.slice(0, k), scan);
     }
+  }
+
+  /**
+   * The end of the first of `raw`'s prefixes ending at the slash `from` or one of the
+   * WALK_RESUME_TRIES slashes before it that a walk of this call reached (see
+   * `physicalByLstat`); WALK_ENDED when `ends` and one of them ended a walk first; 0 when none.
+   */
+  private walkedPrefix(raw: string, from: number, ends: boolean, scan: Scan): number {
+    for (let k = from, tries = 0; k > 0 && tries < WALK_RESUME_TRIES; k = raw.lastIndexOf('/', k - 1), tries += 1) {
+      const prefix = raw.slice(0, k);
+      if (scan.walked.has(prefix)) return k;
+      if (ends && scan.walkEnds.has(prefix)) return WALK_ENDED;
+    }
+    return 0;
   }
 
   private lstatKind(p: string, scan: Scan): number {
@@ -1423,10 +1421,7 @@ export class ProtectedPathMatcher {
       listing = this.listDirectory(dir, scan);
       scan.listings.set(dir, listing);
     }
-    if (listing === null) return null;
-    const kind = listing.kinds.get(name);
-    if (kind !== undefined) return kind === KIND_UNKNOWN ? null : kind;
-    return listing.exact && !listing.folded.has(name.toLowerCase()) ? KIND_MISSING : null;
+    return listing === null ? null : kindInListing(listing, name);
   }
 
   /**
@@ -1481,9 +1476,7 @@ export class ProtectedPathMatcher {
     if (!listing) return undefined;
     const name = p.slice(slash + 1);
     if (name === '' || name === '.' || name === '..' || NON_ASCII.test(name)) return undefined;
-    const kind = listing.kinds.get(name);
-    if (kind !== undefined) return kind === KIND_UNKNOWN ? undefined : kind;
-    return listing.exact && !listing.folded.has(name.toLowerCase()) ? KIND_MISSING : undefined;
+    return kindInListing(listing, name) ?? undefined;
   }
 
   private listDirectory(dir: string, scan: Scan): Listing | null {
@@ -1589,6 +1582,13 @@ export class ProtectedPathMatcher {
 /** Components from which `physicalByLstat` tries the whole path before walking from the root. */
 const DEEP_PATH = 5;
 
+/** An ASCII `name`'s kind from its directory's listing; null when the listing cannot tell (see `listedKind`). */
+function kindInListing(listing: Listing, name: string): number | null {
+  const kind = listing.kinds.get(name);
+  if (kind !== undefined) return kind === KIND_UNKNOWN ? null : kind;
+  return listing.exact && !listing.folded.has(name.toLowerCase()) ? KIND_MISSING : null;
+}
+
 function addListed(listing: Listing, entry: Dirent): void {
   const kind = entry.isSymbolicLink() ? KIND_SYMLINK_OR_ERROR : entry.isDirectory() ? KIND_DIRECTORY : entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice() ? KIND_FILE : KIND_UNKNOWN;
   if (NON_ASCII.test(entry.name)) listing.exact = false;
@@ -1598,6 +1598,14 @@ function addListed(listing: Listing, entry: Dirent): void {
 
 /** How many of a path's nearest ancestors `physicalByLstat` looks up among the walked directories. */
 const WALK_RESUME_TRIES = 3;
+/** `walkedPrefix`: a prefix ended an earlier walk. */
+const WALK_ENDED = -1;
+
+/** Adds a path to `walked` or `walkEnds`, keeping `walkedLongest`. */
+function noteWalk(set: Set<string>, p: string, scan: Scan): void {
+  set.add(p);
+  if (p.length > scan.walkedLongest) scan.walkedLongest = p.length;
+}
 
 /** A relative form without its leading `./` segments (`./x`, `.//./x` → `x`); `.` alone stays. */
 function withoutDotPrefix(form: string): string {
