@@ -14,6 +14,7 @@ import './styles/shell.css';
 import './styles/activity.css';
 import './styles/review.css';
 import './styles/servers.css';
+import './styles/sandbox.css';
 import './styles/policies.css';
 
 // Wired once, outside React (docs/architecture.md §4.7): StrictMode's double effects must not open two sockets.

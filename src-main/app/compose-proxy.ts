@@ -6,10 +6,16 @@ import { homePaths } from '../home/paths.js';
 import { UnreachableApprover, type Approver } from '../mcp/proxy/approver.js';
 import { runProxy, type ProxyExit, type ProxyOptions } from '../mcp/proxy/proxy.js';
 import { IDLE_CHECKPOINT_MS, openLedger } from './ledger.js';
+import { NamedSecrets } from '../keys/named-secrets.js';
+import { sandboxedLauncher, unsandboxedLauncher } from '../mcp/sandbox/server-launcher.js';
+import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../silas/sandbox/bubblewrap.js';
+import { detectRunLimiter } from '../silas/sandbox/run-limits.js';
 
 /** What the command decides; the ledger, the keys and the home's approver are composed here. */
-export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKeys' | 'standingGrants' | 'approver' | 'dataHome'> & {
+export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKeys' | 'standingGrants' | 'approver' | 'dataHome' | 'launch'> & {
   secretStore: SecretStore;
+  /** `--no-sandbox`: the server runs as the person, recorded as such (issue 12). */
+  noSandbox?: boolean;
   /** Tests inject one; default: the home's control-socket approver. */
   approver?: Approver;
 };
@@ -20,7 +26,23 @@ export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKe
  * keyring's keys: without them the proxy refuses to start, saying which keyring to unlock.
  */
 export async function runProxyForHome(home: string, options: ProxyForHomeOptions): Promise<ProxyExit> {
-  const { secretStore, approver, ...proxy } = options;
+  const { secretStore, approver, noSandbox, ...proxy } = options;
+  const environment = proxy.env ?? process.env;
+  const secrets = new NamedSecrets(secretStore);
+  const launch = noSandbox
+    ? unsandboxedLauncher(proxy.command, proxy.args, environment, 'started with --no-sandbox')
+    : sandboxedLauncher({
+        command: proxy.command,
+        args: proxy.args,
+        policyFile: proxy.policyFile,
+        homeDir: proxy.homeDir,
+        dataHome: home,
+        cwd: proxy.cwd,
+        environment,
+        availability: () => probeBubblewrap(DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH),
+        limiter: () => detectRunLimiter(),
+        secrets: (refs) => secrets.resolveEnvironment(Object.fromEntries(refs)).env,
+      });
   const ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => proxy.log(`silas proxy: ${(error as Error).message}`) });
   try {
     // Only the owner key in the keyring authorises anything; keys in the database never do.
@@ -33,6 +55,7 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
       standingGrants: new KeyringStandingGrants(secretStore, home),
       approver: approver ?? approverForHome(home, proxy.askTimeoutMs),
       dataHome: home,
+      launch,
     });
   } finally {
     ledger.close();

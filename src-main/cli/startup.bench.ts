@@ -118,12 +118,13 @@ try {
 
   const home = createTestHome(join(dir, 'home'));
   const policy = writePolicy(dir, '  allowed_tools: [echo]\n');
-  const proxyArgs = [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'startup', '--', process.execPath, SERVERS.fileTools];
+  // Unsandboxed, as the versions before the sandbox ran; the sandbox's start cost is benched in mcp/sandbox/.
+  const proxyArgs = [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', policy, '--home', home.home, '--name', 'startup', '--', process.execPath, SERVERS.fileTools];
   const proxy = await measure([
     { name: 'server', run: () => timeInitialize([SERVERS.fileTools], env) },
     { name: 'proxy_built', run: () => timeInitialize(proxyArgs, env) },
     { name: 'proxy_tsx', run: () => timeInitialize(proxyArgs, fromSource) },
-    ...(beforeBin ? [{ name: 'proxy_before', run: async () => timeInitialize([beforeBin, ...proxyArgs.slice(1, 4), '--home', await beforeHome(beforeBin), ...proxyArgs.slice(6)], env) }] : []),
+    ...(beforeBin ? [{ name: 'proxy_before', run: async () => timeInitialize([beforeBin, 'proxy', ...proxyArgs.slice(3, 5), '--home', await beforeHome(beforeBin), ...proxyArgs.slice(7)], env) }] : []),
   ]);
   const server = proxy.get('server')!;
   const built = proxy.get('proxy_built')!;

@@ -1,3 +1,4 @@
+import type { ServerSandboxSummary } from '../../src-shared/schemas/server-sandbox.js';
 import type { GovernedServer } from '../../src-shared/schemas/servers.js';
 import { auditEntry } from './audit-fixtures.js';
 
@@ -25,6 +26,28 @@ export function decision(index: number, tool: string, verdict: string, extra: Re
   return auditEntry(index, { event: 'aip.decision', data: { server: 'files', direction: 'upstream', method: 'tools/call', tool, decision: verdict, violation: false, ...extra } });
 }
 
+/** A bubblewrap sandbox as `silas proxy` records it: a few grants, one host, cgroup limits, one keyring secret. */
+export function sandboxSummary(overrides: Partial<ServerSandboxSummary> = {}): ServerSandboxSummary {
+  return {
+    backend: 'bubblewrap',
+    unsandboxedReason: null,
+    read: ['/home/ada/docs'],
+    write: ['/home/ada/scratch'],
+    runtime: ['/usr/bin/node', '/home/ada/servers/files.js'],
+    masked: ['/home/ada/docs/.ssh'],
+    env: ['PATH', 'GITHUB_TOKEN'],
+    secrets: ['GITHUB_TOKEN'],
+    network: { mode: 'hosts', hosts: ['api.github.com'] },
+    limits: { mechanism: 'cgroup2', max_processes: 64, max_memory_mb: 512 },
+    ...overrides,
+  };
+}
+
+/** An `mcp.sandbox_denied` entry as the proxy records it. */
+export function denial(index: number, host: string, port: number, reason = 'host not in network.hosts') {
+  return auditEntry(index, { event: 'mcp.sandbox_denied', data: { server: 'files', session_id: 's1', kind: 'connect', host, port, reason } });
+}
+
 export function governedServer(name: string, overrides: Partial<GovernedServer> = {}): GovernedServer {
   return {
     name,
@@ -34,6 +57,9 @@ export function governedServer(name: string, overrides: Partial<GovernedServer> 
     policyError: null,
     pins: [pin('read_file')],
     recentDecisions: [],
+    // Servers started before sandboxing was recorded; tests of the sandbox give one.
+    sandbox: null,
+    sandboxDenials: [],
     ...overrides,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SandboxDenial, ServerSandboxSummary } from '../schemas/server-sandbox.js';
 import { bool, defineAuditEvent as ev, int, json, nstr, num, requestId, str, strs } from './define.js';
 
 // Fields every proxy event carries (ProxyAudit adds them): which server and which proxy session.
@@ -95,13 +96,25 @@ export const runtimeEvents = {
   'mcp.proxy_started': ev({
     summary: 'A proxy started its MCP server.',
     category: 'mcp_proxy',
-    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str }),
+    // sandbox: what the server could reach (issue 12); absent in entries of older versions.
+    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str, sandbox: ServerSandboxSummary.optional() }),
+  }),
+  'mcp.sandbox_denied': ev({
+    summary: "A sandboxed MCP server was refused something at its sandbox's boundary (a connection its policy does not list).",
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, ...SandboxDenial.shape }),
+  }),
+  'mcp.sandbox_allowed': ev({
+    summary: 'A sandboxed MCP server opened a connection its policy lists, through the egress proxy.',
+    category: 'mcp_proxy',
+    data: z.strictObject({ ...proxy, host: str, port: int }),
   }),
   'mcp.proxy_start_failed': ev({ summary: 'A proxy could not start its MCP server.', category: 'mcp_proxy', data: z.strictObject({ ...proxy, command: str, reason: str }) }),
   'mcp.proxy_stopped': ev({
     summary: 'A proxy stopped; requests still pending were failed.',
     category: 'mcp_proxy',
-    data: z.strictObject({ ...proxy, reason: str, exit_code: int.optional(), signal: str.optional(), failed_pending: int }),
+    // limits: what the sandbox's cgroup counted (process or memory limit reached, peak memory).
+    data: z.strictObject({ ...proxy, reason: str, exit_code: int.optional(), signal: str.optional(), failed_pending: int, limits: json.optional() }),
   }),
   'mcp.message_refused': ev({
     summary: 'A proxy refused a malformed or duplicate message from its client.',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { API_VERSIONS, CONTROL, CURRENT_VERSION, closed, flag, list, openMap, rate, schemaHash, size, text, v2, type ApiVersion } from './schema-kit.js';
 import { identitySchema } from './schema-identity.js';
 import { serverSchema } from './schema-server.js';
+import { SANDBOX_KEY, sandboxSchema } from './schema-sandbox.js';
 
 /*
  * The AgentPolicy document (spec 001 §3, Appendix A) as zod: one source of truth for what the
@@ -144,6 +145,9 @@ function specSchema(version: ApiVersion) {
       dlp: dlpSchema(version).optional().describe('Data loss prevention: patterns redacted from responses and, optionally, requests (§3.6).'),
       identity: v2(identitySchema(version).optional().describe('Agent identity tokens: lifetime, rotation, replay protection, signing keys (§3.7, §5.8).')),
       server: v2(serverSchema(version).optional().describe('The optional HTTP validation server: address, TLS, failover, endpoints (§3.8).')),
+      [SANDBOX_KEY]: sandboxSchema(version)
+        .optional()
+        .describe("Silas extension: what the governed MCP server itself may reach (files, environment, network, limits) in the sandbox `silas proxy` starts it in."),
     },
     { hints: SPEC_HINTS, missing: 'a mapping (it may be empty: spec: {})' },
   ).superRefine((spec, ctx) => {
@@ -199,3 +203,4 @@ export type ToolRuleDocument = PolicySpec['tool_rules'][number];
 export type DlpDocument = NonNullable<PolicySpec['dlp']>;
 export type { IdentityDocument } from './schema-identity.js';
 export type { ServerDocument } from './schema-server.js';
+export type { SandboxDocument } from './schema-sandbox.js';

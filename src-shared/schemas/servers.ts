@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AuditEntry } from './audit.js';
+import { ServerSandboxSummary } from './server-sandbox.js';
 
 export const ToolPinView = z.object({
   tool: z.string(),
@@ -23,5 +24,9 @@ export const GovernedServer = z.object({
   policyError: z.object({ at: z.string(), errors: z.array(z.string()) }).nullable(),
   pins: z.array(ToolPinView),
   recentDecisions: z.array(AuditEntry),
+  /** The sandbox of the latest start; null when that start recorded none (a proxy from before sandboxing was recorded). */
+  sandbox: ServerSandboxSummary.nullable(),
+  /** The server's newest `mcp.sandbox_denied` entries (at most 20), newest first. */
+  sandboxDenials: z.array(AuditEntry),
 });
 export type GovernedServer = z.infer<typeof GovernedServer>;

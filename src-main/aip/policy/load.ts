@@ -4,6 +4,7 @@ import RE2 from 're2';
 import { Lexer, LineCounter, isAlias, isCollection, isPair, isScalar, parseAllDocuments, type Document } from 'yaml';
 import { identityTimes } from '../../../src-shared/policy/schema-identity.js';
 import { DEFAULT_SERVER_TIMEOUT_MS } from '../../../src-shared/policy/schema-server.js';
+import { SANDBOX_KEY } from '../../../src-shared/policy/schema-sandbox.js';
 import type { AgentPolicyDocument, ApiVersion, DlpDocument, ToolRuleDocument } from '../../../src-shared/policy/schema.js';
 import { PolicySource, byPosition, describeNode, type PolicyError, type PolicyWarning } from '../../../src-shared/policy/source.js';
 import { validatePolicyDocument } from '../../../src-shared/policy/validate.js';
@@ -342,6 +343,7 @@ function buildPolicy(findings: Findings, document: AgentPolicyDocument, apiVersi
           raw: specSection(json, 'server'),
         }
       : null,
+    sandbox: spec[SANDBOX_KEY] ?? null,
     hash: policyHash(json),
     document: json,
     sourcePath,

@@ -8,12 +8,14 @@ import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { formatPolicyError } from './policy-loading.js';
 
-const usage = `Usage: silas proxy --policy FILE [--name NAME] [--home DIR] [--ask-timeout SECONDS] -- COMMAND [ARGS...]
+const usage = `Usage: silas proxy --policy FILE [--name NAME] [--home DIR] [--ask-timeout SECONDS] [--no-sandbox] -- COMMAND [ARGS...]
        silas proxy --policy FILE [options] --target "COMMAND ARGS"
 
 Runs an MCP server (stdio) behind an AIP AgentPolicy: every message from the client passes the
 method gate, tool calls the tool rules and request DLP; results and errors pass response DLP;
 tools are pinned against tool poisoning; every decision goes to the audit ledger of the home.
+The server runs in a bubblewrap sandbox that shows it only what the policy's x-silas-sandbox
+grants (docs/mcp-sandbox.md); without bubblewrap the proxy refuses to start it.
 
 Options:
   --policy FILE          the AgentPolicy (YAML); reloaded when it changes
@@ -21,6 +23,8 @@ Options:
   --home DIR             data home with the ledger (default: $SILAS_HOME, else the platform's app-data directory)
   --ask-timeout SECONDS  how long an \`ask\` waits for the person (default 60)
   --target "CMD ARGS"    the server command as one string, split on spaces (no shell)
+  --no-sandbox           run the server unsandboxed, with your files, network and keyring
+                         (recorded in the ledger and shown as a warning on the Servers page)
   -h, --help             show this help`;
 
 /** Splits `--target` like the AIP reference: on whitespace, with "double" or 'single' quotes grouping. */
@@ -43,7 +47,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   const commandArgs = dash === -1 ? [] : argv.slice(dash + 1);
   const { values, positionals } = parseFlags(
     flagArgs,
-    { policy: { type: 'string' }, name: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' } },
+    { policy: { type: 'string' }, name: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
     usage,
     true,
   );
@@ -76,6 +80,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
     formatPolicyErrors: (errors) => errors.map((e) => formatPolicyError(values.policy!, e)),
     stopSignal: io.stopSignal,
     env: io.env,
+    noSandbox: values['no-sandbox'] === true,
   });
   return result.code;
 }

@@ -45,7 +45,7 @@ describe('silas proxy — relative paths and walk-arounds are refused and record
 
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'fs', '--', process.execPath, ALLOWED_DIR_SERVER, data],
+      args: [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', policy, '--home', home.home, '--name', 'fs', '--', process.execPath, ALLOWED_DIR_SERVER, data],
       env: childEnv({ HOME: userHome }),
       cwd: '/',
       stderr: 'pipe',

@@ -111,7 +111,7 @@ try {
     '  allowed_tools: [echo, write_file]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n',
   );
   const direct = await connect(process.execPath, [SERVERS.fileTools]);
-  const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
+  const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
   // The ceiling: a relay that does nothing but copy bytes, so the cost of the process hop alone is visible.
   const relay = await connect(process.execPath, [NULL_RELAY, process.execPath, SERVERS.fileTools]);
   const auditRelay = await connect(process.execPath, [AUDIT_RELAY, join(dir, 'audit-relay.db'), process.execPath, SERVERS.fileTools]);

@@ -202,7 +202,7 @@ describe('silas proxy with real MCP servers', () => {
     const started = join(dir, 'started');
     const bad = writePolicy(dir, '  mode: sometimes\n', 'bad.yaml');
     const run = (policy: string) =>
-      spawnSync(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--', process.execPath, SERVERS.fileTools], { env: childEnv({ MCP_STARTED_FILE: started }), encoding: 'utf8', input: '' });
+      spawnSync(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', policy, '--home', home.home, '--', process.execPath, SERVERS.fileTools], { env: childEnv({ MCP_STARTED_FILE: started }), encoding: 'utf8', input: '' });
     const invalid = run(bad);
     expect(invalid.status).toBe(1);
     expect(invalid.stderr).toMatch(/bad\.yaml:\d+:\d+ .*mode/);
@@ -217,7 +217,7 @@ describe('silas proxy with real MCP servers', () => {
     const dir = tempDir();
     const home = createTestHome(join(dir, 'home'));
     const policy = writePolicy(dir, '  allowed_tools: [echo]\n');
-    const run = spawnSync(process.execPath, [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--target', '/no/such/server --flag'], { env: childEnv(), encoding: 'utf8', input: '' });
+    const run = spawnSync(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', policy, '--home', home.home, '--target', '/no/such/server --flag'], { env: childEnv(), encoding: 'utf8', input: '' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/cannot start the MCP server "\/no\/such\/server": no such command/);
   });

@@ -15,6 +15,9 @@ import { PolicySource } from './policy-source.js';
 import { ProxyAudit } from './proxy-audit.js';
 import { handleServerLine } from './server-relay.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
+import type { ServerLauncher, ServerLaunchPlan } from '../sandbox/server-launcher.js';
+import { SANDBOX_KEY } from '../../../src-shared/policy/schema-sandbox.js';
+import type { JsonObject } from '../../../src-shared/schemas/json.js';
 
 export interface ProxyOptions {
   server: string;
@@ -41,6 +44,8 @@ export interface ProxyOptions {
   formatPolicyErrors: (errors: PolicyError[]) => string[];
   /** Resolves with a signal name to forward to the server (SIGINT/SIGTERM of the proxy). */
   stopSignal?: Promise<string>;
+  /** How the server is started: in its sandbox, or unsandboxed for a recorded reason (issue 12). */
+  launch: ServerLauncher;
   env?: NodeJS.ProcessEnv;
   sessionId?: string;
   /** How long the server gets after its stdin closes, and again after SIGTERM. */
@@ -75,6 +80,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     onReloaded: (state, previous) => {
       audit.event('aip.policy_reloaded', { policy_name: state.policy.name, policy_hash: state.policy.hash, previous_hash: previous });
       options.log(`silas proxy: policy reloaded (${state.policy.hash.slice(0, 12)}…)`);
+      // Mounts, environment and network are fixed when the server starts.
+      if (sandboxSection(state.policy.document) !== startedSandbox) options.log(`silas proxy: the policy's ${SANDBOX_KEY} changed; it applies when the MCP server is restarted`);
     },
     onReloadFailed: (errors) => {
       // FILE:LINE:COL lines, the same the proxy prints, so the cockpit shows what an editor can jump to.
@@ -84,6 +91,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
       for (const line of lines) options.log(line);
     },
   });
+  let startedSandbox = '';
   const initial = policy.load();
   if (!initial.ok) {
     for (const line of options.formatPolicyErrors(initial.errors)) options.log(line);
@@ -91,16 +99,30 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     return { code: 1, reason: 'invalid policy' };
   }
 
+  let launch: ServerLaunchPlan;
   let child: ChildProcess;
+  startedSandbox = sandboxSection(initial.state.policy.document);
   try {
-    child = await startServer(options);
+    launch = await options.launch(initial.state.policy, {
+      connection: (d) => (d.allowed ? audit.event('mcp.sandbox_allowed', { host: d.host, port: d.port }) : audit.event('mcp.sandbox_denied', { kind: 'connect', host: d.host, port: d.port, reason: d.reason })),
+    });
   } catch (error) {
+    const reason = `cannot start the MCP server "${options.command}": ${(error as Error).message}`;
+    options.log(`silas proxy: ${reason}`);
+    audit.event('mcp.proxy_start_failed', { command: options.command, reason });
+    return { code: 1, reason };
+  }
+  try {
+    child = await startServer(launch);
+  } catch (error) {
+    await launch.finish().catch(() => null);
     const reason = `cannot start the MCP server "${options.command}": ${describeSpawnError(error)}`;
     options.log(`silas proxy: ${reason}`);
     audit.event('mcp.proxy_start_failed', { command: options.command, reason });
     return { code: 1, reason };
   }
-  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash });
+  if (launch.summary.backend === 'none') options.log(`silas proxy: warning: the MCP server runs UNSANDBOXED (${launch.summary.unsandboxedReason ?? 'no reason given'}): it can read your files, use the network and reach your keyring`);
+  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash, sandbox: launch.summary });
   policy.watch();
 
   let stopping = false;
@@ -167,6 +189,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
 
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
   inBatch(() => fromServer.end());
+  const limits = await launch.finish().catch((error: unknown) => {
+    options.log(`silas proxy: could not read the sandbox's limits: ${(error as Error).message}`);
+    return null;
+  });
   stopping = true;
   policy.stop();
   options.input.off('data', onData);
@@ -181,7 +207,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     controller.abort();
     pending.push(key.startsWith('n:') ? Number(key.slice(2)) : key.slice(2));
   }
-  audit.event('mcp.proxy_stopped', { reason, exit_code: exit.code ?? undefined, signal: exit.signal ?? undefined, failed_pending: pending.length });
+  audit.event('mcp.proxy_stopped', { reason, exit_code: exit.code ?? undefined, signal: exit.signal ?? undefined, failed_pending: pending.length, limits: limits ? { ...limits } : undefined });
   if (!clientClosed) {
     for (const id of pending) ctx.toClient(errorLine(id, { code: SERVER_GONE, message: 'MCP server unavailable', data: { reason: `${reason} before answering` } }));
   }
@@ -210,6 +236,11 @@ function coalesce(write: (text: string) => void): (line: string) => void {
   };
 }
 
+function sandboxSection(document: JsonObject): string {
+  const spec = document.spec;
+  return JSON.stringify(spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? (spec[SANDBOX_KEY] ?? null) : null);
+}
+
 /** An exception while handling one message is a bug; it must not kill the relay or pass the message. */
 function safely(ctx: ProxyContext, fn: () => void): void {
   try {
@@ -219,10 +250,10 @@ function safely(ctx: ProxyContext, fn: () => void): void {
   }
 }
 
-function startServer(options: ProxyOptions): Promise<ChildProcess> {
+function startServer(launch: ServerLaunchPlan): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     // No shell: arguments reach the server exactly as given, and nothing is interpreted.
-    const child = spawn(options.command, [...options.args], { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env: options.env ?? process.env, windowsHide: true });
+    const child = spawn(launch.file, launch.args, { stdio: ['pipe', 'pipe', 'pipe'], shell: false, env: launch.env, windowsHide: true });
     child.once('error', reject);
     child.once('spawn', () => {
       child.off('error', reject);

@@ -1,4 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineAuditEvent } from '../../../src-shared/audit/define.js';
+import type { ServerSandboxSummary } from '../../../src-shared/schemas/server-sandbox.js';
+import { SqliteAuditLog } from '../../audit/audit-log.js';
+import { AuditRepository } from '../../store/repositories/audit-repository.js';
+import { testAuditEvents } from '../../testing/audit-events.js';
 import { createHandlers } from '../../control/handlers.js';
 import { ControlRouter } from '../../control/router.js';
 import { useTempDirs } from '../../testing/temp.js';
@@ -80,5 +86,84 @@ describe('governed servers in the cockpit', () => {
     const fromProxy = await router.dispatch('review.decide', { id, choice: 'approve' }, { transport: 'local-socket' });
     expect(fromProxy).toMatchObject({ ok: false, error: { code: 'E_UNAUTHORIZED' } });
     expect(pins.get('files', 'read_file')?.approvedHash).toBe(H1);
+  });
+});
+
+// A writer of another version (or a hand-edited row): its `sandbox` key is not the shape this one reads.
+const otherWriter = {
+  ...testAuditEvents,
+  'mcp.proxy_started': defineAuditEvent({ summary: 'A proxy started its MCP server.', category: 'mcp_proxy', data: z.looseObject({ server: z.string(), session_id: z.string() }) }),
+};
+
+const sandboxed: ServerSandboxSummary = {
+  backend: 'bubblewrap',
+  unsandboxedReason: null,
+  read: ['/home/ada/docs'],
+  write: ['/home/ada/scratch'],
+  runtime: ['/usr/bin/node', '/home/ada/servers/files.js'],
+  masked: ['/home/ada/docs/.ssh'],
+  env: ['PATH', 'GITHUB_TOKEN'],
+  secrets: ['GITHUB_TOKEN'],
+  network: { mode: 'hosts', hosts: ['api.github.com'] },
+  limits: { mechanism: 'cgroup2', max_processes: 64, max_memory_mb: 512 },
+};
+const unsandboxed: ServerSandboxSummary = {
+  ...sandboxed,
+  backend: 'none',
+  unsandboxedReason: '--no-sandbox',
+  network: { mode: 'none', hosts: [] },
+  limits: { mechanism: null, max_processes: null, max_memory_mb: null },
+};
+
+function sandboxSetup() {
+  const { ledger, service } = setup();
+  const started = (server: string) => ({ server, session_id: `s-${server}`, command: 'node', args: [], policy_name: 'workstation', policy_hash: 'a'.repeat(64) });
+  const start = (server: string, sandbox?: ServerSandboxSummary) => ledger.audit.append('mcp.proxy_started', { ...started(server), sandbox });
+  const startOther = (server: string, sandbox: unknown) =>
+    new SqliteAuditLog({ repository: new AuditRepository(ledger.db), keys: ledger.keys, catalogue: otherWriter }).append('mcp.proxy_started', { ...started(server), sandbox });
+  const deny = (server: string, host: string, port = 443) => ({ event: 'mcp.sandbox_denied' as const, data: { server, session_id: `s-${server}`, kind: 'connect' as const, host, port, reason: 'host not in network.hosts' } });
+  const server = (name: string) => service.list().find((s) => s.name === name)!;
+  return { audit: ledger.audit, start, startOther, deny, server };
+}
+
+describe('the sandbox of each governed server', () => {
+  it('shows the sandbox the latest start recorded, paths, network, limits and names only', () => {
+    const { start, server } = sandboxSetup();
+    start('files', sandboxed);
+    expect(server('files').sandbox).toEqual(sandboxed);
+  });
+
+  it('shows an unsandboxed start with its reason, so the page can warn about it', () => {
+    const { start, server } = sandboxSetup();
+    start('files', sandboxed);
+    start('files', unsandboxed);
+    expect(server('files').sandbox).toMatchObject({ backend: 'none', unsandboxedReason: '--no-sandbox', network: { mode: 'none' } });
+  });
+
+  it('reads no sandbox from a start that recorded none or one it cannot parse, even after a sandboxed start', () => {
+    const { start, startOther, server } = sandboxSetup();
+    // The entry of setup() was written by a proxy older than sandboxing.
+    expect(server('files').sandbox).toBeNull();
+    start('files', sandboxed);
+    start('files');
+    expect(server('files').sandbox).toBeNull();
+    startOther('files', { ...sandboxed, backend: 'firejail' });
+    expect(server('files').sandbox).toBeNull();
+    startOther('files', { backend: 'bubblewrap' });
+    expect(server('files').sandbox).toBeNull();
+  });
+
+  it("lists the server's own newest 20 denials, newest first", () => {
+    const { audit, start, deny, server } = sandboxSetup();
+    start('files', sandboxed);
+    start('web', sandboxed);
+    expect(server('files').sandboxDenials).toEqual([]);
+    audit.appendBatch([deny('web', 'web-only.example'), ...Array.from({ length: 22 }, (_, i) => deny('files', `host-${i}.example`, 1000 + i))]);
+    const denials = server('files').sandboxDenials;
+    expect(denials).toHaveLength(20);
+    expect(denials.map((e) => e.event)).toEqual(Array(20).fill('mcp.sandbox_denied'));
+    expect(denials[0]!.data).toEqual({ server: 'files', session_id: 's-files', kind: 'connect', host: 'host-21.example', port: 1021, reason: 'host not in network.hosts' });
+    expect(denials.at(-1)!.data.host).toBe('host-2.example');
+    expect(server('web').sandboxDenials.map((e) => e.data.host)).toEqual(['web-only.example']);
   });
 });

@@ -1,11 +1,13 @@
 import type { SqliteDatabase } from '../../store/transaction.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import type { GovernedServer } from '../../../src-shared/schemas/servers.js';
+import { ServerSandboxSummary } from '../../../src-shared/schemas/server-sandbox.js';
 import { AuditRepository, rowToEntry } from '../../store/repositories/audit-repository.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { toolChangeDecisionId } from './tool-change-id.js';
 
 const RECENT_DECISIONS = 20;
+const RECENT_DENIALS = 20;
 const POLICY_EVENTS = ['mcp.proxy_started', 'aip.policy_reloaded', 'aip.policy_reload_failed'] as const;
 
 /**
@@ -41,7 +43,19 @@ export class ServersService {
         policyError: failed ? { at: failed.ts, errors: Array.isArray(failed.data.errors) ? failed.data.errors.map(String) : [] } : null,
         pins: this.pins.list(name).map(({ server: _server, declinedHash: _declined, ...pin }) => ({ ...pin, decisionId: pin.pendingHash ? toolChangeDecisionId(name, pin.tool, pin.pendingHash) : null })),
         recentDecisions: this.entries.serverEntries(name, ['aip.decision'], RECENT_DECISIONS).map(rowToEntry) as AuditEntry[],
+        sandbox: sandboxOf(started),
+        sandboxDenials: this.entries.serverEntries(name, ['mcp.sandbox_denied'], RECENT_DENIALS).map(rowToEntry) as AuditEntry[],
       };
     });
   }
+}
+
+/**
+ * The sandbox the latest start recorded. Proxies older than issue 12 wrote no `sandbox` key, and
+ * a key that does not parse (a tampered row, a newer writer) is shown as not recorded rather than
+ * half-read: the page must never claim a boundary it cannot read.
+ */
+function sandboxOf(started: AuditEntry | null): ServerSandboxSummary | null {
+  const parsed = ServerSandboxSummary.safeParse(started?.data.sandbox);
+  return parsed.success ? parsed.data : null;
 }

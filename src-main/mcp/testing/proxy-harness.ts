@@ -1,3 +1,4 @@
+import { unsandboxedLauncher } from '../sandbox/server-launcher.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -66,11 +67,15 @@ export interface ProxiedClient {
   close(): Promise<void>;
 }
 
-/** An SDK client talking to `server` through `node bin/silas.js proxy`. */
-export async function connectThroughProxy(options: { home: string; policy: string; server: string; env?: Record<string, string>; extra?: string[] }): Promise<ProxiedClient> {
+/**
+ * An SDK client talking to `server` through `node bin/silas.js proxy`. Unsandboxed unless
+ * `sandbox` is set: these tests exercise the relay, and the sandbox tests exercise the sandbox
+ * (mcp/sandbox/*.process.test.ts).
+ */
+export async function connectThroughProxy(options: { home: string; policy: string; server: string; env?: Record<string, string>; extra?: string[]; sandbox?: boolean; serverArgs?: string[] }): Promise<ProxiedClient> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [SILAS_BIN, 'proxy', '--policy', options.policy, '--home', options.home, ...(options.extra ?? []), '--', process.execPath, options.server],
+    args: [SILAS_BIN, 'proxy', '--policy', options.policy, '--home', options.home, ...(options.sandbox ? [] : ['--no-sandbox']), ...(options.extra ?? []), '--', process.execPath, options.server, ...(options.serverArgs ?? [])],
     env: childEnv(options.env),
     stderr: 'pipe',
   });
@@ -81,9 +86,9 @@ export async function connectThroughProxy(options: { home: string; policy: strin
   return { client, stderr: () => err, close: () => client.close() };
 }
 
-/** The proxy as a child process, driven with raw lines (for input no SDK client would send). */
+/** The proxy as a child process, driven with raw lines (for input no SDK client would send); unsandboxed like connectThroughProxy. */
 export function spawnProxy(args: string[], env: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; lines: string[]; stderr(): string; nextLine(timeoutMs?: number): Promise<string> } {
-  const child = spawn(process.execPath, [SILAS_BIN, 'proxy', ...args], { env: childEnv(env) });
+  const child = spawn(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', ...args], { env: childEnv(env) });
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
   let err = '';
@@ -194,6 +199,8 @@ export async function startInProcessProxy(options: {
     env: childEnv(options.env),
     sessionId,
     graceMs: 500,
+    // The relay is what these tests exercise; the sandbox has its own (mcp/sandbox/*.test.ts).
+    launch: unsandboxedLauncher(process.execPath, [options.server], childEnv(options.env), 'in-process test harness'),
   }).finally(() => ledger.close());
   const client = new Client({ name: 'proxy-test', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
   await client.connect(new StreamClientTransport(input, output));

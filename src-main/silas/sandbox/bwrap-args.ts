@@ -65,6 +65,14 @@ export interface BwrapPlan {
   /** An empty private tmpfs mounted here (a check's fresh HOME), or null. */
   freshHome?: string | null;
   networkAccess: boolean;
+  /**
+   * Paths inside a mount hidden from the sandbox, applied after the mounts: a directory gets an
+   * empty read-only tmpfs in its place, a file /dev/null (an MCP server's grant may contain a
+   * protected path or the data home).
+   */
+  masks?: readonly { path: string; kind: 'dir' | 'file' }[];
+  /** bwrap reports the child's pid and exit code as JSON on fd 3 (default true). */
+  statusFd?: boolean;
   /** When set, the command runs under prlimit with these limits. */
   limits: { prlimitPath: string; maxMemoryMb: number; maxCpuSeconds: number } | null;
   argv: readonly string[];
@@ -103,7 +111,7 @@ export function buildBwrapArgs(plan: BwrapPlan): string[] {
   const args = ['--unshare-all'];
   if (plan.networkAccess) args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'silas-sandbox');
-  args.push('--json-status-fd', '3');
+  if (plan.statusFd !== false) args.push('--json-status-fd', '3');
   for (const entry of plan.system) {
     if (entry.kind === 'symlink') args.push('--symlink', entry.target, entry.path);
     else args.push('--ro-bind', entry.path, entry.path);
@@ -113,6 +121,10 @@ export function buildBwrapArgs(plan: BwrapPlan): string[] {
   if (plan.freshHome) args.push('--tmpfs', plan.freshHome);
   for (const mount of orderMounts(plan.mounts)) {
     args.push(mount.writable ? '--bind' : '--ro-bind', mount.path, mount.path);
+  }
+  for (const mask of plan.masks ?? []) {
+    if (mask.kind === 'dir') args.push('--perms', '0500', '--tmpfs', mask.path, '--remount-ro', mask.path);
+    else args.push('--ro-bind', '/dev/null', mask.path);
   }
   args.push('--chdir', plan.workDir, '--');
   if (plan.limits) {

@@ -55,6 +55,16 @@ const FIX = 'run Silas as root or in a cgroup delegated to its user (e.g. `syste
 
 const MIB = 1024 * 1024;
 
+const SHELL = '/bin/sh';
+// The shell enters the cgroups itself, then becomes bubblewrap: every process of the run is
+// born inside them, with no window in which one runs unlimited.
+const ENTER_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "silas-limits: cannot enter cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
+
+/** The program and arguments that run `file args` inside `cgroup` (or directly without one). */
+export function inCgroup(cgroup: RunCgroup | null, file: string, args: readonly string[]): [string, string[]] {
+  return cgroup === null ? [file, [...args]] : [SHELL, ['-c', ENTER_CGROUPS, 'silas-limits', ...cgroup.procsFiles, '--', file, ...args]];
+}
+
 function limitUnavailable(message: string): SilasError {
   return new SilasError(SandboxErrorCode.LimitUnavailable, message);
 }

@@ -6,7 +6,7 @@ import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, INSTALL_HINT, probeBubblewrap
 import { buildBwrapArgs, discoverSystemEntries, presentEtcEntries, type Mount, type SystemEntry } from './bwrap-args.js';
 import { isWithin, resolveSandboxPath } from './paths.js';
 import { startProcess, type RunningProcess } from './process-runner.js';
-import { detectRunLimiter, UNLIMITED_REPORT, type RunCgroup, type RunLimitReport, type RunLimiter } from './run-limits.js';
+import { detectRunLimiter, inCgroup, UNLIMITED_REPORT, type RunCgroup, type RunLimitReport, type RunLimiter } from './run-limits.js';
 import type {
   Sandbox,
   SandboxAvailability,
@@ -32,8 +32,6 @@ export interface BubblewrapSandboxManagerOptions {
 }
 
 /** Host shell that puts itself into the run's cgroups, then becomes bubblewrap (same pid, same fds). */
-const SHELL = '/bin/sh';
-const ENTER_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || { echo "silas-limits: cannot enter cgroup $1" >&2; exit 125; }; shift; done; shift; exec "$@"';
 
 function describeIssues(error: z.ZodError, prefix: string): string {
   return error.issues.map((issue) => `${[prefix, ...issue.path.map(String)].filter(Boolean).join('.')}: ${issue.message}`).join('; ');
@@ -182,7 +180,7 @@ class BwrapSandbox implements Sandbox {
     });
     // Created per run, before anything starts: every process of the run is born inside it.
     const cgroup = this.runCgroup();
-    const [file, fileArgs] = cgroup === null ? [this.availability.bwrapPath, args] : [SHELL, ['-c', ENTER_CGROUPS, 'silas-limits', ...cgroup.procsFiles, '--', this.availability.bwrapPath, ...args]];
+    const [file, fileArgs] = inCgroup(cgroup, this.availability.bwrapPath, args);
     let outcome;
     let limits: RunLimitReport = UNLIMITED_REPORT;
     try {

@@ -5,6 +5,7 @@ import { formatLocalTime } from '../../activity/audit-format.js';
 import { PinnedTools } from '../PinnedTools/PinnedTools.js';
 import { PolicyErrorAlert } from '../PolicyErrorAlert/PolicyErrorAlert.js';
 import { RecentDecisions } from '../RecentDecisions/RecentDecisions.js';
+import { ServerSandbox } from '../ServerSandbox/ServerSandbox.js';
 import { shortHash } from '../servers-format.js';
 
 export interface ServerSectionProps {
@@ -14,12 +15,13 @@ export interface ServerSectionProps {
   onApprove(decisionId: string): void;
 }
 
-/** One governed server, a region named by the server: a rejected policy edit first, then its start, policy, pinned tools and recent decisions. */
+/** One governed server, a region named by the server: a rejected policy edit first, then its start, policy, sandbox, pinned tools and recent decisions. */
 export function ServerSection({ server, deciding, decideError, onApprove }: ServerSectionProps) {
   const headingId = useId();
   const pending = server.pins.filter((pin) => pin.pendingHash).length;
+  const unsandboxed = server.sandbox?.backend === 'none';
   return (
-    <section className={pending > 0 || server.policyError ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
+    <section className={pending > 0 || server.policyError || unsandboxed ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
       <header className="server__header">
         <h2 id={headingId}>{server.name}</h2>
         {pending > 0 ? (
@@ -50,6 +52,7 @@ export function ServerSection({ server, deciding, decideError, onApprove }: Serv
           </dd>
         </div>
       </dl>
+      <ServerSandbox sandbox={server.sandbox} denials={server.sandboxDenials} />
       <PinnedTools pins={server.pins} deciding={deciding} decideError={decideError} onApprove={onApprove} />
       <RecentDecisions entries={server.recentDecisions} />
     </section>

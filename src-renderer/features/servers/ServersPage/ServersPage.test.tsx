@@ -6,7 +6,7 @@ import { auditEntry } from '../../../test/audit-fixtures.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';
 import { agentClient } from '../../../test/client-fixtures.js';
-import { decision, governedServer, hash, pin } from '../../../test/server-fixtures.js';
+import { decision, denial, governedServer, hash, pin, sandboxSummary } from '../../../test/server-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { ServersPage } from './ServersPage.js';
 
@@ -201,13 +201,26 @@ describe('ServersPage', () => {
     expect(within(screen.getByRole('region', { name: 'web' })).queryByRole('alert')).toBeNull();
   });
 
+  it("shows each server's own sandbox and denials, and marks an unsandboxed server for attention", async () => {
+    const files = governedServer('files', { sandbox: sandboxSummary(), sandboxDenials: [denial(9, 'evil.example', 443)] });
+    const web = governedServer('web', { sandbox: sandboxSummary({ backend: 'none', unsandboxedReason: '--no-sandbox' }) });
+    await renderServers(runtime(() => [files, web, governedServer('old')]));
+    const filesSandbox = within(screen.getByRole('region', { name: 'files' })).getByRole('region', { name: 'Sandbox' });
+    expect(within(within(filesSandbox).getByRole('table', { name: 'Recent denials' })).getAllByRole('row')[1]!.textContent).toContain('evil.example:443');
+    expect(screen.getByRole('region', { name: 'files' }).className).not.toContain('server--attention');
+    const webRegion = screen.getByRole('region', { name: 'web' });
+    expect(webRegion.className).toContain('server--attention');
+    expect(within(within(webRegion).getByRole('region', { name: 'Sandbox' })).getByRole('alert').textContent).toContain('Unsandboxed — started with --no-sandbox.');
+    expect(within(screen.getByRole('region', { name: 'old' })).getByRole('region', { name: 'Sandbox' }).textContent).toContain('Not recorded (started before sandboxing was recorded)');
+  });
+
   it('lists the agent clients below the governed servers', async () => {
     const transport = runtime(() => [governedServer('files')]).handle('clients.list', () => ({ ok: true, value: { clients: [agentClient()] } }));
     await renderServers(transport);
     const clients = screen.getByRole('region', { name: 'Agent clients' });
     expect(within(clients).getByRole('region', { name: 'Claude Desktop' })).toBeTruthy();
     const regions = screen.getAllByRole('region').map((r) => r.getAttribute('aria-labelledby') && document.getElementById(r.getAttribute('aria-labelledby')!)?.textContent);
-    expect(regions).toEqual(['Servers', 'files', 'Agent clients', 'Claude Desktop']);
+    expect(regions).toEqual(['Servers', 'files', 'Sandbox', 'Agent clients', 'Claude Desktop']);
   });
 
   it('says why the servers could not be loaded', async () => {

@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectThroughProxy, MCP_SERVERS, textOf, writePolicy, type ProxiedClient } from './fixtures/mcp-proxy.js';
+import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
+
+// Issue 12 item 4: the Servers page shows what each server's sandbox allows, the connections it
+// refused, and an unsandboxed server as a warning.
+
+test.describe('the Servers page shows each server sandbox', () => {
+  const proxies: ProxiedClient[] = [];
+  let dir = '';
+  test.beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'silas-e2e-sandbox-'));
+  });
+  test.afterEach(async () => {
+    for (const proxied of proxies.splice(0)) await proxied.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a sandboxed server with its grants and a refused connection, beside an unsandboxed one', async ({ page, silas, browserProblems }) => {
+    const policy = writePolicy(
+      dir,
+      'hostile-policy',
+      `  allowed_tools: [egress]\n  x-silas-sandbox:\n    filesystem:\n      read: [${JSON.stringify(dir)}]\n    network:\n      mode: hosts\n      hosts: [api.allowed.test]\n`,
+    );
+    const hostile = await connectThroughProxy(silas, { name: 'hostile', policy, server: MCP_SERVERS.hostile, sandbox: true });
+    proxies.push(hostile);
+    const refused = JSON.parse(textOf(await hostile.client.callTool({ name: 'egress', arguments: { host: 'exfil.example.com', port: 443 } }))) as { ok: boolean; detail: string };
+    expect(refused).toMatchObject({ ok: false, detail: expect.stringMatching(/^HTTP\/1\.1 403/) });
+    const legacy = await connectThroughProxy(silas, { name: 'legacy', policy: writePolicy(dir, 'legacy-policy', '  allowed_tools: [echo]\n'), server: MCP_SERVERS.fileTools });
+    proxies.push(legacy);
+
+    await openCockpit(page, silas);
+    await mainNav(page).getByRole('link', { name: /^Servers/ }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Servers' })).toBeVisible();
+
+    const sandbox = page.getByRole('region', { name: 'hostile' }).getByRole('region', { name: 'Sandbox' });
+    await expect(sandbox.getByRole('list', { name: 'Read-only paths' })).toContainText(dir);
+    await expect(sandbox.getByRole('list', { name: 'Allowed hosts' })).toContainText('api.allowed.test');
+    await expect(sandbox.getByRole('table')).toContainText('exfil.example.com:443');
+    const unsandboxed = page.getByRole('region', { name: 'legacy' }).getByRole('region', { name: 'Sandbox' }).getByRole('alert');
+    await expect(unsandboxed).toContainText('Unsandboxed');
+    await expect(unsandboxed).toContainText('--no-sandbox');
+    expect(browserProblems).toEqual([]);
+  });
+});

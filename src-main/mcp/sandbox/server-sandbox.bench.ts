@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { report } from '../../testing/bench.js';
+import { SILAS_BIN } from '../../testing/cli.js';
+import { childEnv, createTestHome, SERVERS, writePolicy } from '../testing/proxy-harness.js';
+import { EgressProxy } from './egress/egress-proxy.js';
+
+/*
+ * What the sandbox costs (issue 12): a server's start through `silas proxy` with and without it
+ * (beside the server started directly, the floor), tools/call latency through a sandboxed server
+ * against the same server unsandboxed (the sandbox should add nothing per call: the kernel's
+ * namespaces are not on the pipe's path), and a connection through the egress proxy against a
+ * direct one to the same local listener.
+ */
+
+const STARTS = 7;
+const CALLS = 2000;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+
+async function started(args: string[]): Promise<{ client: Client; ms: number }> {
+  const begin = performance.now();
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args, env: childEnv(), stderr: 'ignore' }));
+  return { client, ms: performance.now() - begin };
+}
+
+async function startMs(args: string[]): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < STARTS; i += 1) {
+    const { client, ms } = await started(args);
+    times.push(ms);
+    await client.close();
+  }
+  return median(times);
+}
+
+async function callLatencies(args: string[]): Promise<number[]> {
+  const { client } = await started(args);
+  const times: number[] = [];
+  for (let i = 0; i < CALLS + 200; i += 1) {
+    const begin = performance.now();
+    await client.callTool({ name: 'echo', arguments: { message: `message ${i}` } });
+    if (i >= 200) times.push((performance.now() - begin) * 1000);
+  }
+  await client.close();
+  return times;
+}
+
+/** Open, send one byte, read it back, close: a connection's whole setup as a client sees it. */
+function roundTrip(open: () => Socket, viaProxy: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const begin = performance.now();
+    const socket = open();
+    let established = !viaProxy;
+    socket.once('error', reject);
+    socket.on('connect', () => socket.write(viaProxy ? 'CONNECT api.bench.test:443 HTTP/1.1\r\nHost: api.bench.test:443\r\n\r\n' : 'x'));
+    socket.on('data', (chunk: Buffer) => {
+      if (!established) {
+        established = chunk.toString('latin1').startsWith('HTTP/1.1 200');
+        if (!established) return reject(new Error(chunk.toString('latin1')));
+        return socket.write('x');
+      }
+      socket.destroy();
+      resolve((performance.now() - begin) * 1000);
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'silas-bench-sandbox-'));
+try {
+  const home = createTestHome(join(dir, 'home'));
+  const policy = writePolicy(dir, '  allowed_tools: [echo]\n');
+  const base = [SILAS_BIN, 'proxy', '--policy', policy, '--home', home.home, '--name', 'bench'];
+  const sandboxed = [...base, '--', process.execPath, SERVERS.fileTools];
+  const unsandboxed = [...base, '--no-sandbox', '--', process.execPath, SERVERS.fileTools];
+
+  const direct = await startMs([SERVERS.fileTools]);
+  const plain = await startMs(unsandboxed);
+  const boxed = await startMs(sandboxed);
+  report('mcp.sandbox.server_start', 'ms', boxed, { unsandboxed_ms: plain, added_ms: boxed - plain, floor_server_alone_ms: direct, runs: STARTS });
+
+  const plainCalls = await callLatencies(unsandboxed);
+  const boxedCalls = await callLatencies(sandboxed);
+  for (const p of [50, 99]) {
+    const withSandbox = percentile(boxedCalls, p);
+    const without = percentile(plainCalls, p);
+    report(`mcp.sandbox.call_p${p}`, 'us', withSandbox, { unsandboxed_us: without, ratio_to_unsandboxed: withSandbox / without, calls: CALLS });
+  }
+
+  // The listed host reaches a local echo listener (the bench has no network): resolution is
+  // injected as a public address, so the proxy does all its checks, and connects locally.
+  const echo = createServer((socket) => socket.pipe(socket));
+  await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+  const port = (echo.address() as { port: number }).port;
+  const egress = await EgressProxy.start({
+    socketPath: join(dir, 'egress.sock'),
+    allow: ['api.bench.test'],
+    onDecision: () => undefined,
+    resolve: () => Promise.resolve(['93.184.216.34']),
+    connect: () => connect(port, '127.0.0.1'),
+  });
+  const viaEgress: number[] = [];
+  const straight: number[] = [];
+  for (let i = 0; i < 500; i += 1) {
+    viaEgress.push(await roundTrip(() => connect(egress.address), true));
+    straight.push(await roundTrip(() => connect(port, '127.0.0.1'), false));
+  }
+  report('mcp.sandbox.egress_connect', 'us', median(viaEgress.slice(50)), { floor_direct_connect_us: median(straight.slice(50)), added_us: median(viaEgress.slice(50)) - median(straight.slice(50)), connections: 450 });
+  await egress.close();
+  echo.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
