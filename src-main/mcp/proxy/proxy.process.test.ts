@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
-import { childEnv, connectThroughProxy, createTestHome, SERVERS, spawnProxy, writePolicy, type ProxiedClient } from '../testing/proxy-harness.js';
+import { childEnv, connectThroughProxy, createTestHome, verifiedEntries, SERVERS, spawnProxy, writePolicy, type ProxiedClient } from '../testing/proxy-harness.js';
 import { SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { spawnSync } from 'node:child_process';
@@ -21,16 +20,7 @@ async function connect(options: Parameters<typeof connectThroughProxy>[0]): Prom
   return proxied;
 }
 
-function entries(home: ReturnType<typeof createTestHome>): AuditEntry[] {
-  const ledger = home.open();
-  try {
-    expect(ledger.audit.verifyChain()).toMatchObject({ valid: true });
-    // Checkpoints are the ledger's own bookkeeping, written between and after the proxy's entries.
-    return [...ledger.audit.since()].filter((e) => e.event !== 'audit.checkpoint');
-  } finally {
-    ledger.close();
-  }
-}
+const entries = verifiedEntries;
 
 const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]?.text ?? '');
 const AWS = 'AKIAABCDEFGHIJKLMNOP';

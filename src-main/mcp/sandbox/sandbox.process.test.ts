@@ -3,10 +3,9 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSy
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
-import { connectThroughProxy, createTestHome, writePolicy, type ProxiedClient, type TestHome } from '../testing/proxy-harness.js';
+import { connectThroughProxy, createTestHome, verifiedEntries, writePolicy, type ProxiedClient, type TestHome } from '../testing/proxy-harness.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../silas/sandbox/bubblewrap.js';
 
@@ -99,15 +98,7 @@ async function attack(proxied: ProxiedClient, name: string, args: Record<string,
   return JSON.parse(result.content[0]!.text) as Outcome;
 }
 
-function entries(home: TestHome): AuditEntry[] {
-  const ledger = home.open();
-  try {
-    expect(ledger.audit.verifyChain()).toMatchObject({ valid: true });
-    return [...ledger.audit.since()].filter((e) => e.event !== 'audit.checkpoint');
-  } finally {
-    ledger.close();
-  }
-}
+const entries = verifiedEntries;
 
 const SANDBOX = (extra = '') => `  x-silas-sandbox:\n    filesystem:\n      read: ["~/project"]\n      write: ["~/notes"]\n    limits:\n      max_processes: 64\n      max_memory_mb: 256\n${extra}`;
 
@@ -170,6 +161,19 @@ describe('a hostile MCP server', () => {
       limits: { max_processes: 64, max_memory_mb: 256 },
     });
     expect(all.find((e) => e.event === 'mcp.proxy_stopped')?.data.limits).toMatchObject({ process_limit_hit: true, memory_limit_hit: true });
+  });
+
+  it('keeps its mounts when the policy is edited: a changed x-silas-sandbox applies at the next start, and the proxy says so', async () => {
+    const w = await world();
+    const proxied = await start(w, SANDBOX(), { sandbox: true });
+    expect(await attack(proxied, 'read_file', { target: 'granted' })).toMatchObject({ ok: true });
+    writePolicy(w.dir, `  allowed_tools: [read_file]\n  x-silas-sandbox:\n    filesystem:\n      read: ["~/notes"]\n`);
+    const deadline = Date.now() + 5000;
+    while (!/x-silas-sandbox changed; it applies when the MCP server is restarted/.test(proxied.stderr()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(proxied.stderr()).toMatch(/x-silas-sandbox changed; it applies when the MCP server is restarted/);
+    // The new rules are in force; the old mounts stay until a restart.
+    expect(await attack(proxied, 'read_file', { target: 'granted' })).toMatchObject({ ok: true });
+    await expect(attack(proxied, 'list_dir', { target: 'dataHome' })).rejects.toThrow();
   });
 
   it('gets an API key from the keyring as a variable, and the value is in no file, log or ledger entry', async () => {

@@ -1,4 +1,5 @@
 import { unsandboxedLauncher } from '../sandbox/server-launcher.js';
+import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -46,6 +47,18 @@ export function createTestHome(home: string): TestHome {
   ledger.close();
   const signer = new OwnerKeyVault(secretStore, ownerAccountForHome(home)).load()!;
   return { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore }) };
+}
+
+/** The home's ledger entries after its chain verified (checkpoints, the ledger's own bookkeeping, left out). */
+export function verifiedEntries(home: TestHome): AuditEntry[] {
+  const ledger = home.open();
+  try {
+    const verdict = ledger.audit.verifyChain();
+    if (!verdict.valid) throw new Error(`the ledger's chain does not verify: ${JSON.stringify(verdict)}`);
+    return [...ledger.audit.since()].filter((e) => e.event !== 'audit.checkpoint');
+  } finally {
+    ledger.close();
+  }
 }
 
 export function writePolicy(dir: string, spec: string, name = 'policy.yaml'): string {
