@@ -41,6 +41,7 @@ export function wrapPlan(overrides: Partial<ClientWrapPlanView> = {}): ClientWra
       { name: 'github', policy: POLICY },
     ],
     skipped: [{ name: 'linear', reason: 'remote servers (url) are not stdio; the proxy relays stdio only' }],
+    sandboxProfiles: [],
     ...overrides,
   };
 }

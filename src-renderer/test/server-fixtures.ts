@@ -37,7 +37,7 @@ export function sandboxSummary(overrides: Partial<ServerSandboxSummary> = {}): S
     masked: ['/home/ada/docs/.ssh'],
     env: ['PATH', 'GITHUB_TOKEN'],
     secrets: ['GITHUB_TOKEN'],
-    network: { mode: 'hosts', hosts: ['api.github.com'] },
+    network: { mode: 'hosts', hosts: ['api.github.com'], loopbackPorts: [] },
     limits: { mechanism: 'cgroup2', max_processes: 64, max_memory_mb: 512 },
     ...overrides,
   };

@@ -14,6 +14,8 @@ export const SANDBOX_KEY = 'x-silas-sandbox';
 /** Default aggregate limits for a server when the policy names none (enforced when the host can). */
 export const DEFAULT_SERVER_MAX_PROCESSES = 256;
 export const DEFAULT_SERVER_MAX_MEMORY_MB = 2048;
+/** Where the egress proxy listens inside a sandbox (HTTPS_PROXY=http://127.0.0.1:3128). */
+export const EGRESS_PROXY_PORT = 3128;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -62,9 +64,11 @@ function environment(version: ApiVersion) {
 function network(version: ApiVersion) {
   return closed(version, {
     mode: z
-      .enum(['none', 'hosts'])
+      .enum(['none', 'loopback', 'hosts'])
       .default('none')
-      .describe('none: no network (the server has only its own empty network namespace). hosts: only the listed hosts, through the egress proxy of `silas proxy` (HTTPS_PROXY).'),
+      .describe(
+        "none: no network (the server has only its own empty network namespace). loopback: only the host's loopback ports in loopback_ports. hosts: only the listed hosts, through the egress proxy of `silas proxy` (HTTPS_PROXY), and loopback_ports if any.",
+      ),
     hosts: list(
       'host patterns',
       text('a host pattern', { nonEmpty: true, max: 300 }).refine((value) => HOST_PATTERN.test(value), {
@@ -74,9 +78,17 @@ function network(version: ApiVersion) {
     )
       .default(() => [])
       .describe('With mode: hosts, the hosts the server may connect to ("*.example.com" for subdomains, "*" for any public name; a port after ":", else 443 and 80). Names that resolve to loopback or private addresses are always refused.'),
+    loopback_ports: list('ports', wholeNumber(1, 65_535))
+      .default(() => [])
+      .describe("Ports of the host's own 127.0.0.1 the server may connect to (a local database, a model server), reached as 127.0.0.1:PORT inside the sandbox. Never 3128 (the egress proxy's port)."),
   }).superRefine((value, ctx) => {
     if (value.mode === 'hosts' && value.hosts.length === 0) ctx.addIssue({ code: 'custom', path: ['hosts'], message: 'mode: hosts needs at least one host; list them, or use mode: none' });
-    if (value.mode === 'none' && value.hosts.length > 0) ctx.addIssue({ code: 'custom', path: ['mode'], message: 'hosts are listed but mode is none; set mode: hosts to allow them' });
+    if (value.mode !== 'hosts' && value.hosts.length > 0) ctx.addIssue({ code: 'custom', path: ['mode'], message: `hosts are listed but mode is ${value.mode}; set mode: hosts to allow them` });
+    if (value.mode === 'loopback' && value.loopback_ports.length === 0) ctx.addIssue({ code: 'custom', path: ['loopback_ports'], message: 'mode: loopback needs at least one port in loopback_ports; list them, or use mode: none' });
+    if (value.mode === 'none' && value.loopback_ports.length > 0) ctx.addIssue({ code: 'custom', path: ['mode'], message: 'loopback_ports are listed but mode is none; set mode: loopback (or hosts) to allow them' });
+    value.loopback_ports.forEach((port, index) => {
+      if (port === EGRESS_PROXY_PORT) ctx.addIssue({ code: 'custom', path: ['loopback_ports', index], message: `port ${EGRESS_PROXY_PORT} is where the egress proxy listens inside the sandbox; a server cannot reach the host's ${EGRESS_PROXY_PORT}` });
+    });
   });
 }
 

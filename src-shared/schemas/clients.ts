@@ -45,6 +45,13 @@ export const ClientWrapPlanView = z.object({
   diffHash: z.string(),
   wrap: z.array(z.object({ name: z.string(), policy: z.string() })),
   skipped: z.array(z.object({ name: z.string(), reason: z.string() })),
+  /**
+   * The starting sandbox profile proposed for each wrapped server: the unified diff of its own
+   * policy (`x-silas-sandbox` added; written with the configuration, and covered by `diffHash`),
+   * or '' when that policy is not edited (shared, signed, already has one), plus notes saying
+   * what each grant is for and what to add by hand.
+   */
+  sandboxProfiles: z.array(z.object({ server: z.string(), file: z.string(), diff: z.string(), notes: z.array(z.string()) })),
 });
 export type ClientWrapPlanView = z.infer<typeof ClientWrapPlanView>;
 

@@ -26,7 +26,8 @@ export const ServerSandboxSummary = z.object({
   env: z.array(z.string()),
   /** Names of the variables filled from the OS keyring. */
   secrets: z.array(z.string()),
-  network: z.object({ mode: SandboxNetworkMode, hosts: z.array(z.string()) }),
+  /** hosts: through the egress proxy; loopbackPorts: ports of the host's own loopback it may reach (databases, model servers). */
+  network: z.object({ mode: SandboxNetworkMode, hosts: z.array(z.string()), loopbackPorts: z.array(z.number().int()).default([]) }),
   limits: z.object({
     /** cgroup2, cgroup1, or null when no aggregate limit is enforced (only when the policy asks for none). */
     mechanism: z.enum(['cgroup2', 'cgroup1']).nullable(),

@@ -22,7 +22,7 @@ describe('spec.x-silas-sandbox', () => {
     });
     expect([...policy.sandbox!.env!.secrets]).toEqual([['GITHUB_TOKEN', 'github-token']]);
     expect([...policy.sandbox!.env!.set]).toEqual([['LOG_LEVEL', 'debug']]);
-    expect(loaded(section('    network: {}\n')).sandbox!.network).toEqual({ mode: 'none', hosts: [] });
+    expect(loaded(section('    network: {}\n')).sandbox!.network).toEqual({ mode: 'none', hosts: [], loopback_ports: [] });
   });
 
   it('is part of the policy hash, so a signature covers it', () => {
@@ -35,6 +35,10 @@ describe('spec.x-silas-sandbox', () => {
     ['    network:\n      hosts: [a.example]\n', 'spec.x-silas-sandbox.network.mode', /set mode: hosts/],
     ['    network:\n      mode: hosts\n      hosts: ["http://a.example/x"]\n', 'spec.x-silas-sandbox.network.hosts[0]', /expected a host such as "api.github.com"/],
     ['    network:\n      mode: everything\n', 'spec.x-silas-sandbox.network.mode', /none.*hosts/],
+    ['    network:\n      mode: loopback\n', 'spec.x-silas-sandbox.network.loopback_ports', /mode: loopback needs at least one port/],
+    ['    network:\n      loopback_ports: [5432]\n', 'spec.x-silas-sandbox.network.mode', /set mode: loopback/],
+    ['    network:\n      mode: loopback\n      loopback_ports: [3128]\n', 'spec.x-silas-sandbox.network.loopback_ports[0]', /egress proxy listens/],
+    ['    network:\n      mode: loopback\n      loopback_ports: [5432]\n      hosts: [a.example]\n', 'spec.x-silas-sandbox.network.mode', /mode is loopback; set mode: hosts/],
     ['    env:\n      pass: ["1BAD"]\n', 'spec.x-silas-sandbox.env.pass[0]', /environment variable name/],
     ['    env:\n      secrets: {TOKEN: "../owner"}\n', 'spec.x-silas-sandbox.env.secrets.TOKEN', /silas secrets set NAME/],
     ['    limits:\n      max_processes: 0\n', 'spec.x-silas-sandbox.limits.max_processes', /./],

@@ -140,6 +140,39 @@ describe('silas clients wrap / unwrap', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.github.args).toContain(join(home, 'policies', 'github.yaml'));
   });
 
+  it("adds a starting sandbox profile to a server's own policy: shown as a diff, written only when applied", async () => {
+    const { file, home } = setup();
+    const policy = join(home, 'policies', 'filesystem.yaml');
+    mkdirSync(dirname(policy), { recursive: true });
+    writeFileSync(policy, POLICY_YAML);
+    const argv = ['clients', 'wrap', 'claude', '--config', file, '--home', home, '--server', 'filesystem'];
+    const dry = await runSilas([...argv, '--dry-run']);
+    expect(dry).toMatchObject({ code: 0, err: '' });
+    expect(dry.out).toContain(`--- ${policy}\n+++ ${policy} (sandbox profile)\n`);
+    expect(dry.out).toContain('+  x-silas-sandbox:\n+    filesystem:\n+      write:\n+        - /Users/alex/Desktop\n+        - /Users/alex/Downloads\n+        - ~/.npm\n');
+    expect(dry.out).toContain(`Sandbox profile for filesystem (${policy}):\n  recognised @modelcontextprotocol/server-filesystem (started with npx)\n`);
+    expect(dry.out).toContain(`Dry run: ${file} and ${policy} were not changed.`);
+    expect(readFileSync(policy, 'utf8')).toBe(POLICY_YAML);
+
+    const applied = await runSilas([...argv, '--yes']);
+    expect(applied).toMatchObject({ code: 0, err: '' });
+    expect(applied.out).toContain(`Added a starting sandbox profile for filesystem to ${policy}: review what it grants (unwrap leaves it in place).`);
+    const after = readFileSync(policy, 'utf8');
+    expect(after.startsWith(POLICY_YAML)).toBe(true);
+    expect(after.slice(POLICY_YAML.length)).toMatch(/^ {2}# Starting sandbox profile[^\n]*\n {2}x-silas-sandbox:\n {4}filesystem:\n/);
+    expect((await runSilas(['policy', 'validate', policy])).code).toBe(0);
+  });
+
+  it('with a shared --policy, prints the profile to add by hand and leaves the policy as it is', async () => {
+    const { file, home, policy } = setup();
+    const result = await runSilas(['clients', 'wrap', 'claude', '--config', file, '--policy', policy, '--home', home, '--server', 'github', '--yes']);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain(`Sandbox profile for github (${policy}):\n`);
+    expect(result.out).toContain(`  add this to ${policy} under spec: (it is not the server's own policy, so silas does not edit it):\n    x-silas-sandbox:\n`);
+    expect(result.out).not.toContain(`+++ ${policy}`);
+    expect(readFileSync(policy, 'utf8')).toBe(POLICY_YAML);
+  });
+
   it('refuses a policy that does not exist or does not load', async () => {
     const { dir, file, home } = setup();
     const absent = await runSilas(['clients', 'wrap', 'claude', '--config', file, '--home', home, '--policy', join(dir, 'nope.yaml'), '--yes']);

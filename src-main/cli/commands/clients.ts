@@ -17,6 +17,7 @@ import {
   resolveConfigFile,
   type ClientListing,
   type LoadedConfig,
+  type WrapPlan,
 } from '../../mcp/clients/operations.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
@@ -29,7 +30,9 @@ const usage = `Usage: silas clients <list|wrap|unwrap> [options]
   silas clients wrap CLIENT [--server NAME]... [--policy FILE] [--home DIR] [--config FILE] [--yes] [--dry-run]
       Run the client's stdio servers through \`silas proxy\`: prints the diff, keeps a backup
       next to the file (FILE.silas-backup-<time>), then rewrites only those entries' command
-      and args. Without --policy, each server uses HOME/policies/<server>.yaml. Asks before
+      and args. Without --policy, each server uses HOME/policies/<server>.yaml, and a server
+      silas recognises gets a starting sandbox profile (x-silas-sandbox) added to that policy,
+      shown as a diff; with a shared --policy the profile is printed for you to add. Asks before
       writing; --yes writes without asking (required when stdin is not a terminal).
   silas clients unwrap CLIENT [--config FILE] [--home DIR] [--dry-run]
       Restore the file byte for byte from the wrap's backup, provided it has not changed since.
@@ -131,6 +134,15 @@ function commandFor(sub: string, client: ClientSpec, values: { config?: string; 
   return parts.join(' ');
 }
 
+/** Each server's proposed sandbox: its policy's diff when silas edits it, then the notes. */
+function printSandboxProfiles(plan: WrapPlan, io: CliIo): void {
+  for (const profile of plan.sandboxProfiles) {
+    if (profile.diff) io.out(profile.diff);
+    io.out(`Sandbox profile for ${profile.server} (${profile.file}):`);
+    for (const note of profile.notes) io.out(`  ${note.replace(/\n/g, '\n  ')}`);
+  }
+}
+
 async function wrap(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -168,23 +180,27 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
     io.out(`Nothing to wrap in ${file}; nothing was changed.`);
     return refused.length > 0 ? 1 : 0;
   }
+  printSandboxProfiles(plan, io);
   for (const w of plan.wrapped) io.out(`wrap: ${w.name} with policy ${w.policy}`);
+  const policyFiles = plan.policyEdits.map((e) => e.file).join(', ');
+  const targets = policyFiles ? `${file} and ${policyFiles}` : file;
   if (values['dry-run']) {
-    io.out(`Dry run: ${file} was not changed.`);
+    io.out(`Dry run: ${targets} ${policyFiles ? 'were' : 'was'} not changed.`);
     return refused.length > 0 ? 1 : 0;
   }
   if (!values.yes) {
-    const answer = await confirm(io, `Write these changes to ${file}?`);
+    const answer = await confirm(io, `Write these changes to ${targets}?`);
     if (answer === undefined) {
       throw new SilasError(ErrorCode.BadRequest, `not written: stdin is not a terminal to confirm, so ${file} was left unchanged. Run again with --yes to write it (or --dry-run to only preview).`);
     }
     if (!answer) {
-      io.out(`Not written; ${file} is unchanged.`);
+      io.out(`Not written; ${targets} ${policyFiles ? 'are' : 'is'} unchanged.`);
       return 1;
     }
   }
   const result = applyWrap(plan, silasHome, new Date());
   io.out(`Backup: ${result.backup}`);
+  for (const edit of plan.policyEdits) io.out(`Added a starting sandbox profile for ${edit.server} to ${edit.file}: review what it grants (unwrap leaves it in place).`);
   io.out(`Wrapped ${plan.wrapped.length} server(s) in ${file}. Restart ${client.label} to use them. Undo with: ${commandFor('unwrap', client, values)}`);
   return refused.length > 0 ? 1 : 0;
 }

@@ -8,7 +8,7 @@ import { testServices } from '../../testing/handlers.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { ClientsService, diffHash } from './clients-service.js';
 import { readManifest } from './files.js';
-import { CLAUDE_CONFIG, STDIO_SERVERS, writePolicy } from './test-fixtures.js';
+import { CLAUDE_CONFIG, POLICY_YAML, STDIO_SERVERS, writePolicy } from './test-fixtures.js';
 
 const tempDir = useTempDirs('silas-clients-service-');
 const runtime = { node: '/opt/node/bin/node', bin: '/opt/silas/bin/silas.js' };
@@ -115,6 +115,28 @@ describe('agent clients in the cockpit', () => {
     expect(readFileSync(file, 'utf8')).toBe(CLAUDE_CONFIG);
     expect(events()).toEqual(before);
     expect(existsSync(join(dirname(file), 'claude_desktop_config.json.silas-backup-2026-03-01T091530.123Z'))).toBe(false);
+  });
+
+  it("previews a sandbox profile for a server under its own policy, binds it to the hash, and writes it only with the wrap", () => {
+    const { service, silasHome } = setup();
+    const policy = join(silasHome, 'policies', 'github.yaml');
+    mkdirSync(dirname(policy), { recursive: true });
+    writeFileSync(policy, POLICY_YAML);
+    const request = { client: 'claude-desktop', servers: ['github'], policy };
+    const plan = service.planWrap(request);
+    const [profile] = plan.sandboxProfiles!;
+    expect(profile).toMatchObject({ server: 'github', file: policy });
+    expect(profile!.diff).toContain('+  x-silas-sandbox:\n');
+    expect(profile!.diff).toContain('+        GITHUB_PERSONAL_ACCESS_TOKEN: github-token\n');
+    expect(profile!.notes.join('\n')).toContain('silas secrets set github-token');
+    expect(plan.diffHash).not.toBe(diffHash(plan.diff, Buffer.from(CLAUDE_CONFIG)));
+    expect(readFileSync(policy, 'utf8')).toBe(POLICY_YAML);
+    // The policy's bytes are part of what was previewed.
+    writeFileSync(policy, `${POLICY_YAML}# edited\n`);
+    expect(() => service.wrap({ ...request, expectedDiffHash: plan.diffHash })).toThrow(/changed since the preview/);
+    writeFileSync(policy, POLICY_YAML);
+    service.wrap({ ...request, expectedDiffHash: plan.diffHash });
+    expect(readFileSync(policy, 'utf8')).toBe(`${POLICY_YAML}${profile!.diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1)).join('\n')}\n`);
   });
 
   it('unwraps byte for byte, audited, and settles the manifest', () => {

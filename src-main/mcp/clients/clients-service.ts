@@ -6,6 +6,7 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import { defaultHome } from '../../home/paths.js';
 import type { ProxyRuntime } from './edit.js';
 import { readManifest, sha256, type WrapRecord } from './files.js';
+import type { PolicyEdit } from './policy-sandbox.js';
 import { CLIENTS, configLocation, knownClientNames, type ClientId, type ClientSpec, type LocationContext } from './locations.js';
 import { applyUnwrap, applyWrap, listClient, loadConfig, planUnwrap, planWrap, type LoadedConfig, type WrapPlan } from './operations.js';
 
@@ -32,9 +33,14 @@ export interface WrapRequest {
  * `sha256:` over the plan's diff and the bytes it was computed from: what the person saw is what
  * gets written, or nothing is. The file's bytes count too, because a diff shows only a few lines
  * of context: an edit elsewhere (another argument of a server being wrapped) would not change it.
+ * The same holds for each policy the plan adds a sandbox profile to.
  */
-export function diffHash(diff: string, before: Uint8Array): string {
-  return `sha256:${sha256(Buffer.concat([Buffer.from(`${sha256(before)}\n`, 'utf8'), Buffer.from(diff, 'utf8')]))}`;
+export function diffHash(diff: string, before: Uint8Array, policyEdits: readonly Pick<PolicyEdit, 'file' | 'before' | 'diff'>[] = []): string {
+  const parts = [Buffer.from(`${sha256(before)}\n`, 'utf8'), Buffer.from(diff, 'utf8')];
+  for (const edit of policyEdits) {
+    parts.push(Buffer.from(`\n\0${edit.file}\0${sha256(Buffer.from(edit.before, 'utf8'))}\n`, 'utf8'), Buffer.from(edit.diff, 'utf8'));
+  }
+  return `sha256:${sha256(Buffer.concat(parts))}`;
 }
 
 /**
@@ -74,9 +80,10 @@ export class ClientsService {
       file: plan.config.file,
       policy,
       diff: plan.diff,
-      diffHash: diffHash(plan.diff, plan.config.bytes),
+      diffHash: diffHash(plan.diff, plan.config.bytes, plan.policyEdits),
       wrap: plan.wrapped,
       skipped: plan.skipped,
+      sandboxProfiles: plan.sandboxProfiles,
     };
   }
 
@@ -84,7 +91,7 @@ export class ClientsService {
   wrap(request: WrapRequest & { expectedDiffHash: string }): { client: string; file: string; backup: string; servers: string[] } {
     const { client, plan } = this.plan(request);
     const { file } = plan.config;
-    if (diffHash(plan.diff, plan.config.bytes) !== request.expectedDiffHash) {
+    if (diffHash(plan.diff, plan.config.bytes, plan.policyEdits) !== request.expectedDiffHash) {
       throw new SilasError(
         ErrorCode.BadRequest,
         `${file} or the policy changed since the preview, so the changes you saw are not the ones that would be written; nothing was changed. Preview the changes again, then apply.`,

@@ -8,6 +8,7 @@ import { checkEdit, unwrapEntries, wrapEntries, type EntryRestore, type ProxyRun
 import { ConfigFormatError, parseClientConfig, REMOTE_REASON, type ParsedConfig, type ServerEntry } from './entries.js';
 import { readManifest, sha256, writeBackup, writeFileAtomic, writeManifest, type WrapRecord } from './files.js';
 import { CLIENTS, configLocation, type ClientId, type ClientSpec, type LocationContext } from './locations.js';
+import { assertPoliciesUnchanged, planSandboxProfiles, writePolicyEdits, type PolicyEdit, type SandboxProfileView } from './policy-sandbox.js';
 
 /*
  * `silas clients` as a library: list the MCP configurations of agent clients, wrap their stdio
@@ -131,6 +132,10 @@ export interface WrapPlan {
   /** Entries left alone, with the reason. */
   skipped: { name: string; reason: string }[];
   diff: string;
+  /** Starting sandbox profiles added to the servers' own policies, written only with the configuration. */
+  policyEdits: PolicyEdit[];
+  /** Every wrapped server's proposed profile: its policy's diff ('' when not edited) and notes. */
+  sandboxProfiles: SandboxProfileView[];
 }
 
 /** A policy is usable when it loads; a signature is checked by the proxy with the owner key. */
@@ -194,6 +199,7 @@ export function planWrap(config: LoadedConfig, options: WrapOptions): WrapPlan {
     wrapped: [...policies].map(([name, policy]) => ({ name, policy })),
     skipped,
     diff: unifiedDiff(parsed.text, after, config.file, `${config.file} (wrapped)`),
+    ...planSandboxProfiles(candidates, policies, (name) => defaultPolicyPath(options.silasHome, name)),
   };
 }
 
@@ -220,17 +226,33 @@ export interface ApplyWrapHooks {
   beforeRewrite?: (backup: string) => void;
 }
 
-/** Backup, atomic rewrite, manifest record. Call only when the plan wraps something. */
+/**
+ * Backup, the policies' sandbox profiles, atomic rewrite, manifest record. Call only when the plan
+ * wraps something. The policies go first and are put back if the configuration cannot be written:
+ * a server wrapped without its profile would start with nothing granted.
+ */
 export function applyWrap(plan: WrapPlan, silasHome: string, now: Date, hooks: ApplyWrapHooks = {}): WrapResult {
   const { config } = plan;
   assertUnchanged(config);
+  assertPoliciesUnchanged(plan.policyEdits);
   const afterBytes = Buffer.from(plan.after, 'utf8');
   const backup = writeBackup(config.file, config.bytes, config.mode, now);
   hooks.beforeRewrite?.(backup);
+  const undoPolicies = writePolicyEdits(plan.policyEdits);
   try {
     writeFileAtomic(config.file, afterBytes, config.mode);
   } catch (error) {
-    throw new SilasError(ErrorCode.Permission, `cannot rewrite ${config.file}: ${(error as Error).message}; the file is unchanged (a copy is in ${backup}). Make it writable and run the command again.`, { cause: error });
+    let policies = '';
+    try {
+      undoPolicies();
+    } catch (undoError) {
+      policies = ` The sandbox profiles added to ${plan.policyEdits.map((e) => e.file).join(', ')} could not be removed again (${(undoError as Error).message}); remove them by hand.`;
+    }
+    throw new SilasError(
+      ErrorCode.Permission,
+      `cannot rewrite ${config.file}: ${(error as Error).message}; the file is unchanged (a copy is in ${backup}). Make it writable and run the command again.${policies}`,
+      { cause: error },
+    );
   }
   const record: WrapRecord = {
     client: config.client.id,

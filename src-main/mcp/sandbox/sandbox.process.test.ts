@@ -68,6 +68,7 @@ async function world(): Promise<World> {
     control: join(home.home, 'control.json'),
     controlSocket: join(home.home, 'control.sock'),
     tcp: (tcp.address() as { port: number }).port,
+    database: ((await listen(createTcpServer((s) => s.end('database here')), { port: 0, host: '127.0.0.1' })).address() as { port: number }).port,
     bus: bus ? (bus[1] === 'abstract' ? `\0${bus[2]}` : bus[2]!) : '/run/dbus/system_bus_socket',
     granted: join(granted, 'readme.md'),
     grantedEnv: join(granted, '.env'),
@@ -211,5 +212,17 @@ describe('a hostile MCP server', () => {
       ['exfil.example.com', 443],
       ['127.0.0.1', w.targets.tcp],
     ]);
+  });
+
+  it("reaches only the host loopback ports its policy lists (a local database), and nothing else of the host's network", async () => {
+    const w = await world();
+    const proxied = await start(w, `  x-silas-sandbox:\n    network:\n      mode: loopback\n      loopback_ports: [${w.targets.database}]\n`, { sandbox: true });
+    expect(await attack(proxied, 'connect_tcp', { target: 'database' })).toMatchObject({ ok: true });
+    expect(await attack(proxied, 'connect_tcp', { target: 'tcp' })).toMatchObject({ ok: false });
+    expect(await attack(proxied, 'environment')).not.toMatchObject({ detail: expect.stringContaining('HTTPS_PROXY') });
+    await open.pop()!.close();
+    const all = entries(w.home);
+    expect(all.filter((e) => e.event === 'mcp.sandbox_allowed').map((e) => [e.data.host, e.data.port])).toEqual([['127.0.0.1', w.targets.database]]);
+    expect(all.find((e) => e.event === 'mcp.proxy_started')?.data.sandbox).toMatchObject({ network: { mode: 'loopback', hosts: [], loopbackPorts: [w.targets.database] } });
   });
 });

@@ -6,7 +6,7 @@ import type { ServerSandboxSummary } from '../../../src-shared/schemas/server-sa
 import type { RunLimiter, RunLimitReport } from '../../silas/sandbox/run-limits.js';
 import type { SandboxAvailability } from '../../silas/sandbox/types.js';
 import { EgressProxy } from './egress/egress-proxy.js';
-import { prepareSandboxedServer, SandboxSetupError, unsandboxedSummary } from './server-sandbox.js';
+import { egressOf, prepareSandboxedServer, SandboxSetupError, unsandboxedSummary } from './server-sandbox.js';
 import { INSTALL_HINT } from '../../silas/sandbox/bubblewrap.js';
 
 /*
@@ -56,7 +56,7 @@ export function sandboxedLauncher(options: SandboxedLauncherOptions): ServerLaun
     if (!availability.available) {
       throw new SandboxSetupError(`cannot sandbox the MCP server: ${availability.reason ?? 'no sandbox backend'}. To fix, ${INSTALL_HINT}, or run it unsandboxed with --no-sandbox (recorded in the ledger and shown on the Servers page)`);
     }
-    const hosts = policy.sandbox?.network?.mode === 'hosts' ? policy.sandbox.network.hosts : [];
+    const { hosts, loopbackPorts } = egressOf(policy.sandbox);
     let egress: EgressProxy | null = null;
     let socketDir: string | null = null;
     const cleanup = async () => {
@@ -64,10 +64,10 @@ export function sandboxedLauncher(options: SandboxedLauncherOptions): ServerLaun
       if (socketDir !== null) rmSync(socketDir, { recursive: true, force: true });
     };
     try {
-      if (hosts.length > 0) {
+      if (hosts.length > 0 || loopbackPorts.length > 0) {
         // A folder of its own, so the sandbox's read-only view of it holds nothing but the socket.
         socketDir = mkdtempSync(join(tmpdir(), 'silas-egress-'));
-        egress = await EgressProxy.start({ socketPath: join(socketDir, 'egress.sock'), allow: hosts, onDecision: (decision) => events.connection(decision) });
+        egress = await EgressProxy.start({ socketPath: join(socketDir, 'egress.sock'), allow: hosts, loopbackPorts, onDecision: (decision) => events.connection(decision) });
       }
       const launch = prepareSandboxedServer({
         command: options.command,

@@ -137,6 +137,13 @@ function environment(document: SandboxDocument | null, input: ServerSandboxInput
   return { env, secretNames: [...refs.keys()] };
 }
 
+/** What the egress proxy lets through for this policy: listed hosts, and the host's loopback ports. */
+export function egressOf(document: SandboxDocument | null): { hosts: readonly string[]; loopbackPorts: readonly number[] } {
+  const network = document?.network;
+  if (network === undefined || network.mode === 'none') return { hosts: [], loopbackPorts: [] };
+  return { hosts: network.mode === 'hosts' ? network.hosts : [], loopbackPorts: network.loopback_ports };
+}
+
 /** Builds the launch of a sandboxed server; throws SandboxSetupError with the fix. */
 export function prepareSandboxedServer(input: ServerSandboxInput): ServerLaunch {
   if (!input.availability.available) throw new SandboxSetupError(`the sandbox is not available: ${input.availability.reason ?? 'unknown reason'}`);
@@ -151,17 +158,22 @@ export function prepareSandboxedServer(input: ServerSandboxInput): ServerLaunch 
   }
   const { mounts: granted, runtime: listed } = grants(document, input, forbidden);
   const runtime = [...resolved.runtime.filter((path) => !forbidden.some((hidden) => isWithin(path, hidden))).map((path) => ({ path, writable: false })), ...listed];
-  const hosts = document?.network?.mode === 'hosts' ? document.network.hosts : [];
+  const { hosts, loopbackPorts } = egressOf(document);
+  const bridged = hosts.length > 0 || loopbackPorts.length > 0;
   let argv = [resolved.program, ...input.args];
   const extra: Mount[] = [];
   const { env, secretNames } = environment(document, input, resolved.program, resolved.interpreter);
-  if (hosts.length > 0) {
-    if (input.egressSocket === undefined) throw new SandboxSetupError(`${field('network', 'hosts')}: the egress proxy is not running`);
+  if (bridged) {
+    if (input.egressSocket === undefined) throw new SandboxSetupError(`${field('network')}: the egress proxy is not running`);
     const node = realOrSelf(input.nodePath ?? process.execPath);
     if (!SYSTEM_TREES.some((tree) => isWithin(node, tree))) extra.push({ path: dirname(dirname(node)), writable: false });
     extra.push({ path: dirname(input.egressSocket), writable: false });
-    argv = bridgeArgv(node, input.egressSocket, DEFAULT_BRIDGE_PORT, argv);
-    Object.assign(env, proxyEnvironment(DEFAULT_BRIDGE_PORT));
+    try {
+      argv = bridgeArgv(node, input.egressSocket, DEFAULT_BRIDGE_PORT, argv, loopbackPorts);
+    } catch (error) {
+      throw new SandboxSetupError(`${field('network', 'loopback_ports')}: ${(error as Error).message}`);
+    }
+    if (hosts.length > 0) Object.assign(env, proxyEnvironment(DEFAULT_BRIDGE_PORT));
   }
   // Grants win over runtime paths listed at the same place (orderMounts keeps the last).
   const mounts = orderMounts([...runtime, ...extra, ...granted]);
@@ -176,7 +188,8 @@ export function prepareSandboxedServer(input: ServerSandboxInput): ServerLaunch 
   }
   const args = buildBwrapArgs({
     system: discoverSystemEntries(),
-    etc: presentEtcEntries(hosts.length > 0, existsSync),
+    // /etc/hosts and resolv.conf, so `localhost` and names resolve as the proxy's clients expect.
+    etc: presentEtcEntries(bridged, existsSync),
     mounts,
     masks,
     workDir: visible(input.cwd) ? input.cwd : '/tmp',
@@ -202,7 +215,7 @@ export function prepareSandboxedServer(input: ServerSandboxInput): ServerLaunch 
       masked: masks.map((mask) => mask.path),
       env: Object.keys(env).sort(),
       secrets: secretNames,
-      network: { mode: hosts.length > 0 ? 'hosts' : 'none', hosts: [...hosts] },
+      network: { mode: hosts.length > 0 ? 'hosts' : loopbackPorts.length > 0 ? 'loopback' : 'none', hosts: [...hosts], loopbackPorts: [...loopbackPorts] },
       limits: { mechanism: input.limiter.mechanism, max_processes: cgroup ? limits.maxProcesses : null, max_memory_mb: cgroup ? limits.maxMemoryMb : null },
     },
   };
@@ -210,5 +223,5 @@ export function prepareSandboxedServer(input: ServerSandboxInput): ServerLaunch 
 
 /** The summary recorded for a server that runs without a sandbox, and why. */
 export function unsandboxedSummary(reason: string): ServerSandboxSummary {
-  return { backend: 'none', unsandboxedReason: reason, read: [], write: [], runtime: [], masked: [], env: [], secrets: [], network: { mode: 'hosts', hosts: ['*'] }, limits: { mechanism: null, max_processes: null, max_memory_mb: null } };
+  return { backend: 'none', unsandboxedReason: reason, read: [], write: [], runtime: [], masked: [], env: [], secrets: [], network: { mode: 'hosts', hosts: ['*'], loopbackPorts: [] }, limits: { mechanism: null, max_processes: null, max_memory_mb: null } };
 }

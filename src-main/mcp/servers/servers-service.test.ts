@@ -104,14 +104,14 @@ const sandboxed: ServerSandboxSummary = {
   masked: ['/home/ada/docs/.ssh'],
   env: ['PATH', 'GITHUB_TOKEN'],
   secrets: ['GITHUB_TOKEN'],
-  network: { mode: 'hosts', hosts: ['api.github.com'] },
+  network: { mode: 'hosts', hosts: ['api.github.com'], loopbackPorts: [] },
   limits: { mechanism: 'cgroup2', max_processes: 64, max_memory_mb: 512 },
 };
 const unsandboxed: ServerSandboxSummary = {
   ...sandboxed,
   backend: 'none',
   unsandboxedReason: '--no-sandbox',
-  network: { mode: 'none', hosts: [] },
+  network: { mode: 'none', hosts: [], loopbackPorts: [] },
   limits: { mechanism: null, max_processes: null, max_memory_mb: null },
 };
 

@@ -11,10 +11,11 @@ describe('sandbox format', () => {
   });
 
   it('names each network mode, listing hosts only when the server may reach some', () => {
-    expect(networkView({ mode: 'none', hosts: [] })).toEqual({ label: 'No network', hosts: [] });
-    expect(networkView({ mode: 'loopback', hosts: [] })).toEqual({ label: 'Its own loopback only', hosts: [] });
-    expect(networkView({ mode: 'hosts', hosts: ['api.github.com', 'example.org:8443'] })).toEqual({ label: 'Only these hosts', hosts: ['api.github.com', 'example.org:8443'] });
-    expect(networkView({ mode: 'hosts', hosts: [] })).toEqual({ label: 'No host allowed', hosts: [] });
+    expect(networkView({ mode: 'none', hosts: [], loopbackPorts: [] })).toEqual({ label: 'No network', hosts: [] });
+    expect(networkView({ mode: 'loopback', hosts: [], loopbackPorts: [5432] })).toEqual({ label: "Only these ports of this computer's loopback", hosts: ['127.0.0.1:5432'] });
+    expect(networkView({ mode: 'hosts', hosts: ['api.github.com', 'example.org:8443'], loopbackPorts: [] })).toEqual({ label: 'Only these hosts', hosts: ['api.github.com', 'example.org:8443'] });
+    expect(networkView({ mode: 'hosts', hosts: ['api.github.com'], loopbackPorts: [11434] })).toEqual({ label: 'Only these hosts', hosts: ['api.github.com', '127.0.0.1:11434'] });
+    expect(networkView({ mode: 'hosts', hosts: [], loopbackPorts: [] })).toEqual({ label: 'No host allowed', hosts: [] });
   });
 
   it('shows each limit with its unit, and "not enforced" for a missing one', () => {

@@ -20,13 +20,14 @@ export interface NetworkView {
 }
 
 export function networkView(network: ServerSandboxSummary['network']): NetworkView {
+  const loopback = (network.loopbackPorts ?? []).map((port) => `127.0.0.1:${port}`);
   switch (network.mode) {
     case 'none':
       return { label: 'No network', hosts: [] };
     case 'loopback':
-      return { label: 'Its own loopback only', hosts: [] };
+      return { label: "Only these ports of this computer's loopback", hosts: loopback };
     case 'hosts':
-      return network.hosts.length === 0 ? { label: 'No host allowed', hosts: [] } : { label: 'Only these hosts', hosts: network.hosts };
+      return network.hosts.length === 0 && loopback.length === 0 ? { label: 'No host allowed', hosts: [] } : { label: 'Only these hosts', hosts: [...network.hosts, ...loopback] };
   }
 }
 

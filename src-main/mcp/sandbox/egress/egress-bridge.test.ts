@@ -1,37 +1,14 @@
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bridgeArgv, DEFAULT_BRIDGE_PORT, EGRESS_BRIDGE_SOURCE, proxyEnvironment } from './egress-bridge.js';
-import { freePort, startEcho, startProxy, tempDir } from './egress-test-support.js';
+import { freePort, nodeScript as node, runBridge, startEcho, startProxy, tempDir } from './egress-test-support.js';
 
 /*
  * The bridge runs here as it runs in the sandbox (`node -e SOURCE -- …`), but in this machine's
  * network namespace, so it listens on a free port instead of 3128. The proxy it forwards to is a
  * real EgressProxy on a UNIX socket.
  */
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Starts the bridge around `child` (a node script); `onStderr` sees the stderr as it grows. */
-function runBridge(socketPath: string, port: number, command: string[], onStderr?: (text: string, pid: number) => void): Promise<Run> {
-  const [node, ...args] = bridgeArgv(process.execPath, socketPath, port, command);
-  const bridge = spawn(node!, args, { env: { ...process.env, ...proxyEnvironment(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  bridge.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  bridge.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    onStderr?.(stderr, bridge.pid!);
-  });
-  return new Promise((resolve) => bridge.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-const node = (script: string) => [process.execPath, '-e', script];
 
 // Reaches api.example.test through HTTPS_PROXY (the bridge), sends "ping" right after the
 // CONNECT header and prints everything that comes back once the echo has arrived.

@@ -4,6 +4,7 @@ import { connect as netConnect, createConnection, createServer, type Server, typ
 import { nonPublicRange } from './address-ranges.js';
 import { ESTABLISHED, httpResponse, readConnectHead } from './connect-head.js';
 import { findPattern, parseConnectTarget, parseHostPatterns, type Host, type HostPattern } from './host-patterns.js';
+import { authority, LOOPBACK_POLICY_KEY, loopbackAddress, loopbackRefusal, parseLoopbackPorts } from './loopback.js';
 
 /*
  * The only way out of a governed server's sandbox (issue 12, DESIGN §5 invariant 10). The server
@@ -27,6 +28,11 @@ export interface EgressProxyOptions {
   socketPath: string;
   /** `x-silas-sandbox.network.hosts`: `example.com`, `*.example.com`, either with `:port`. */
   allow: readonly string[];
+  /**
+   * Ports of the host's loopback the server may reach as `127.0.0.1:P`, `localhost:P` or
+   * `[::1]:P` (loopback.ts). Reported with the host as `127.0.0.1` or `::1`.
+   */
+  loopbackPorts?: readonly number[];
   /** Called once for every CONNECT, before its effect. If it throws, nothing is opened. */
   onDecision: (decision: EgressDecision) => void;
   resolve?: (host: string) => Promise<string[]>;
@@ -47,7 +53,8 @@ export interface EgressStats {
   openTunnels: number;
 }
 
-type Verdict = { ok: true; address: string; reason: string } | { ok: false; status: 403 | 502; reason: string; body: string };
+/** `host`: what the decision reports, when not the normalised name (a loopback form reports its address). */
+type Verdict = { ok: true; address: string; reason: string; host?: string } | { ok: false; status: 403 | 502; reason: string; body: string; host?: string };
 
 const DEFAULT_MAX_HEADER_BYTES = 8 * 1024;
 const DEFAULT_IDLE_TIMEOUT_MS = 5 * 60_000;
@@ -109,6 +116,7 @@ export class EgressProxy {
     private readonly server: Server,
     private readonly options: EgressProxyOptions,
     private readonly patterns: HostPattern[],
+    private readonly loopbackPorts: ReadonlySet<number>,
   ) {
     this.resolveHost = options.resolve ?? lookupAll;
     this.connectTo = options.connect ?? connectTcp;
@@ -116,10 +124,11 @@ export class EgressProxy {
 
   static async start(options: EgressProxyOptions): Promise<EgressProxy> {
     const patterns = parseHostPatterns(options.allow);
+    const loopbackPorts = parseLoopbackPorts(options.loopbackPorts, 'egress proxy');
     await clearStaleSocket(options.socketPath);
     const server = createServer({ allowHalfOpen: true });
     server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-    const proxy = new EgressProxy(server, options, patterns);
+    const proxy = new EgressProxy(server, options, patterns, loopbackPorts);
     // Whatever a hostile client provokes ends its own connection, never the proxy.
     server.on('connection', (socket) => proxy.handle(socket).catch(() => socket.destroy()));
     await new Promise<void>((resolve, reject) => {
@@ -187,7 +196,7 @@ export class EgressProxy {
     const { host, port } = target;
     const verdict = await this.judge(host, port);
     // Reported even if the client has gone meanwhile: the attempt happened.
-    const recorded = this.report({ allowed: verdict.ok, host: host.name, port, reason: verdict.reason });
+    const recorded = this.report({ allowed: verdict.ok, host: verdict.host ?? host.name, port, reason: verdict.reason });
     if (!recorded) {
       this.counts.denied++;
       return end(socket, 500, 'silas egress proxy: the decision could not be recorded, so nothing was opened.');
@@ -210,6 +219,8 @@ export class EgressProxy {
   }
 
   private async judge(host: Host, port: number): Promise<Verdict> {
+    const loopback = loopbackAddress(host);
+    if (loopback !== null) return this.judgeLoopback(host, loopback, port);
     const where = `${host.name}:${port}`;
     const pattern = findPattern(this.patterns, host, port);
     if (pattern === null) {
@@ -241,20 +252,29 @@ export class EgressProxy {
     return { ok: true, address: addresses[0]!, reason: `${allowedBy}, connecting to ${addresses[0]}` };
   }
 
+  /** A literal loopback form: never resolved, reached at `address` itself. */
+  private judgeLoopback(host: Host, address: string, port: number): Verdict {
+    if (this.loopbackPorts.has(port)) return { ok: true, address, host: address, reason: `port ${port} of the host's loopback, listed in ${LOOPBACK_POLICY_KEY}` };
+    // Listing the loopback literal among the hosts allowed it before loopback ports existed; it still does.
+    const pattern = host.ip ? findPattern(this.patterns, host, port) : null;
+    if (pattern !== null) return { ok: true, address, host: address, reason: `allowed by "${pattern.source}"` };
+    return { ok: false, status: 403, host: address, reason: `port ${port} of the host's loopback is not in ${LOOPBACK_POLICY_KEY}`, body: loopbackRefusal(address, port) };
+  }
+
   private tunnel(client: Socket, address: string, port: number, rest: Buffer): void {
     if (client.destroyed || this.closed) return void client.destroy();
     let upstream: Socket;
     try {
       upstream = this.connectTo(address, port);
     } catch {
-      return end(client, 502, `silas egress proxy: cannot connect to ${address}:${port}.`);
+      return end(client, 502, `silas egress proxy: cannot connect to ${authority(address, port)}.`);
     }
     this.track(upstream);
     let state: 'connecting' | 'open' | 'done' = 'connecting';
     const failed = () => {
       if (state !== 'connecting') return;
       state = 'done';
-      end(client, 502, `silas egress proxy: cannot connect to ${address}:${port}.`);
+      end(client, 502, `silas egress proxy: cannot connect to ${authority(address, port)}.`);
     };
     upstream.once('error', failed);
     upstream.once('close', failed);

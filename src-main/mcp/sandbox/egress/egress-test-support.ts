@@ -1,7 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { useTempDirs } from '../../../testing/temp.js';
+import { bridgeArgv, proxyEnvironment } from './egress-bridge.js';
 import { EgressProxy, type EgressDecision, type EgressProxyOptions } from './egress-proxy.js';
 
 /*
@@ -25,53 +27,71 @@ export interface TestProxy {
   decisions: EgressDecision[];
   /** Every (address, port) the proxy asked the injected connect for. */
   connects: { host: string; port: number }[];
+  /** Every name the proxy asked the injected resolver for. */
+  lookups: string[];
 }
 
 const servers: Server[] = [];
 const proxies: EgressProxy[] = [];
+const bridges: ChildProcess[] = [];
 afterEach(async () => {
+  // A bridge whose test failed may still wait for its server; it forwards the signal to it.
+  for (const bridge of bridges.splice(0)) if (bridge.exitCode === null && bridge.signalCode === null) bridge.kill('SIGTERM');
   for (const proxy of proxies.splice(0)) await proxy.close();
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
 export const tempDir = useTempDirs('silas-egress-');
 
-export async function startEcho(): Promise<EchoServer> {
+/** Echoes every connection on `host`, after `greeting` (a server that speaks first, as databases do). */
+export async function startEcho(host = '127.0.0.1', greeting = ''): Promise<EchoServer> {
   let received = '';
   const server = createServer((socket) => {
     socket.on('data', (chunk) => (received += chunk.toString('latin1')));
     socket.on('error', () => socket.destroy());
+    if (greeting !== '') socket.write(greeting);
     socket.pipe(socket);
   });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
   servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('echo server has no port');
   return { port: address.port, received: () => received };
 }
 
-/** A proxy whose names resolve through `dns` (default: every name → PUBLIC_ADDRESS) and whose connections all land on `echo`. */
+/**
+ * A proxy whose names resolve through `dns` (default: every name → PUBLIC_ADDRESS) and whose
+ * connections all land on `echo`; with `direct`, on the address and port the proxy asked for.
+ */
 export async function startProxy(
   echo: EchoServer,
   allow: readonly string[],
-  options: Partial<EgressProxyOptions> & { dns?: Record<string, string[]>; socketPath?: string } = {},
+  options: Partial<EgressProxyOptions> & { dns?: Record<string, string[]>; socketPath?: string; direct?: boolean } = {},
 ): Promise<TestProxy> {
+  const { dns, direct, ...proxyOptions } = options;
   const decisions: EgressDecision[] = [];
   const connects: { host: string; port: number }[] = [];
+  const lookups: string[] = [];
   const socketPath = options.socketPath ?? join(tempDir(), 'egress.sock');
   const proxy = await EgressProxy.start({
     socketPath,
     allow,
     onDecision: (decision) => decisions.push(decision),
-    resolve: async (host) => options.dns?.[host] ?? [PUBLIC_ADDRESS],
+    resolve: async (host) => {
+      lookups.push(host);
+      return dns?.[host] ?? [PUBLIC_ADDRESS];
+    },
     connect: (host, port) => {
       connects.push({ host, port });
-      return connect(echo.port, '127.0.0.1');
+      return direct ? connect({ host, port, allowHalfOpen: true }) : connect(echo.port, '127.0.0.1');
     },
-    ...options,
+    ...proxyOptions,
   });
   proxies.push(proxy);
-  return { proxy, socketPath, decisions, connects };
+  return { proxy, socketPath, decisions, connects, lookups };
 }
 
 /** A client on the proxy's socket that keeps everything it receives. */
@@ -154,3 +174,36 @@ export async function freePort(): Promise<number> {
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
 }
+
+export interface BridgeRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the bridge as the sandbox does (`node -e SOURCE -- …`) around `command`, but in this
+ * machine's network namespace, so `port` and `loopbackPorts` must be free here. `onStderr` sees
+ * the stderr as it grows.
+ */
+export function runBridge(
+  socketPath: string,
+  port: number,
+  command: string[],
+  onStderr?: (text: string, pid: number) => void,
+  loopbackPorts?: readonly number[],
+): Promise<BridgeRun> {
+  const [node, ...args] = bridgeArgv(process.execPath, socketPath, port, command, loopbackPorts);
+  const bridge = spawn(node!, args, { env: { ...process.env, ...proxyEnvironment(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  bridges.push(bridge);
+  let stdout = '';
+  let stderr = '';
+  bridge.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  bridge.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    onStderr?.(stderr, bridge.pid!);
+  });
+  return new Promise((resolve) => bridge.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+export const nodeScript = (script: string): string[] => [process.execPath, '-e', script];

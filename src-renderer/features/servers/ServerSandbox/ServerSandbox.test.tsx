@@ -30,13 +30,14 @@ describe('ServerSandbox', () => {
   });
 
   it('says when the server has no network or only its loopback, when a limit is not enforced, and when a grant is empty', () => {
-    const { rerender } = render(<ServerSandbox sandbox={sandboxSummary({ network: { mode: 'none', hosts: [] }, write: [], env: [], secrets: [] })} denials={[]} />);
+    const { rerender } = render(<ServerSandbox sandbox={sandboxSummary({ network: { mode: 'none', hosts: [], loopbackPorts: [] }, write: [], env: [], secrets: [] })} denials={[]} />);
     expect(region().textContent).toContain('NetworkNo network');
     expect(region().textContent).toContain('Read-write pathsNone');
     expect(region().textContent).toContain('EnvironmentNone');
     expect(within(region()).queryByRole('list', { name: 'Allowed hosts' })).toBeNull();
-    rerender(<ServerSandbox sandbox={sandboxSummary({ network: { mode: 'loopback', hosts: [] }, limits: { mechanism: null, max_processes: null, max_memory_mb: null } })} denials={[]} />);
-    expect(region().textContent).toContain('NetworkIts own loopback only');
+    rerender(<ServerSandbox sandbox={sandboxSummary({ network: { mode: 'loopback', hosts: [], loopbackPorts: [5432] }, limits: { mechanism: null, max_processes: null, max_memory_mb: null } })} denials={[]} />);
+    expect(region().textContent).toContain("NetworkOnly these ports of this computer's loopback");
+    expect(items('Allowed hosts')).toEqual(['127.0.0.1:5432']);
     expect(items('Limits')).toEqual(['Processes: not enforced', 'Memory: not enforced', 'Mechanism: not enforced']);
   });
 

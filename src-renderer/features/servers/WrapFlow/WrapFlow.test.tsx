@@ -79,6 +79,40 @@ describe('WrapFlow', () => {
     expect(onApply).toHaveBeenCalledOnce();
   });
 
+  it('shows each server\'s starting sandbox under "Sandbox profiles": the policy diff Apply writes, and the notes', () => {
+    const own = '/home/ada/.local/share/silas/policies/files.yaml';
+    const policyDiff = [`--- ${own}`, `+++ ${own} (sandbox profile)`, '@@ -5,2 +5,6 @@', '   allowed_tools: [read_text_file]', '+  x-silas-sandbox:', '+    filesystem:', '+      write:', '+        - /home/ada/notes'].join('\n');
+    const signedNote = `add this to ${POLICY} under spec: (it is signed, and an edit would leave it unsigned):\n  x-silas-sandbox:\n    network:\n      mode: hosts`;
+    const plan = wrapPlan({
+      wrap: [
+        { name: 'files', policy: own },
+        { name: 'github', policy: POLICY },
+      ],
+      sandboxProfiles: [
+        { server: 'files', file: own, diff: policyDiff, notes: ['recognised @modelcontextprotocol/server-filesystem', 'may read and write the directories it is given: /home/ada/notes'] },
+        { server: 'github', file: POLICY, diff: '', notes: ['recognised @modelcontextprotocol/server-github', signedNote] },
+      ],
+    });
+    const { group } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan }));
+    const profiles = within(group).getByRole('region', { name: 'Sandbox profiles' });
+    expect(within(profiles).getByRole('heading', { name: 'Sandbox profiles' })).toBeTruthy();
+    expect(within(profiles).getByLabelText(`Diff of ${own}`).textContent).toBe(policyDiff);
+    expect(profiles.textContent).toContain(`files gets a starting x-silas-sandbox in its policy ${own}`);
+    expect(within(profiles).getByRole('list', { name: 'Notes on the sandbox of files' }).textContent).toContain('may read and write the directories it is given: /home/ada/notes');
+    expect(profiles.textContent).toContain(`github: its policy ${POLICY} is not changed`);
+    const githubNotes = within(profiles).getByRole('list', { name: 'Notes on the sandbox of github' });
+    expect(within(githubNotes).getAllByRole('listitem')[1]!.querySelector('pre')!.textContent).toBe('  x-silas-sandbox:\n    network:\n      mode: hosts');
+    expect(within(profiles).queryByLabelText(`Diff of ${POLICY}`)).toBeNull();
+    expect(describedBy(within(group).getByRole('button', { name: 'Apply' }))).toBe(
+      `Rewrites ${CLAUDE_FILE}; a backup is kept; Unwrap restores it byte for byte. Adds the sandbox profiles to ${own}, which Unwrap leaves in place`,
+    );
+  });
+
+  it('shows no sandbox section when the plan proposes none', () => {
+    const { group } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan({ sandboxProfiles: [] }) }));
+    expect(within(group).queryByRole('region', { name: 'Sandbox profiles' })).toBeNull();
+  });
+
   it('hides a preview once the policy is edited: another policy needs another preview', () => {
     const { input, group } = renderFlow(flow({ phase: 'previewed', requestedPolicy: POLICY, plan: wrapPlan() }));
     fireEvent.change(input, { target: { value: '/home/ada/policies/other.yaml' } });

@@ -2,6 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { ClientServerView } from '../../../../src-shared/schemas/clients.js';
 import type { WrapFlow as WrapFlowState } from '../../../store/clients-slice.js';
 import { messageLines } from '../clients-format.js';
+import { SandboxProfiles } from './SandboxProfiles.js';
 
 export interface WrapFlowProps {
   label: string;
@@ -96,6 +97,8 @@ export function WrapFlow({ label, file, servers, flow, onPreview, onApply, onCan
   // A preview belongs to the policy and the servers it was made for; other ones need another preview.
   const plan = flow.plan && flow.requestedPolicy === policy && sameNames(previewed, selected) ? flow.plan : null;
   const inputError = flow.error !== null && plan === null;
+  const profiles = plan?.sandboxProfiles ?? [];
+  const editedPolicies = profiles.filter((p) => p.diff !== '').map((p) => p.file);
 
   const preview = (names: string[]) => {
     setPreviewed(names);
@@ -197,6 +200,7 @@ export function WrapFlow({ label, file, servers, flow, onPreview, onApply, onCan
               </pre>
             </>
           ) : null}
+          <SandboxProfiles profiles={profiles} />
           {plan.wrap.length === 0 ? (
             <p className="wrap-flow__nothing">Nothing to wrap in {file}; nothing would change.</p>
           ) : (
@@ -206,6 +210,7 @@ export function WrapFlow({ label, file, servers, flow, onPreview, onApply, onCan
               </button>
               <span id={applyId} className="wrap-flow__consequence">
                 Rewrites {plan.file}; a backup is kept; Unwrap restores it byte for byte
+                {editedPolicies.length > 0 ? `. Adds the sandbox profiles to ${editedPolicies.join(', ')}, which Unwrap leaves in place` : null}
               </span>
             </div>
           )}
