@@ -59,8 +59,10 @@ test('wrap a Claude Desktop configuration from the Servers page, then unwrap it 
   // Preview: the exact diff, and Apply with its consequence.
   await input.fill(policy);
   await flow.getByRole('button', { name: 'Preview changes' }).click();
-  const diff = flow.locator('pre');
+  const diff = flow.getByLabel(`Diff of ${file}`, { exact: true });
   await expect(diff).toContainText(`--- ${file}`);
+  // One policy for both servers: each one's starting sandbox is proposed as a note, not written into it.
+  await expect(flow.getByRole('region', { name: 'Sandbox profiles' })).toContainText('x-silas-sandbox');
   await expect(diff).toContainText(`+      "command": "${process.execPath}",`);
   expect(readFileSync(file).equals(original)).toBe(true);
   const apply = flow.getByRole('button', { name: 'Apply' });
