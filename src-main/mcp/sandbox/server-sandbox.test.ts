@@ -73,9 +73,20 @@ describe('prepareSandboxedServer', () => {
     [{ filesystem: { read: ['~/no-such-folder'] } }, /filesystem\.read\.0: .*no-such-folder" does not exist on this machine/],
     [{ filesystem: { read: ['~/project/../.ssh'] } }, /contains a "\.\." segment/],
     [{ limits: { max_processes: 8 } }, /limits: the policy requires limits that cannot be enforced here: no cgroup here/],
+    [{ filesystem: { write: ['/tmp'] } }, /filesystem\.write\.0: "\/tmp" contains \/tmp, where other programs keep their sockets/],
+    [{ filesystem: { read: ['/run'] } }, /contains \/run, where other programs keep their sockets/],
   ])('refuses %j before anything starts', (sandbox, message) => {
     const l = layout();
     expect(() => prepareSandboxedServer(input(l, sandbox))).toThrow(message);
+  });
+
+  it('hides the session bus socket when a grant contains it', () => {
+    const l = layout();
+    const bus = join(l.project, 'bus');
+    writeFileSync(bus, '');
+    const launch = prepareSandboxedServer(input(l, { filesystem: { read: ['~/project'] } }, { environment: { PATH: `${join(l.home, 'bin')}:/usr/bin:/bin`, DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus},guid=x` } }));
+    expect(launch.summary.masked).toContain(bus);
+    expect(pairs(launch.args, '--ro-bind')).toContain('/dev/null');
   });
 
   it('refuses a grant that reaches a protected path through a symlink', () => {

@@ -48,6 +48,9 @@ export interface ServerLaunch {
   cgroup: RunCgroup | null;
 }
 
+/** Folders every program shares its sockets in: the server gets a private /tmp instead, and none of these. */
+const SOCKET_TREES = ['/tmp', '/var/tmp', '/run', '/dev/shm'];
+
 const field = (...path: (string | number)[]) => `spec.${SANDBOX_KEY}.${path.map(String).join('.')}`;
 
 /** `~` and `$HOME` expanded by concatenation, not `join`: a ".." must reach resolveSandboxPath, which refuses it. */
@@ -71,8 +74,10 @@ function realOrSelf(path: string): string {
  * socket), the policy file, the default data and config folders of Silas, the keyring's files,
  * and every absolute protected path of the policy.
  */
-export function forbiddenPaths(input: Pick<ServerSandboxInput, 'protectedPaths' | 'policyFile' | 'homeDir' | 'dataHome'>): string[] {
-  const always = [input.dataHome, input.policyFile, join(input.homeDir, '.local', 'share', 'silas'), join(input.homeDir, '.config', 'silas'), join(input.homeDir, '.local', 'share', 'keyrings')];
+export function forbiddenPaths(input: Pick<ServerSandboxInput, 'protectedPaths' | 'policyFile' | 'homeDir' | 'dataHome'> & { environment?: NodeJS.ProcessEnv }): string[] {
+  // The session bus may live anywhere its address says (dbus-run-session puts it in /tmp).
+  const bus = /(?:^|;)unix:path=([^,;]+)/.exec(input.environment?.DBUS_SESSION_BUS_ADDRESS ?? '')?.[1];
+  const always = [input.dataHome, input.policyFile, join(input.homeDir, '.local', 'share', 'silas'), join(input.homeDir, '.config', 'silas'), join(input.homeDir, '.local', 'share', 'keyrings'), ...(bus ? [bus] : [])];
   const fromPolicy = input.protectedPaths.map((entry) => expandHome(entry, input.homeDir)).filter((entry) => isAbsolute(entry) && !/[*?[]/.test(entry));
   return [...new Set([...always, ...fromPolicy].flatMap((path) => [resolve(path), realOrSelf(resolve(path))]))];
 }
@@ -92,6 +97,8 @@ function grants(document: SandboxDocument | null, input: ServerSandboxInput, for
       const hidden = forbidden.find((path) => isWithin(real, path));
       if (hidden !== undefined) throw new SandboxSetupError(`${name}: "${written}" is inside ${hidden}, which no MCP server may see (a protected path, the policy or the Silas data home); grant a folder outside it`);
       if (real === input.homeDir || real === '/') throw new SandboxSetupError(`${name}: "${written}" grants the whole ${real === '/' ? 'filesystem' : 'home directory'}; grant the folders the server needs`);
+      const shared = SOCKET_TREES.find((tree) => isWithin(tree, real));
+      if (shared !== undefined) throw new SandboxSetupError(`${name}: "${written}" contains ${shared}, where other programs keep their sockets (the session bus, the display, other sandboxes' egress proxies); grant a folder of its own inside it`);
       mounts.push({ path: real, writable });
     });
   }
