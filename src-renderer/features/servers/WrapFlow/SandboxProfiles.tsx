@@ -1,4 +1,5 @@
 import { useId } from 'react';
+import { FileDiff } from '../FileDiff/FileDiff.js';
 import type { ClientWrapPlanView } from '../../../../src-shared/schemas/clients.js';
 
 type SandboxProfile = NonNullable<ClientWrapPlanView['sandboxProfiles']>[number];
@@ -19,7 +20,6 @@ function Note({ note }: { note: string }) {
 }
 
 function Profile({ profile }: { profile: SandboxProfile }) {
-  const diffId = useId();
   return (
     <li className="wrap-flow__profile">
       <p>
@@ -42,16 +42,7 @@ function Profile({ profile }: { profile: SandboxProfile }) {
           ))}
         </ul>
       ) : null}
-      {profile.diff ? (
-        <>
-          <p id={diffId} className="wrap-flow__diff-title">
-            Diff of {profile.file}
-          </p>
-          <pre className="wrap-flow__diff" aria-labelledby={diffId} tabIndex={0}>
-            <code>{profile.diff}</code>
-          </pre>
-        </>
-      ) : null}
+      {profile.diff ? <FileDiff file={profile.file} diff={profile.diff} /> : null}
     </li>
   );
 }

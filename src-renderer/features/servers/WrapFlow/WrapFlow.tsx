@@ -3,6 +3,7 @@ import type { ClientServerView } from '../../../../src-shared/schemas/clients.js
 import type { WrapFlow as WrapFlowState } from '../../../store/clients-slice.js';
 import { messageLines } from '../clients-format.js';
 import { SandboxProfiles } from './SandboxProfiles.js';
+import { FileDiff } from '../FileDiff/FileDiff.js';
 
 export interface WrapFlowProps {
   label: string;
@@ -91,7 +92,6 @@ export function WrapFlow({ label, file, servers, flow, onPreview, onApply, onCan
   const errorId = useId();
   const applyId = useId();
   const cancelId = useId();
-  const diffId = useId();
   const busy = flow.phase === 'previewing' || flow.phase === 'applying';
   const none = selected.length === 0;
   // A preview belongs to the policy and the servers it was made for; other ones need another preview.
@@ -190,16 +190,7 @@ export function WrapFlow({ label, file, servers, flow, onPreview, onApply, onCan
               ))}
             </ul>
           ) : null}
-          {plan.diff ? (
-            <>
-              <p id={diffId} className="wrap-flow__diff-title">
-                Diff of {plan.file}
-              </p>
-              <pre className="wrap-flow__diff" aria-labelledby={diffId} tabIndex={0}>
-                <code>{plan.diff}</code>
-              </pre>
-            </>
-          ) : null}
+          {plan.diff ? <FileDiff file={plan.file} diff={plan.diff} /> : null}
           <SandboxProfiles profiles={profiles} />
           {plan.wrap.length === 0 ? (
             <p className="wrap-flow__nothing">Nothing to wrap in {file}; nothing would change.</p>
