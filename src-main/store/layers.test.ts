@@ -111,6 +111,13 @@ describe('domains import only the layers below them', () => {
     for (const source of ['../store/transaction.js', '../home/paths.js']) expect(await importAt('src-main/keys/layer-probe.ts', source), source).toEqual([]);
   });
 
+  it('keeps model access above the keyring and below the kernel', async () => {
+    expect(await importAt('src-main/llm/layer-probe.ts', '../keys/named-secrets.js')).toEqual([]);
+    for (const source of ['../silas/work/hashes.js', '../audit/audit-log.js']) expect(await importAt('src-main/llm/layer-probe.ts', source), source).toEqual([layerMessage('llm')]);
+    expect(await importAt('src-main/silas/agents/layer-probe.ts', '../../llm/model-client.js')).toEqual([]);
+    expect(await importAt('src-main/keys/layer-probe.ts', '../llm/model-client.js')).toEqual([layerMessage('keys')]);
+  });
+
   it('lets only cli/ and the desktop shell import app/, and keeps the control plane below the CLI', async () => {
     for (const path of ['src-main/approvals/layer-probe.ts', 'src-main/mcp/proxy/layer-probe.ts', 'src-main/control/layer-probe.ts', 'src-main/review/layer-probe.ts']) {
       const depth = path.split('/').length - 2;

@@ -1,0 +1,103 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createOpenRouter } from '@openrouter/ai-sdk-provider';
+import type { LanguageModel } from 'ai';
+import type { ModelProvider, ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
+import { isSilasError } from '../../src-shared/errors.js';
+import type { NamedSecrets } from '../keys/named-secrets.js';
+import { ModelError } from './errors.js';
+
+/*
+ * The AI SDK model for a role, with its API key read from the OS keyring at the moment of the
+ * call (DESIGN invariant 5): a key replaced with `silas secrets set` is used by the next call,
+ * and no object outlives the call holding it.
+ */
+
+/** What the model layer needs of the keyring: `NamedSecrets`, or a test double of it. */
+export type SecretReader = Pick<NamedSecrets, 'get' | 'description'>;
+
+/**
+ * The public endpoints, always passed explicitly: left out, the Anthropic provider would take
+ * ANTHROPIC_BASE_URL from the environment, and anything that can set the runtime's environment
+ * could then send the key to a host of its choosing.
+ */
+export const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ModelProvider, 'openai-compatible'>, string>> = {
+  openrouter: 'https://openrouter.ai/api/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+};
+
+// What an HTTP header can carry. A key with a line break or a space (pasted with its newline)
+// would make fetch throw an error quoting the header, the key included.
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
+export interface ResolvedModel {
+  model: LanguageModel;
+  /** For the redactor only; never stored, logged or returned to a caller. */
+  apiKey: string | null;
+}
+
+export function baseUrlOf(config: RoleModelConfig): string {
+  if (config.baseUrl !== undefined) return config.baseUrl.replace(/\/+$/, '');
+  if (config.provider === 'openai-compatible') throw new Error('an openai-compatible model has no baseUrl; the configuration schema requires one');
+  return DEFAULT_BASE_URLS[config.provider];
+}
+
+/**
+ * The key, or null for a keyless local server. Every way of not having one fails here, before
+ * any request, with the command that fixes it.
+ */
+export function readApiKey(role: ModelRole, config: RoleModelConfig, secrets: SecretReader): string | null {
+  const name = config.apiKeySecret;
+  const details = { provider: config.provider, role };
+  if (name === undefined) {
+    if (config.provider === 'openai-compatible') return null;
+    throw new ModelError('auth', `models.${role} uses ${config.provider}, which needs an API key: store it with \`silas secrets set ${config.provider}-key\` and write apiKeySecret: ${config.provider}-key under models.${role}`, details);
+  }
+  let key: string | null;
+  try {
+    key = secrets.get(name);
+  } catch (error) {
+    // The keyring's own message says how to reach it; it never contains a value.
+    throw new ModelError('auth', `the API key for ${config.provider} (secret "${name}") could not be read: ${isSilasError(error) ? error.message : 'the OS keyring failed'}`, details);
+  }
+  if (key === null || key === '') {
+    throw new ModelError(
+      'auth',
+      `models.${role} uses ${config.provider} with the API key in secret "${name}", which is not in the OS keyring (${secrets.description}); to fix, run \`silas secrets set ${name}\` and type or pipe the key`,
+      details,
+    );
+  }
+  if (!HEADER_SAFE.test(key)) {
+    throw new ModelError('auth', `the API key in secret "${name}" contains a space, line break or other character no API key has (often a newline pasted with it); run \`silas secrets set ${name}\` and enter the key alone`, details);
+  }
+  return key;
+}
+
+export function resolveModel(role: ModelRole, config: RoleModelConfig, secrets: SecretReader): ResolvedModel {
+  const apiKey = readApiKey(role, config, secrets);
+  const baseURL = baseUrlOf(config);
+  switch (config.provider) {
+    case 'openai-compatible': {
+      const provider = createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        ...(apiKey === null ? {} : { apiKey }),
+        // Usage in streamed answers is what cost accounting counts.
+        includeUsage: true,
+        // json_schema response formats: Ollama, LM Studio, vLLM and llama.cpp's server take them,
+        // and without one the model would be told "JSON" but not which JSON.
+        supportsStructuredOutputs: true,
+      });
+      return { model: provider.chatModel(config.model), apiKey };
+    }
+    case 'openrouter': {
+      // "strict" asks for usage in streamed answers (stream_options.include_usage).
+      const provider = createOpenRouter({ baseURL, apiKey: apiKey!, compatibility: 'strict' });
+      return { model: provider.chat(config.model), apiKey };
+    }
+    case 'anthropic': {
+      const provider = createAnthropic({ baseURL, apiKey: apiKey! });
+      return { model: provider.messages(config.model), apiKey };
+    }
+  }
+}

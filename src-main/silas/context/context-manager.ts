@@ -1,0 +1,305 @@
+import { randomUUID } from 'node:crypto';
+import { SilasError } from '../../../src-shared/errors.js';
+import {
+  ALLOCABLE_ZONES,
+  ContextErrorCode,
+  ContextItem,
+  ContextZone,
+  ScopeId,
+  ZONE_ORDER,
+  type AllocableZone,
+  type ContextItemInput,
+  type ContextProfile,
+  type TokenBudget,
+} from '../../../src-shared/silas/context.js';
+import { findProfile, oversizeRefusal, zoneBudgets, type ZoneBudgets } from './budget.js';
+import {
+  DEFAULT_TRIVIAL_ACK,
+  evictionOrder,
+  isTrivialAcknowledgement,
+  maskedPlaceholder,
+  parseToolResultSource,
+  shouldMask,
+  statelessPattern,
+} from './eviction.js';
+import { renderAll, renderBlock, renderSections, type RenderedSection } from './render.js';
+import type { TokenCounter } from './token-counter.js';
+
+/**
+ * The ContextManager of spec 002 §4.3 / §5.7: the four zones of each scope's context window,
+ * their budgets under the scope's profile, rendering into the prompt, and the heuristic tier of
+ * eviction. Every operation names its scope and there is no call that reads across scopes, so
+ * one connection's chronicle, memories and workspace never reach another's prompt. Decisions:
+ * docs/silas/context.md.
+ */
+
+export interface ContextManagerDeps {
+  /** §5.13: counts every item when it is added; the count is never taken from the caller. */
+  counter: TokenCounter;
+  budget: TokenBudget;
+  /** `created_at` of items added without one. */
+  clock?: () => Date;
+  /** `ctx_id` of items added without one. */
+  newId?: () => string;
+  /** §5.7 "configurable regex" for trivial acknowledgements. */
+  trivialAckPattern?: RegExp;
+}
+
+/** An item to add: `token_count` is recounted, `ctx_id` and `created_at` filled in when absent. */
+export type ContextItemDraft = Omit<ContextItemInput, 'ctx_id' | 'created_at' | 'token_count'> & {
+  ctx_id?: string;
+  created_at?: string;
+  token_count?: number;
+};
+
+export type EvictionReason = 'trivial_acknowledgement' | 'zone_policy';
+
+/** An item removed by `enforceBudget`; the Stream stores its content in memory (§5.1 step 5). */
+export interface EvictedItem {
+  item: ContextItem;
+  reason: EvictionReason;
+}
+
+export interface EnforceResult {
+  /** In the order they were removed. */
+  evicted: EvictedItem[];
+  /** ctx_ids of tool results masked by this call. */
+  masked: string[];
+  /** Zones still over budget: only pinned items are left to give up. */
+  overBudget: AllocableZone[];
+  /** Total usage still above `eviction_threshold_pct` of `total`: the scorer tier's cue (§5.7 Tier 2). */
+  overThreshold: boolean;
+}
+
+type ZoneUsage = Record<ContextZone, number>;
+
+interface Scope {
+  profile: string;
+  /** Per zone, in the order items were added (a masked item keeps its place). */
+  zones: Record<ContextZone, Map<string, ContextItem>>;
+  tokens: ZoneUsage;
+}
+
+const emptyUsage = (): ZoneUsage => ({ system: 0, chronicle: 0, memory: 0, workspace: 0 });
+
+function invalid(message: string): SilasError {
+  return new SilasError(ContextErrorCode.Invalid, message);
+}
+
+export class ContextManager {
+  private readonly scopes = new Map<string, Scope>();
+  private readonly counter: TokenCounter;
+  private readonly budget: TokenBudget;
+  private readonly clock: () => Date;
+  private readonly newId: () => string;
+  private readonly trivialAck: RegExp;
+  /**
+   * Each item's rendered block. Items are frozen and masking replaces an item by a new object, so
+   * a block can never be stale; a turn re-renders only what it added.
+   */
+  private readonly blocks = new WeakMap<ContextItem, string>();
+  private readonly block = (item: ContextItem): string => {
+    let text = this.blocks.get(item);
+    if (text === undefined) {
+      text = renderBlock(item);
+      this.blocks.set(item, text);
+    }
+    return text;
+  };
+
+  constructor(deps: ContextManagerDeps) {
+    this.counter = deps.counter;
+    this.budget = deps.budget;
+    this.clock = deps.clock ?? (() => new Date());
+    this.newId = deps.newId ?? (() => `ctx-${randomUUID()}`);
+    this.trivialAck = statelessPattern(deps.trivialAckPattern ?? DEFAULT_TRIVIAL_ACK);
+  }
+
+  /** §4.3 `add`: validates, counts and stores the item in its zone of `scopeId`; returns its ctx_id. */
+  add(scopeId: string, draft: ContextItemDraft): string {
+    const content = typeof draft.content === 'string' ? draft.content : '';
+    const parsed = ContextItem.safeParse({
+      ...draft,
+      ctx_id: draft.ctx_id ?? this.newId(),
+      created_at: draft.created_at ?? this.clock().toISOString(),
+      token_count: this.counter.count(content),
+    });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw invalid(`context item ${issue.path.join('.') || '(item)'}: ${issue.message}`);
+    }
+    const item = parsed.data;
+    if (item.kind === 'tool_result' && parseToolResultSource(item.source) === null) {
+      throw invalid(`tool result "${item.ctx_id}" has source "${item.source}"; it must be tool:<name>:succeeded or tool:<name>:failed (toolResultSource())`);
+    }
+    const scope = this.scopeFor(scopeId);
+    if (ZONE_ORDER.some((zone) => scope.zones[zone].has(item.ctx_id))) {
+      throw new SilasError(ContextErrorCode.Duplicate, `scope "${scopeId}" already holds an item "${item.ctx_id}"; drop it first or use a new ctx_id`);
+    }
+    const tooLarge = oversizeRefusal(this.budget, this.profile(scopeId), scope.tokens.system, item, scopeId);
+    if (tooLarge) throw tooLarge;
+    this.put(scope, Object.freeze(item));
+    return item.ctx_id;
+  }
+
+  /** §4.3 `drop` (harness only). Returns whether the scope held the item. */
+  drop(scopeId: string, ctxId: string): boolean {
+    const scope = this.scopes.get(scopeId);
+    if (!scope) return false;
+    for (const zone of ZONE_ORDER) {
+      const item = scope.zones[zone].get(ctxId);
+      if (item) {
+        this.remove(scope, item);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** §4.3 `get_zone`: the zone's items in `scopeId`, in the order they were added (frozen). */
+  getZone(scopeId: string, zone: ContextZone): readonly ContextItem[] {
+    if (!ContextZone.safeParse(zone).success) throw invalid(`zone "${String(zone)}" is not one of ${ZONE_ORDER.join(', ')}`);
+    const scope = this.scopes.get(scopeId);
+    return scope ? [...scope.zones[zone].values()] : [];
+  }
+
+  /** §4.3 `set_profile`: the budget profile of this scope only. */
+  setProfile(scopeId: string, profileName: string): void {
+    if (!findProfile(this.budget, profileName)) {
+      throw new SilasError(
+        ContextErrorCode.UnknownProfile,
+        `context profile "${profileName}" is not defined; use one of ${Object.keys(this.budget.profiles).join(', ')} or add it to context.profiles`,
+      );
+    }
+    this.scopeFor(scopeId).profile = profileName;
+  }
+
+  /** The scope's current profile (the budget's default until `setProfile`). */
+  profile(scopeId: string): ContextProfile {
+    return findProfile(this.budget, this.scopes.get(scopeId)?.profile ?? this.budget.default_profile)!;
+  }
+
+  /** §4.3 `token_usage`: tokens per zone (diagnostics; never rendered to the agent). */
+  tokenUsage(scopeId: string): Record<ContextZone, number> {
+    const scope = this.scopes.get(scopeId);
+    return scope ? { ...scope.tokens } : emptyUsage();
+  }
+
+  /** The §3.5 headroom math for the scope as it is now. */
+  budgets(scopeId: string): ZoneBudgets {
+    return zoneBudgets(this.budget, this.profile(scopeId), this.tokenUsage(scopeId).system);
+  }
+
+  /**
+   * §4.3 `render`: masks tool results past the threshold (§5.7 rendering step 2), then renders the
+   * zones system → chronicle → memory → workspace. An unknown scope renders as "".
+   */
+  render(scopeId: string, turnNumber: number): string {
+    const zones = this.zonesForRender(scopeId, turnNumber);
+    return zones ? renderAll(zones, this.block) : '';
+  }
+
+  /** The same text as `render`, one section per non-empty zone (e.g. the system zone as the system message). */
+  renderSections(scopeId: string, turnNumber: number): RenderedSection[] {
+    const zones = this.zonesForRender(scopeId, turnNumber);
+    return zones ? renderSections(zones, this.block) : [];
+  }
+
+  /**
+   * §4.3 `enforce_budget`, Tier 1 of §5.7 (no model call): mask old tool results; if the chronicle
+   * is over its budget, drop trivial acknowledgements; then evict by each zone's policy until every
+   * zone fits. Pinned items are never evicted. The scorer tier (Tier 2) is not here yet:
+   * `overThreshold` says when it would run.
+   */
+  enforceBudget(scopeId: string, turnNumber: number): EnforceResult {
+    const scope = this.scopes.get(scopeId);
+    if (!scope) return { evicted: [], masked: [], overBudget: [], overThreshold: false };
+    const masked = this.mask(scope, turnNumber);
+    const evicted: EvictedItem[] = [];
+    const budgets = zoneBudgets(this.budget, this.profile(scopeId), scope.tokens.system).zones;
+
+    if (scope.tokens.chronicle > budgets.chronicle) {
+      for (const item of [...scope.zones.chronicle.values()]) {
+        if (isTrivialAcknowledgement(item, turnNumber, this.trivialAck)) {
+          this.remove(scope, item);
+          evicted.push({ item, reason: 'trivial_acknowledgement' });
+        }
+      }
+    }
+
+    const overBudget: AllocableZone[] = [];
+    for (const zone of ALLOCABLE_ZONES) {
+      if (scope.tokens[zone] <= budgets[zone]) continue;
+      for (const item of evictionOrder(zone, [...scope.zones[zone].values()])) {
+        if (scope.tokens[zone] <= budgets[zone]) break;
+        this.remove(scope, item);
+        evicted.push({ item, reason: 'zone_policy' });
+      }
+      if (scope.tokens[zone] > budgets[zone]) overBudget.push(zone);
+    }
+
+    const total = ZONE_ORDER.reduce((sum, zone) => sum + scope.tokens[zone], 0);
+    return { evicted, masked, overBudget, overThreshold: total > this.budget.eviction_threshold_pct * this.budget.total };
+  }
+
+  /** Forgets a scope entirely (a connection that closed). */
+  removeScope(scopeId: string): void {
+    this.scopes.delete(scopeId);
+  }
+
+  /** §5.7 rendering steps 2 and 3: mask, then hand the zones over in render order. */
+  private zonesForRender(scopeId: string, turnNumber: number): Record<ContextZone, Iterable<ContextItem>> | null {
+    const scope = this.scopes.get(scopeId);
+    if (!scope) return null;
+    this.mask(scope, turnNumber);
+    return {
+      system: scope.zones.system.values(),
+      chronicle: scope.zones.chronicle.values(),
+      memory: scope.zones.memory.values(),
+      workspace: scope.zones.workspace.values(),
+    };
+  }
+
+  private scopeFor(scopeId: string): Scope {
+    const parsed = ScopeId.safeParse(scopeId);
+    if (!parsed.success) throw invalid(`scope id: ${parsed.error.issues[0]!.message}`);
+    let scope = this.scopes.get(scopeId);
+    if (!scope) {
+      scope = {
+        profile: this.budget.default_profile,
+        zones: { system: new Map(), chronicle: new Map(), memory: new Map(), workspace: new Map() },
+        tokens: emptyUsage(),
+      };
+      this.scopes.set(scopeId, scope);
+    }
+    return scope;
+  }
+
+  private put(scope: Scope, item: ContextItem): void {
+    scope.zones[item.zone].set(item.ctx_id, item);
+    scope.tokens[item.zone] += item.token_count;
+  }
+
+  private remove(scope: Scope, item: ContextItem): void {
+    scope.zones[item.zone].delete(item.ctx_id);
+    scope.tokens[item.zone] -= item.token_count;
+  }
+
+  /** §5.7 Tier 1 step 1 (also rendering step 2): replaces old tool results by their placeholder. */
+  private mask(scope: Scope, turnNumber: number): string[] {
+    const masked: string[] = [];
+    const after = this.budget.observation_mask_after_turns;
+    for (const zone of ALLOCABLE_ZONES) {
+      const items = scope.zones[zone];
+      for (const item of items.values()) {
+        if (!shouldMask(item, turnNumber, after)) continue;
+        const content = maskedPlaceholder(item);
+        const replaced = Object.freeze({ ...item, content, masked: true, token_count: this.counter.count(content) });
+        items.set(item.ctx_id, replaced);
+        scope.tokens[zone] += replaced.token_count - item.token_count;
+        masked.push(item.ctx_id);
+      }
+    }
+    return masked;
+  }
+}
