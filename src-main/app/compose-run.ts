@@ -1,3 +1,4 @@
+import type { WorkItem } from '../../src-shared/silas/work.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import type { ApprovalEngine } from '../silas/approval/engine.js';
 import { RecordingAuditLog } from '../silas/executor/audit.js';
@@ -24,7 +25,8 @@ export interface RunSessionOptions {
   secretStore: SecretStore;
   /** The one work directory of this run. */
   workDir: string;
-  agent: () => ExecutorAgent;
+  /** The agent of one work item; it records what it does (its model calls) in the run's ledger. */
+  agent: (item: WorkItem, audit: RecordingAuditLog) => ExecutorAgent;
   /** Tests swap in a sandbox whose bubblewrap is missing. */
   sandboxManager?: SandboxManager;
 }
@@ -42,7 +44,7 @@ export function openRunSession(home: string, options: RunSessionOptions): RunSes
     const trusted = ledger.trustedKeys();
     const { executor, engine, store } = createSandboxedExecutor(
       { db: ledger.db, audit, signer: ledger.signer ?? undefined, trustedKeys: () => trusted, workDir: options.workDir, sandboxManager: options.sandboxManager },
-      { agentFor: options.agent },
+      { agentFor: (item) => options.agent(item, audit) },
     );
     return { audit, executor, engine, store, committedIds: () => ledger.committed(audit.ids()), close: () => ledger.close() };
   } catch (error) {

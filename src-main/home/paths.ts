@@ -23,6 +23,8 @@ export function homePaths(home: string) {
     home,
     database: join(home, 'silas.db'),
     controlFile: join(home, 'control.json'),
+    /** Which model each agent role uses (`silas models`); names keyring secrets, never holds a key. */
+    modelsFile: join(home, 'models.json'),
     /** The proxies' control socket; a named pipe per home on Windows. */
     controlSocket: process.platform === 'win32' ? `\\\\.\\pipe\\silas-${Buffer.from(home).toString('hex').slice(-32)}` : join(home, 'control.sock'),
     lockFile: join(home, 'runtime.lock'),

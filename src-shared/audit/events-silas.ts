@@ -9,10 +9,12 @@ const attempt = { work_item_id: str, attempt: int };
 const call = { ...attempt, call_index: int, tool: str };
 const results = z.array(json);
 const level = { connection_id: str, from: str, to: str };
+// An agent's model calls; a work item when the agent serves one (the executor), none in the Stream.
+const agent = { work_item_id: str.optional(), agent: str };
 // Gates are loose: the runner spreads in its caller's scope (work item, attempt, step, call).
 const gate = { gate: str };
 
-/** Plans, their approval tokens, the executor, work items, gates and access levels (the Silas spec). */
+/** Plans, their approval tokens, the executor, agents' model calls, work items, gates and access levels (the Silas spec). */
 export const silasEvents = {
   'silas.plan_approval.requested': ev({
     summary: 'A plan waits for the person in the cockpit.',
@@ -209,6 +211,22 @@ export const silasEvents = {
     summary: 'The agent claimed artifacts that do not exist.',
     category: 'execution',
     data: z.strictObject({ ...attempt, claimed_but_missing: strs }),
+  }),
+
+  'silas.agent.output_repaired': ev({
+    summary: "An agent's answer did not match its schema; the one repair call fixed it.",
+    category: 'agent',
+    data: z.strictObject({ ...agent, first_error: str }),
+  }),
+  'silas.agent.output_fallback': ev({
+    summary: "An agent's answer failed its schema twice, or its model call failed; its fallback was used.",
+    category: 'agent',
+    data: z.strictObject({ ...agent, reason: str, first_error: str, repair_error: nstr, raw_chars: int, raw_excerpt: str }),
+  }),
+  'silas.agent.model_usage': ev({
+    summary: 'One model call of an agent: the model, its tokens and cost (never the prompt or the key).',
+    category: 'agent',
+    data: z.strictObject({ ...agent, role: str, provider: str, model: str, input_tokens: int, output_tokens: int, cost_usd: num.nullable(), repair: bool }),
   }),
 
   'silas.work_item.saved': ev({

@@ -245,8 +245,8 @@ export const StructuredOutputReason = z.enum(['schema_invalid_twice', 'call_fail
 export type StructuredOutputReason = z.infer<typeof StructuredOutputReason>;
 
 /**
- * The data of a repair or fallback event (suggested ledger names `silas.agent.output_repaired` and
- * `silas.agent.output_fallback`). Error summaries name JSON paths and are capped; of the model's
+ * The data of a repair or fallback event (in the ledger: `silas.agent.output_repaired` and
+ * `silas.agent.output_fallback`, with the work item added). Error summaries name JSON paths and are capped; of the model's
  * answer only its length and a short redacted excerpt are kept, never the whole text.
  */
 export const StructuredOutputEvent = z.discriminatedUnion('kind', [

@@ -279,8 +279,8 @@ describe('silas run', () => {
 
   it('refuses bad usage and plans it cannot run', async () => {
     const s = await setup();
-    expect(await runSilas(['run', s.plan, '--home', s.home], { secretStore: s.store })).toMatchObject({ code: 2, err: expect.stringContaining('--agent script:CALLS.json is required') });
-    expect(await runSilas(['run', s.plan, '--agent', 'llm:gpt', '--home', s.home], { secretStore: s.store })).toMatchObject({ code: 2, err: expect.stringContaining('--agent: expected script:CALLS.json') });
+    expect(await runSilas(['run', s.plan, '--home', s.home], { secretStore: s.store })).toMatchObject({ code: 2, err: expect.stringContaining('--agent is required: llm (the executor model') });
+    expect(await runSilas(['run', s.plan, '--agent', 'llm:gpt', '--home', s.home], { secretStore: s.store })).toMatchObject({ code: 2, err: expect.stringContaining('--agent: expected llm or script:CALLS.json, got "llm:gpt"') });
     expect(await runSilas(['run', s.plan, '--agent', `script:${s.calls}`, '--workdir', join(s.repo, 'missing'), '--home', s.home], { secretStore: s.store })).toMatchObject({ code: 2, err: expect.stringContaining('does not exist') });
     const project = join(s.repo, '..', 'project.md');
     writeFileSync(project, '---\nid: p\ntype: project\ntitle: P\ntasks: [a]\n---\nGo.\n');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
@@ -8,7 +8,7 @@ import { openRunSession, type RunSession } from '../../app/compose-run.js';
 import { resolveHome } from '../../home/paths.js';
 import { cliSecretStore } from '../../app/cli-keyring.js';
 import type { RecordingAuditLog } from '../../silas/executor/audit.js';
-import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
+import { ScriptParseError } from '../../silas/executor/scripted-agent.js';
 import type { PlanApprover } from '../../silas/review/plan-approver.js';
 import { planApproverForHome } from '../../control/socket-asker.js';
 import type { SandboxManager } from '../../silas/sandbox/index.js';
@@ -18,8 +18,9 @@ import { UsageError, type CliIo, type Command } from '../io.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
 import { fileExistsOutside } from '../../silas/verify/file-confinement.js';
 import { formatPlanCard, onePlanFile, readPlanFile, terminalSafe } from './plan.js';
+import { parseAgentSpec, resolveAgent, type AgentSpec } from './run-agent.js';
 
-const usage = `Usage: silas run FILE --agent script:CALLS.json [--approve-here] [--home DIR] [--workdir DIR] [--json]
+const usage = `Usage: silas run FILE --agent llm|script:CALLS.json [--approve-here] [--home DIR] [--workdir DIR] [--json]
 
   Run a Silas task plan (spec 002 §5.2): show the plan, obtain an owner-signed approval bound to
   its plan hash, execute the agent's tool calls in the sandbox (network denied), then let only the
@@ -27,6 +28,9 @@ const usage = `Usage: silas run FILE --agent script:CALLS.json [--approve-here] 
   Exit 0 only when the task is done; 1 when it was refused, declined, blocked, stuck or failed.
 
 Options:
+  --agent llm                the agent: the executor role's model (\`silas models set executor
+                             …\`), answering one JSON turn at a time (a tool call, a step
+                             report, or the end); its usage and cost are recorded in the ledger
   --agent script:CALLS.json  the agent: a JSON list of {"tool","args"} calls issued in order;
                              shell_exec takes {"command": [argv…]}, python_exec {"code": "…"}
   --approve-here             approve on this terminal: type the first 8 characters of the plan
@@ -40,7 +44,6 @@ Options:
 
 /** An approval request waits at most this long for the person. */
 const APPROVAL_TIMEOUT_MS = 10 * 60_000;
-const MAX_CALLS_FILE_BYTES = 1024 * 1024;
 const MAX_ANSWER_CHARS = 1024;
 
 export interface RunCommandDeps {
@@ -52,28 +55,6 @@ export interface RunCommandDeps {
 }
 
 type RunOutput = Pick<WorkItemResult, 'status' | 'summary' | 'verification_results'> & { audit_ids: string[] };
-
-function loadScript(spec: string): ScriptedStep[] {
-  if (!spec.startsWith('script:') || spec.length === 'script:'.length) throw new UsageError(`--agent: expected script:CALLS.json, got "${spec}"`, usage);
-  const file = spec.slice('script:'.length);
-  let text: string;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new ScriptParseError(file, '(file)', 'not a regular file');
-    if (stat.size > MAX_CALLS_FILE_BYTES) throw new ScriptParseError(file, '(file)', `${stat.size} bytes; at most ${MAX_CALLS_FILE_BYTES}`);
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (error instanceof ScriptParseError) throw error;
-    throw new ScriptParseError(file, '(file)', `cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new ScriptParseError(file, '(document)', `not valid JSON (${(error as Error).message})`);
-  }
-  return parseScriptedCalls(document, file);
-}
 
 function workDirectory(dir: string | undefined): string {
   if (dir === undefined) return realpathSync(mkdtempSync(join(tmpdir(), 'silas-run-')));
@@ -140,10 +121,9 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     if (item.type !== 'task') {
       return refuse(`${file} is a ${item.type}; silas run executes task plans (projects and goals run in the control center, where their tasks and standing approvals live)`);
     }
-    if (values.agent === undefined) throw new UsageError('--agent script:CALLS.json is required (LLM agents are not available yet)', usage);
-    let script: ScriptedStep[];
+    let agentSpec: AgentSpec;
     try {
-      script = loadScript(values.agent);
+      agentSpec = parseAgentSpec(values.agent, usage);
     } catch (error) {
       if (error instanceof ScriptParseError) return refuse(error.message);
       throw error;
@@ -154,9 +134,12 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     const hash = planHash(item);
 
     const home = resolveHome(values.home, io.env);
+    const secretStore = cliSecretStore(io.secretStore);
+    const agent = resolveAgent(agentSpec, home, secretStore);
+    if (!agent.ok) return refuse(agent.message);
     let session: RunSession;
     try {
-      session = openRunSession(home, { secretStore: cliSecretStore(io.secretStore), workDir, agent: () => new ScriptedExecutorAgent(script), sandboxManager: deps.sandboxManager?.(workDir) });
+      session = openRunSession(home, { secretStore, workDir, agent: agent.agent.agentFor, sandboxManager: deps.sandboxManager?.(workDir) });
     } catch (error) {
       // A tampered home (a foreign key among the owner keys) is refused, and was audited, before anything runs.
       if (isSilasError(error) && error.code === ErrorCode.LedgerTampered) return refuse(error.message);
@@ -166,6 +149,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     try {
       show(`Plan: ${terminalSafe(file)} (${terminalSafe(item.id)}, ${item.type})`);
       show(`Plan hash: ${hash}`);
+      if (agent.agent.description !== null) show(`Agent: ${terminalSafe(agent.agent.description)}`);
       show('');
       for (const line of formatPlanCard(planApprovalCard(item, hash))) show(line);
       show('');
