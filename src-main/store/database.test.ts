@@ -60,6 +60,35 @@ describe('openDatabase', () => {
     db.close();
   });
 
+  it('upgrades a database of the previous release by applying only the chronicle and memory migration', () => {
+    const file = join(tempDir(), 'silas.db');
+    const previous = MIGRATIONS.filter((m) => m.id < '009');
+    openDatabase(file, { create: true, migrations: previous }).db.close();
+    const { db, migrations } = openDatabase(file, { create: false });
+    expect(migrations.applied).toEqual(['009_chronicle_and_memory']);
+    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'silas_chronicle%' OR name LIKE 'silas_memory%' ORDER BY name").pluck().all();
+    expect(tables).toEqual(expect.arrayContaining(['silas_chronicle', 'silas_chronicle_scopes', 'silas_memory_items', 'silas_memory_fts', 'silas_memory_fts_insert']));
+    db.close();
+  });
+
+  it('refuses a database with the chronicle migration in an app that predates it', () => {
+    const file = freshDb();
+    const previous = MIGRATIONS.filter((m) => m.id < '009');
+    expect(() => openDatabase(file, { create: false, migrations: previous })).toThrow(
+      expect.objectContaining({ code: 'E_DB_NEWER', message: expect.stringContaining('009_chronicle_and_memory') }),
+    );
+  });
+
+  it('knows the full-text index and its shadow tables as its own when the application id is missing', () => {
+    // A crash between the migrations and the application_id pragma leaves exactly this file.
+    const file = freshDb();
+    tamper(file, 'PRAGMA application_id = 0');
+    const { db } = openDatabase(file, { create: false });
+    expect(db.pragma('application_id', { simple: true })).toBe(SILAS_APPLICATION_ID);
+    db.close();
+  });
+
   it('tells the user to run init when there is no database', () => {
     const file = join(tempDir(), 'silas.db');
     expect(() => openDatabase(file, { create: false, home: '/some/home' })).toThrow(/silas init --home \/some\/home/);

@@ -7,10 +7,14 @@ import { MIGRATIONS, type Migration } from './migrations/index.js';
 /** `PRAGMA application_id` of a Silas database: ASCII "SILS". Tells our files from foreign ones. */
 export const SILAS_APPLICATION_ID = 0x53494c53;
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
+/** The shadow tables SQLite creates beside an FTS5 table; `sqlite_master` lists them as tables. */
+const FTS5_SHADOWS = ['_data', '_idx', '_content', '_docsize', '_config'];
+
 /** Tables a Silas database may hold: the migration record and whatever the migrations create. */
 function ourTables(migrations: readonly Migration[]): Set<string> {
   const names = migrations.flatMap((m) => [...m.sql.matchAll(/CREATE TABLE IF NOT EXISTS\s+([A-Za-z_][A-Za-z0-9_]*)/gi)].map((match) => match[1]!));
-  return new Set(['applied_migrations', ...names]);
+  const fts = migrations.flatMap((m) => [...m.sql.matchAll(/CREATE VIRTUAL TABLE IF NOT EXISTS\s+([A-Za-z_][A-Za-z0-9_]*)\s+USING\s+fts5\b/gi)].map((match) => match[1]!));
+  return new Set(['applied_migrations', ...names, ...fts, ...fts.flatMap((name) => FTS5_SHADOWS.map((suffix) => name + suffix))]);
 }
 
 export interface OpenOptions {

@@ -6,6 +6,7 @@ import { sql as m005 } from './005_silas_approvals.js';
 import { sql as m006 } from './006_work_items.js';
 import { sql as m007 } from './007_keyed_audit_chain.js';
 import { sql as m008 } from './008_one_decision_system.js';
+import { sql as m009 } from './009_chronicle_and_memory.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '006_work_items', sql: m006 },
   { id: '007_keyed_audit_chain', sql: m007 },
   { id: '008_one_decision_system', sql: m008 },
+  { id: '009_chronicle_and_memory', sql: m009 },
 ];

@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
+import { ScopeId } from '../../../src-shared/silas/context.js';
+import {
+  MemoryChange,
+  MemoryDraft,
+  MemoryErrorCode,
+  MemoryItem,
+  lowerTaint,
+  type ReingestionTier,
+} from '../../../src-shared/silas/memory.js';
+import { inImmediateTransaction, type SqliteDatabase } from '../transaction.js';
+import { anyOf, chooseTerms, queryWords } from './fts-query.js';
+import { MemoryTermStats } from './memory-terms.js';
+
+/** The most hits one search returns (`MemoryQuery.max_results` is at most 100). */
+export const MAX_MEMORY_SEARCH = 100;
+
+export interface MemoryHit {
+  item: MemoryItem;
+  /**
+   * FTS5's bm25 of the hit, lower is better; null for a hit that matched only words too common to
+   * rank (see `search`), which comes after the ranked ones, newest first.
+   */
+  bm25: number | null;
+  /** The ranking mapped into (0, 1), higher is better: what §3.5 `relevance` holds; 0 when unranked. */
+  relevance: number;
+}
+
+export interface MemorySearchOptions {
+  limit: number;
+  /** One lane only; both when left out. Until vector retrieval, recall searches the raw lane (issue 13). */
+  tier?: ReingestionTier;
+}
+
+/** §3.8/§5.12: verified memories change only by the owner's action, and only the Stream knows of one. */
+export interface ProtectedWrite {
+  ownerConfirmed?: boolean;
+}
+
+export interface MemoryRepositoryOptions {
+  now?: () => Date;
+  newId?: () => string;
+}
+
+type Row = Record<string, unknown> & { seq: number };
+type ScoredRow = Row & { score: number | null };
+const COLUMNS = `seq, memory_id, scope_id, content, memory_type, reingestion_tier, trust_level, taint, source_kind, token_count, session_id,
+  semantic_tags, entity_refs, causal_refs, temporal_prev, temporal_next, valid_from, valid_until, access_count, last_accessed, created_at, updated_at`;
+/** Postings one search may rank (about a microsecond each): a couple of milliseconds, whatever the store's size. */
+export const SEARCH_POSTING_BUDGET = 2_000;
+
+const LANES = { any: '', active: "AND m.reingestion_tier = 'active'", low_reingestion: "AND m.reingestion_tier = 'low_reingestion'" };
+const MATCHES = (score: string, lane: string) => `SELECT ${COLUMNS.replace(/(\w+)/g, 'm.$1')}, ${score} AS score
+  FROM silas_memory_fts JOIN silas_memory_items m ON m.seq = silas_memory_fts.rowid
+  WHERE silas_memory_fts MATCH @match AND m.scope_id = @scope ${lane}`;
+// Best bm25 first, newest first among equals.
+const RANKED = (lane: string) => `${MATCHES('bm25(silas_memory_fts)', lane)} ORDER BY score, m.seq DESC LIMIT @limit`;
+// No bm25 (its IDF would scan every posting of a common word): FTS5 walks its doclists newest first and stops.
+const RECENT = (lane: string) => `${MATCHES('NULL', lane)} ORDER BY silas_memory_fts.rowid DESC LIMIT @limit`;
+
+/**
+ * The memory store of spec 002 §4.2/§6.1 for one turn's needs: the raw lane of §5.1 steps 3.5 and
+ * 11.5, FTS5 keyword recall (step 4, step 9, the `memory_search` tool), and the store, update and
+ * delete of a MemoryOp (step 10) as plain methods: the Stream runs the gates before calling them.
+ * Every statement binds the scope, so nothing here reads or changes another scope's memories, and
+ * a memory id from another scope behaves exactly like one that does not exist.
+ */
+export class MemoryRepository {
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+  private readonly insertStmt;
+  private readonly getStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly accessStmt;
+  private readonly countStmt;
+  private readonly searchStmts;
+  private readonly terms;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    options: MemoryRepositoryOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? randomUUID;
+    this.insertStmt = db.prepare(`INSERT INTO silas_memory_items
+      (memory_id, scope_id, content, memory_type, reingestion_tier, trust_level, taint, source_kind, token_count, session_id,
+       semantic_tags, entity_refs, valid_from, valid_until, created_at, updated_at)
+      VALUES (@memory_id, @scope_id, @content, @memory_type, @reingestion_tier, @trust_level, @taint, @source_kind, @token_count, @session_id,
+       @semantic_tags, @entity_refs, @valid_from, @valid_until, @created_at, @created_at)`);
+    this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM silas_memory_items WHERE scope_id = ? AND memory_id = ?`);
+    this.updateStmt = db.prepare(`UPDATE silas_memory_items SET content = @content, token_count = @token_count, taint = @taint,
+      memory_type = @memory_type, semantic_tags = @semantic_tags, entity_refs = @entity_refs, updated_at = @updated_at
+      WHERE scope_id = @scope_id AND memory_id = @memory_id`);
+    this.deleteStmt = db.prepare('DELETE FROM silas_memory_items WHERE scope_id = ? AND memory_id = ?');
+    this.accessStmt = db.prepare('UPDATE silas_memory_items SET access_count = access_count + 1, last_accessed = ? WHERE scope_id = ? AND memory_id = ?');
+    this.countStmt = db.prepare('SELECT count(*) FROM silas_memory_items WHERE scope_id = @scope AND (@tier IS NULL OR reingestion_tier = @tier)').pluck();
+    const both = (lane: string) => ({ ranked: db.prepare(RANKED(lane)), recent: db.prepare(RECENT(lane)) });
+    this.searchStmts = { any: both(LANES.any), active: both(LANES.active), low_reingestion: both(LANES.low_reingestion) };
+    this.terms = new MemoryTermStats(db);
+  }
+
+  /** §4.2 `store_raw` for several records (a response and its tool outputs) in one transaction; returns their ids. */
+  ingestRaw(scopeId: string, drafts: readonly MemoryDraft[]): string[] {
+    return this.insert(scopeOf(scopeId), 'low_reingestion', drafts, {});
+  }
+
+  /** §4.2 `store` into the active lane (a MemoryOp `store`); returns the new id. */
+  store(scopeId: string, draft: MemoryDraft, options: ProtectedWrite = {}): string {
+    return this.insert(scopeOf(scopeId), 'active', [draft], options)[0]!;
+  }
+
+  get(scopeId: string, memoryId: string): MemoryItem | null {
+    const row = this.getStmt.get(scopeOf(scopeId), memoryId) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  /**
+   * A MemoryOp `update`: null when the scope holds no such memory. The item's taint becomes the
+   * lower of its own and the writer's (§5.12).
+   */
+  update(scopeId: string, memoryId: string, change: MemoryChange, options: ProtectedWrite = {}): MemoryItem | null {
+    const scope = scopeOf(scopeId);
+    const next = parse(MemoryChange, change, 'memory change');
+    return inImmediateTransaction(this.db, () => {
+      const current = this.get(scope, memoryId);
+      if (!current) return null;
+      assertModifiable(current, options);
+      this.updateStmt.run({
+        scope_id: scope,
+        memory_id: memoryId,
+        content: next.content,
+        token_count: next.token_count,
+        taint: lowerTaint(current.taint, next.taint),
+        memory_type: next.memory_type ?? current.memory_type,
+        semantic_tags: JSON.stringify(next.semantic_tags ?? current.semantic_tags),
+        entity_refs: JSON.stringify(next.entity_refs ?? current.entity_refs),
+        updated_at: this.now().toISOString(),
+      });
+      return this.get(scope, memoryId);
+    });
+  }
+
+  /** A MemoryOp `delete`: false when the scope holds no such memory. */
+  delete(scopeId: string, memoryId: string, options: ProtectedWrite = {}): boolean {
+    const scope = scopeOf(scopeId);
+    return inImmediateTransaction(this.db, () => {
+      const current = this.get(scope, memoryId);
+      if (!current) return false;
+      assertModifiable(current, options);
+      return this.deleteStmt.run(scope, memoryId).changes === 1;
+    });
+  }
+
+  /**
+   * §4.2 `search_keyword`/`search_raw`: memories of the scope holding words of `query`, best bm25
+   * first, newest first among equals. `query` is untrusted text and contributes no FTS5 syntax.
+   * Words that would cost more than they rank are not ranked (`chooseTerms`), so a whole message
+   * can be the query: its "the" and "we" are not read from every memory. When the ranked words
+   * find fewer than `limit`, the scope's newest memories holding any word of the query follow,
+   * unranked.
+   */
+  search(scopeId: string, query: string, options: MemorySearchOptions): MemoryHit[] {
+    const scope = scopeOf(scopeId);
+    const limit = options.limit;
+    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_MEMORY_SEARCH) {
+      throw invalid(`the search limit must be a whole number from 0 to ${MAX_MEMORY_SEARCH}, got ${String(limit)}`);
+    }
+    if (typeof query !== 'string') throw invalid('the search query must be text');
+    const words = queryWords(query);
+    if (words.length === 0 || limit === 0) return [];
+    const totalDocs = this.terms.totalDocs();
+    const plan = chooseTerms(this.terms.stats(words, totalDocs), totalDocs, SEARCH_POSTING_BUDGET);
+    if (plan === null) return [];
+    const statements = this.searchStmts[options.tier ?? 'any'];
+    let rows = plan.ranked.length > 0 ? (statements.ranked.all({ match: anyOf(plan.ranked), scope, limit }) as ScoredRow[]) : [];
+    if (plan.recent && rows.length < limit) {
+      const seen = new Set(rows.map((row) => row.seq));
+      const recent = statements.recent.all({ match: anyOf(plan.recent), scope, limit }) as ScoredRow[];
+      rows = [...rows, ...recent.filter((row) => !seen.has(row.seq))].slice(0, limit);
+    }
+    return rows.map((row) => ({ item: fromRow(row), bm25: row.score, relevance: row.score === null ? 0 : relevance(row.score) }));
+  }
+
+  /** Counts a retrieval of these memories (§3.8 `access_count`, `last_accessed`); ids of other scopes change nothing. */
+  recordAccess(scopeId: string, memoryIds: readonly string[]): void {
+    const scope = scopeOf(scopeId);
+    const at = this.now().toISOString();
+    inImmediateTransaction(this.db, () => {
+      for (const id of memoryIds) this.accessStmt.run(at, scope, id);
+    });
+  }
+
+  count(scopeId: string, tier?: ReingestionTier): number {
+    return this.countStmt.get({ scope: scopeOf(scopeId), tier: tier ?? null }) as number;
+  }
+
+  private insert(scope: string, tier: ReingestionTier, drafts: readonly MemoryDraft[], options: ProtectedWrite): string[] {
+    const rows = drafts.map((draft, index) => {
+      const item = parse(MemoryDraft, draft, `memory ${index}`);
+      if (item.taint === 'external' && item.trust_level === 'constitutional') {
+        throw protectedError(`memory ${index}: constitutional memory cannot be created from external input (§5.12)`);
+      }
+      if (item.taint === 'external' && item.trust_level === 'verified' && !options.ownerConfirmed) {
+        throw protectedError(`memory ${index}: external input becomes verified memory only with the owner's confirmation (§5.12)`);
+      }
+      return { ...item, semantic_tags: JSON.stringify(item.semantic_tags), entity_refs: JSON.stringify(item.entity_refs) };
+    });
+    const createdAt = this.now().toISOString();
+    return inImmediateTransaction(this.db, () =>
+      rows.map((row) => {
+        const memoryId = this.newId();
+        this.insertStmt.run({ ...row, memory_id: memoryId, scope_id: scope, reingestion_tier: tier, created_at: createdAt });
+        return memoryId;
+      }),
+    );
+  }
+}
+
+function assertModifiable(item: MemoryItem, options: ProtectedWrite): void {
+  if (item.trust_level === 'constitutional') throw protectedError(`memory ${item.memory_id} is constitutional and cannot be changed at runtime (§3.8)`);
+  if (item.trust_level === 'verified' && !options.ownerConfirmed) {
+    throw protectedError(`memory ${item.memory_id} is verified; changing it needs the owner's confirmation (§3.8)`);
+  }
+}
+
+/** bm25 is negative for a match, more negative the better; -bm25/(1-bm25) keeps the order in (0, 1). */
+function relevance(bm25: number): number {
+  const score = Math.max(0, -bm25);
+  return score / (1 + score);
+}
+
+const JSON_FIELDS = new Set(['semantic_tags', 'entity_refs', 'causal_refs']);
+
+function fromRow(row: Row): MemoryItem {
+  const fields = Object.fromEntries(Object.keys(MemoryItem.shape).map((key) => [key, JSON_FIELDS.has(key) ? JSON.parse(row[key] as string) : row[key]]));
+  const parsed = MemoryItem.safeParse(fields);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SilasError(
+      ErrorCode.Database,
+      `memory row ${row.seq} is not a valid memory item (${issue.path.join('.')}: ${issue.message}); it was changed outside Silas, restore the database from a backup`,
+    );
+  }
+  return parsed.data;
+}
+
+function scopeOf(scopeId: string): string {
+  const parsed = ScopeId.safeParse(scopeId);
+  if (!parsed.success) throw invalid(`memory scope: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw invalid(`${what}: ${issue.path.join('.') || 'value'}: ${issue.message}`);
+}
+
+const invalid = (message: string) => new SilasError(ErrorCode.InvalidArgs, message);
+const protectedError = (message: string) => new SilasError(MemoryErrorCode.Protected, message);
