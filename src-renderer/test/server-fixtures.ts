@@ -1,4 +1,3 @@
-import type { ServerSandboxSummary } from '../../src-shared/schemas/server-sandbox.js';
 import type { GovernedServer } from '../../src-shared/schemas/servers.js';
 import { auditEntry } from './audit-fixtures.js';
 
@@ -26,22 +25,7 @@ export function decision(index: number, tool: string, verdict: string, extra: Re
   return auditEntry(index, { event: 'aip.decision', data: { server: 'files', direction: 'upstream', method: 'tools/call', tool, decision: verdict, violation: false, ...extra } });
 }
 
-/** A bubblewrap sandbox as `silas proxy` records it: a few grants, one host, cgroup limits, one keyring secret. */
-export function sandboxSummary(overrides: Partial<ServerSandboxSummary> = {}): ServerSandboxSummary {
-  return {
-    backend: 'bubblewrap',
-    unsandboxedReason: null,
-    read: ['/home/ada/docs'],
-    write: ['/home/ada/scratch'],
-    runtime: ['/usr/bin/node', '/home/ada/servers/files.js'],
-    masked: ['/home/ada/docs/.ssh'],
-    env: ['PATH', 'GITHUB_TOKEN'],
-    secrets: ['GITHUB_TOKEN'],
-    network: { mode: 'hosts', hosts: ['api.github.com'], loopbackPorts: [] },
-    limits: { mechanism: 'cgroup2', max_processes: 64, max_memory_mb: 512 },
-    ...overrides,
-  };
-}
+export { sandboxSummary } from '../../src-shared/schemas/server-sandbox-test-support.js';
 
 /** An `mcp.sandbox_denied` entry as the proxy records it. */
 export function denial(index: number, host: string, port: number, reason = 'host not in network.hosts') {

@@ -91,7 +91,6 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
       for (const line of lines) options.log(line);
     },
   });
-  let startedSandbox = '';
   const initial = policy.load();
   if (!initial.ok) {
     for (const line of options.formatPolicyErrors(initial.errors)) options.log(line);
@@ -99,24 +98,19 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     return { code: 1, reason: 'invalid policy' };
   }
 
-  let launch: ServerLaunchPlan;
+  // Read by onReloaded, which runs only after policy.watch() below.
+  const startedSandbox = sandboxSection(initial.state.policy.document);
+  let launch: ServerLaunchPlan | null = null;
   let child: ChildProcess;
-  startedSandbox = sandboxSection(initial.state.policy.document);
   try {
     launch = await options.launch(initial.state.policy, {
       connection: (d) => (d.allowed ? audit.event('mcp.sandbox_allowed', { host: d.host, port: d.port }) : audit.event('mcp.sandbox_denied', { kind: 'connect', host: d.host, port: d.port, reason: d.reason })),
     });
-  } catch (error) {
-    const reason = `cannot start the MCP server "${options.command}": ${(error as Error).message}`;
-    options.log(`silas proxy: ${reason}`);
-    audit.event('mcp.proxy_start_failed', { command: options.command, reason });
-    return { code: 1, reason };
-  }
-  try {
     child = await startServer(launch);
   } catch (error) {
-    await launch.finish().catch(() => null);
-    const reason = `cannot start the MCP server "${options.command}": ${describeSpawnError(error)}`;
+    await launch?.finish().catch(() => null);
+    // Before the launch exists the error is the sandbox's (it names its fix); after, the spawn's.
+    const reason = `cannot start the MCP server "${options.command}": ${launch === null ? (error as Error).message : describeSpawnError(error)}`;
     options.log(`silas proxy: ${reason}`);
     audit.event('mcp.proxy_start_failed', { command: options.command, reason });
     return { code: 1, reason };

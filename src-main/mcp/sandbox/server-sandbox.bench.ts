@@ -40,13 +40,15 @@ async function startMs(args: string[]): Promise<number> {
   return median(times);
 }
 
-async function callLatencies(args: string[]): Promise<number[]> {
+async function callLatencies(args: string[], bytes: number, calls: number): Promise<number[]> {
   const { client } = await started(args);
   const times: number[] = [];
-  for (let i = 0; i < CALLS + 200; i += 1) {
+  const filler = 'x'.repeat(bytes);
+  const warm = Math.ceil(calls / 10);
+  for (let i = 0; i < calls + warm; i += 1) {
     const begin = performance.now();
-    await client.callTool({ name: 'echo', arguments: { message: `message ${i}` } });
-    if (i >= 200) times.push((performance.now() - begin) * 1000);
+    await client.callTool({ name: 'echo', arguments: { message: `message ${i} ${filler}` } });
+    if (i >= warm) times.push((performance.now() - begin) * 1000);
   }
   await client.close();
   return times;
@@ -72,6 +74,35 @@ function roundTrip(open: () => Socket, viaProxy: boolean): Promise<number> {
   });
 }
 
+/** Sends `mb` MiB through an echo and reads them back: bytes once the tunnel is open. */
+function transferMs(open: () => Socket, viaProxy: boolean, mb: number): Promise<number> {
+  const total = mb * 1024 * 1024;
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  return new Promise((resolve, reject) => {
+    const socket = open();
+    let established = !viaProxy;
+    let begin = 0;
+    let received = 0;
+    const send = () => {
+      begin = performance.now();
+      for (let sent = 0; sent < total; sent += chunk.length) socket.write(chunk);
+    };
+    socket.once('error', reject);
+    socket.on('connect', () => (viaProxy ? socket.write('CONNECT api.bench.test:443 HTTP/1.1\r\nHost: api.bench.test:443\r\n\r\n') : send()));
+    socket.on('data', (data: Buffer) => {
+      if (!established) {
+        established = data.toString('latin1').startsWith('HTTP/1.1 200');
+        return established ? send() : reject(new Error(data.toString('latin1')));
+      }
+      received += data.length;
+      if (received >= total) {
+        socket.destroy();
+        resolve(performance.now() - begin);
+      }
+    });
+  });
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-sandbox-'));
 try {
   const home = createTestHome(join(dir, 'home'));
@@ -85,12 +116,16 @@ try {
   const boxed = await startMs(sandboxed);
   report('mcp.sandbox.server_start', 'ms', boxed, { unsandboxed_ms: plain, added_ms: boxed - plain, floor_server_alone_ms: direct, runs: STARTS });
 
-  const plainCalls = await callLatencies(unsandboxed);
-  const boxedCalls = await callLatencies(sandboxed);
-  for (const p of [50, 99]) {
-    const withSandbox = percentile(boxedCalls, p);
-    const without = percentile(plainCalls, p);
-    report(`mcp.sandbox.call_p${p}`, 'us', withSandbox, { unsandboxed_us: without, ratio_to_unsandboxed: withSandbox / without, calls: CALLS });
+  // The same calls through the same proxy with and without the sandbox, from a short message to
+  // 1 MB of arguments: the sandbox should cost nothing per call and nothing per byte.
+  for (const [label, bytes, calls] of [['', 0, CALLS], ['_64kb', 64 * 1024, 300], ['_1mb', 1024 * 1024, 100]] as const) {
+    const plainCalls = await callLatencies(unsandboxed, bytes, calls);
+    const boxedCalls = await callLatencies(sandboxed, bytes, calls);
+    for (const p of [50, 99]) {
+      const withSandbox = percentile(boxedCalls, p);
+      const without = percentile(plainCalls, p);
+      report(`mcp.sandbox.call${label}_p${p}`, 'us', withSandbox, { unsandboxed_us: without, ratio_to_unsandboxed: withSandbox / without, argument_bytes: bytes, calls });
+    }
   }
 
   // The listed host reaches a local echo listener (the bench has no network): resolution is
@@ -110,6 +145,21 @@ try {
   for (let i = 0; i < 500; i += 1) {
     viaEgress.push(await roundTrip(() => connect(egress.address), true));
     straight.push(await roundTrip(() => connect(port, '127.0.0.1'), false));
+  }
+  // Bytes once the tunnel is open, 1 MiB and 16 MiB, each the median of 5 alternating runs after one warm-up of each.
+  for (const mb of [1, 16]) {
+    const tunnelledRuns: number[] = [];
+    const directRuns: number[] = [];
+    for (let run = 0; run < 6; run += 1) {
+      const t = await transferMs(() => connect(egress.address), true, mb);
+      const d = await transferMs(() => connect(port, '127.0.0.1'), false, mb);
+      if (run === 0) continue;
+      tunnelledRuns.push(t);
+      directRuns.push(d);
+    }
+    const tunnelled = median(tunnelledRuns);
+    const direct = median(directRuns);
+    report(`mcp.sandbox.egress_transfer_${mb}mb`, 'ms', tunnelled, { floor_direct_ms: direct, ratio_to_direct: tunnelled / direct, bytes: mb * 1024 * 1024 });
   }
   report('mcp.sandbox.egress_connect', 'us', median(viaEgress.slice(50)), { floor_direct_connect_us: median(straight.slice(50)), added_us: median(viaEgress.slice(50)) - median(straight.slice(50)), connections: 450 });
   await egress.close();

@@ -7,7 +7,7 @@ import { isWithin, resolveSandboxPath } from '../../silas/sandbox/paths.js';
 import { inCgroup, type RunCgroup, type RunLimiter } from '../../silas/sandbox/run-limits.js';
 import type { SandboxAvailability } from '../../silas/sandbox/types.js';
 import { bridgeArgv, DEFAULT_BRIDGE_PORT, proxyEnvironment } from './egress/egress-bridge.js';
-import { resolveServerCommand, ServerCommandError, SYSTEM_TREES } from './runtime-paths.js';
+import { resolveServerCommand, SYSTEM_TREES } from './runtime-paths.js';
 
 /*
  * The sandbox of one governed MCP server (issue 12, DESIGN invariant 10; docs/mcp-sandbox.md):
@@ -88,12 +88,7 @@ function grants(document: SandboxDocument | null, input: ServerSandboxInput, for
   for (const [kind, writable] of [['read', false], ['write', true]] as const) {
     (document?.filesystem?.[kind] ?? []).forEach((written, index) => {
       const name = field('filesystem', kind, index);
-      let real: string;
-      try {
-        real = resolveSandboxPath(expandHome(written, input.homeDir), { field: name, baseDir: input.cwd });
-      } catch (error) {
-        throw new SandboxSetupError((error as Error).message);
-      }
+      const real = resolveSandboxPath(expandHome(written, input.homeDir), { field: name, baseDir: input.cwd });
       const hidden = forbidden.find((path) => isWithin(real, path));
       if (hidden !== undefined) throw new SandboxSetupError(`${name}: "${written}" is inside ${hidden}, which no MCP server may see (a protected path, the policy or the Silas data home); grant a folder outside it`);
       if (real === input.homeDir || real === '/') throw new SandboxSetupError(`${name}: "${written}" grants the whole ${real === '/' ? 'filesystem' : 'home directory'}; grant the folders the server needs`);
@@ -103,13 +98,9 @@ function grants(document: SandboxDocument | null, input: ServerSandboxInput, for
     });
   }
   for (const [index, written] of (document?.filesystem?.runtime ?? []).entries()) {
-    try {
-      const real = resolveSandboxPath(expandHome(written, input.homeDir), { field: field('filesystem', 'runtime', index), baseDir: input.cwd });
-      if (forbidden.some((path) => isWithin(path, real) || isWithin(real, path))) throw new SandboxSetupError(`${field('filesystem', 'runtime', index)}: "${written}" contains or is inside a path no MCP server may see; name the program's own folder`);
-      runtime.push({ path: real, writable: false });
-    } catch (error) {
-      throw new SandboxSetupError((error as Error).message);
-    }
+    const real = resolveSandboxPath(expandHome(written, input.homeDir), { field: field('filesystem', 'runtime', index), baseDir: input.cwd });
+    if (forbidden.some((path) => isWithin(path, real) || isWithin(real, path))) throw new SandboxSetupError(`${field('filesystem', 'runtime', index)}: "${written}" contains or is inside a path no MCP server may see; name the program's own folder`);
+    runtime.push({ path: real, writable: false });
   }
   return { mounts, runtime };
 }
@@ -151,18 +142,12 @@ export function egressOf(document: SandboxDocument | null): { hosts: readonly st
   return { hosts: network.mode === 'hosts' ? network.hosts : [], loopbackPorts: network.loopback_ports };
 }
 
-/** Builds the launch of a sandboxed server; throws SandboxSetupError with the fix. */
+/** Builds the launch of a sandboxed server; throws, before anything starts, an error naming the field or command and the fix. */
 export function prepareSandboxedServer(input: ServerSandboxInput): ServerLaunch {
   if (!input.availability.available) throw new SandboxSetupError(`the sandbox is not available: ${input.availability.reason ?? 'unknown reason'}`);
   const document = input.sandbox;
   const forbidden = forbiddenPaths(input);
-  let resolved;
-  try {
-    resolved = resolveServerCommand(input.command, input.args, { cwd: input.cwd, pathVariable: input.environment.PATH, forbidden });
-  } catch (error) {
-    if (error instanceof ServerCommandError) throw new SandboxSetupError(error.message);
-    throw error;
-  }
+  const resolved = resolveServerCommand(input.command, input.args, { cwd: input.cwd, pathVariable: input.environment.PATH, forbidden });
   const { mounts: granted, runtime: listed } = grants(document, input, forbidden);
   const runtime = [...resolved.runtime.filter((path) => !forbidden.some((hidden) => isWithin(path, hidden))).map((path) => ({ path, writable: false })), ...listed];
   const { hosts, loopbackPorts } = egressOf(document);

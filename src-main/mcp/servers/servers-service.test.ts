@@ -14,6 +14,7 @@ import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { toolChangeDecisionId } from './tool-change-id.js';
 import type { ReviewQueueView } from '../../../src-shared/schemas/review.js';
 import { ServersService } from './servers-service.js';
+import { sandboxSummary } from '../../../src-shared/schemas/server-sandbox-test-support.js';
 
 const tempDir = useTempDirs();
 const H1 = `sha256:${'1'.repeat(64)}`;
@@ -95,18 +96,7 @@ const otherWriter = {
   'mcp.proxy_started': defineAuditEvent({ summary: 'A proxy started its MCP server.', category: 'mcp_proxy', data: z.looseObject({ server: z.string(), session_id: z.string() }) }),
 };
 
-const sandboxed: ServerSandboxSummary = {
-  backend: 'bubblewrap',
-  unsandboxedReason: null,
-  read: ['/home/ada/docs'],
-  write: ['/home/ada/scratch'],
-  runtime: ['/usr/bin/node', '/home/ada/servers/files.js'],
-  masked: ['/home/ada/docs/.ssh'],
-  env: ['PATH', 'GITHUB_TOKEN'],
-  secrets: ['GITHUB_TOKEN'],
-  network: { mode: 'hosts', hosts: ['api.github.com'], loopbackPorts: [] },
-  limits: { mechanism: 'cgroup2', max_processes: 64, max_memory_mb: 512 },
-};
+const sandboxed = sandboxSummary();
 const unsandboxed: ServerSandboxSummary = {
   ...sandboxed,
   backend: 'none',

@@ -5,7 +5,8 @@ import { Countdown } from '../Countdown/Countdown.js';
 import { DecisionActions } from '../DecisionActions/DecisionActions.js';
 import { cardName, EXPIRED_TEXT } from '../review-format.js';
 import { RiskBadge } from '../RiskBadge/RiskBadge.js';
-import { Fact, KindDetails } from './KindDetails.js';
+import { Fact } from '../../../components/Fact/Fact.js';
+import { KindDetails } from './KindDetails.js';
 
 export interface DecisionCardProps {
   card: Card;

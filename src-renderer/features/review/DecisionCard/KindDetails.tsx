@@ -1,23 +1,13 @@
-import type { ReactNode } from 'react';
 import type { CardOf, DecisionCard } from '../../../../src-shared/schemas/review.js';
 import { shortPlanHash } from '../../../store/review-queue.js';
 import { budgetSummary, gatesText } from '../plan-format.js';
 import { formatArgs } from '../review-format.js';
+import { Fact } from '../../../components/Fact/Fact.js';
 
 /*
  * The body of a card's Details, the one part of a card that depends on its kind (§0.5.3: "full
  * payload, verification checks, affected item list"). Everything is rendered as text.
  */
-
-/** One term of a card's facts list. */
-export function Fact({ term, children }: { term: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
-}
 
 /** Which server and tool a card is about: the first facts of both MCP kinds. */
 function ServerAndTool({ server, tool }: { server: string; tool: string }) {

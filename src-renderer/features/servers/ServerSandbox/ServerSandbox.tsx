@@ -1,8 +1,9 @@
-import { useId, type ReactNode } from 'react';
+import { useId } from 'react';
 import type { AuditEntry } from '../../../../src-shared/schemas/audit.js';
 import type { ServerSandboxSummary } from '../../../../src-shared/schemas/server-sandbox.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { UNSANDBOXED_MEANING, denialRow, environmentRows, limitRows, networkView, unsandboxedReason } from '../sandbox-format.js';
+import { Fact } from '../../../components/Fact/Fact.js';
 
 /** The runtime sends at most this many, newest first; the page never shows more. */
 export const RECENT_DENIALS = 20;
@@ -11,15 +12,6 @@ export interface ServerSandboxProps {
   /** What the latest start recorded; null for a start by a proxy from before sandboxing was recorded. */
   sandbox: ServerSandboxSummary | null;
   denials: readonly AuditEntry[];
-}
-
-function Fact({ term, children }: { term: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt>{term}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
 }
 
 function Names({ label, names, empty = 'None' }: { label: string; names: readonly string[]; empty?: string }) {
