@@ -116,6 +116,14 @@ describe('silas secrets', () => {
     const flag = await silas(keyring, ['set', 'github-token', `--value=${secret}`], '');
     expect(flag.code).toBe(2);
     expect(flag.err).not.toContain(secret);
+    // A value that starts with dashes reads as an unknown option, which usage errors quote.
+    const dashed = `--${secret}`;
+    for (const argv of [['set', 'github-token', dashed], ['set', dashed]]) {
+      const result = await silas(keyring, argv, '');
+      expect(result.code).toBe(2);
+      expect(result.err).not.toContain(secret);
+      expect(result.out).not.toContain(secret);
+    }
     expect(keyring.written.size).toBe(0);
   });
 

@@ -20,7 +20,15 @@ starting with a letter or digit.`;
 
 /** The arguments, or null when help was asked for (and printed). */
 function args(argv: string[], io: CliIo): string[] | null {
-  const { values, positionals } = parseFlags(argv, {}, usage, true);
+  let parsed;
+  try {
+    parsed = parseFlags(argv, {}, usage, true);
+  } catch (error) {
+    // The parser quotes the option it does not know, and a value pasted after NAME may start with dashes.
+    if (error instanceof UsageError) throw new UsageError('secrets: this command takes no options but --help; the value is read from standard input, never from arguments', usage);
+    throw error;
+  }
+  const { values, positionals } = parsed;
   if (!values.help) return positionals;
   io.out(usage);
   return null;
