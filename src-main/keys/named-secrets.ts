@@ -1,5 +1,6 @@
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { SecretStore } from './secret-store.js';
+import { ENV_NAME_PATTERN, SECRET_NAME_PATTERN } from '../../src-shared/secret-names.js';
 
 /**
  * Secrets a governed MCP server needs (API keys), held in the OS keyring and named by reference
@@ -7,7 +8,7 @@ import type { SecretStore } from './secret-store.js';
  * database or the audit chain (DESIGN invariant 5). This class is the only way to reach them.
  */
 
-export const SECRET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export { SECRET_NAME_PATTERN };
 export const SECRET_NAME_RULE = 'a secret name is 1 to 64 characters: letters, digits, "_", "." and "-", starting with a letter or digit';
 export const MAX_SECRET_BYTES = 64 * 1024;
 
@@ -20,7 +21,6 @@ const SECRET_ACCOUNT_PREFIX = 'server-secret:';
 // "server-secrets-index" is stored at "server-secret:server-secrets-index", not here.
 export const SECRET_INDEX_ACCOUNT = 'server-secrets-index';
 
-const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 interface StoredIndex {
   v: 1;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { SECRET_NAME_PATTERN as SHARED_PATTERN, RoleModelConfig } from '../../src-shared/llm/config.js';
-import { NamedSecrets, SECRET_NAME_PATTERN } from '../keys/named-secrets.js';
+import { RoleModelConfig } from '../../src-shared/llm/config.js';
+import { NamedSecrets } from '../keys/named-secrets.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { clientFor, collect, failureOf, fakeApiKey, recordingSleep, scratchSecrets } from './llm-test-support.js';
 import { baseUrlOf, DEFAULT_BASE_URLS, readApiKey } from './providers.js';
@@ -120,10 +120,5 @@ describe('configuration reaching the providers', () => {
   it('refuses a hosted provider without a key secret even if the schema was bypassed', () => {
     const memory = new NamedSecrets(new MemorySecretStore());
     expect(() => readApiKey('scorer', { provider: 'openrouter', model: 'x', timeoutMs: 1000, maxRetries: 0 }, memory)).toThrow(/models\.scorer uses openrouter, which needs an API key: store it with `silas secrets set openrouter-key`/);
-  });
-
-  it('keeps the shared secret-name rule equal to the keyring\'s', () => {
-    expect(SHARED_PATTERN.source).toBe(SECRET_NAME_PATTERN.source);
-    expect(SHARED_PATTERN.flags).toBe(SECRET_NAME_PATTERN.flags);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode, SilasError } from '../errors.js';
+import { SECRET_NAME_PATTERN } from '../secret-names.js';
 
 /*
  * Which model each agent role talks to (spec 002 §7: `models.proxy`, `models.planner`,
@@ -9,11 +10,7 @@ import { ErrorCode, SilasError } from '../errors.js';
  * what to write there instead.
  */
 
-/**
- * The rule of `src-main/keys/named-secrets.ts` (SECRET_NAME_PATTERN), repeated because
- * src-shared may not import src-main; `src-main/llm/providers.test.ts` holds the two equal.
- */
-export const SECRET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export { SECRET_NAME_PATTERN };
 
 export const MODEL_ROLES = ['proxy', 'planner', 'executor', 'scorer'] as const;
 export const ModelRole = z.enum(MODEL_ROLES);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { closed, CONTROL, list, openMap, text, wholeNumber, type ApiVersion } from './schema-kit.js';
+import { ENV_NAME_PATTERN, SECRET_NAME_PATTERN } from '../secret-names.js';
 
 /*
  * spec.x-silas-sandbox: Silas's documented extension of the AgentPolicy (not part of AIP spec
@@ -17,8 +18,6 @@ export const DEFAULT_SERVER_MAX_MEMORY_MB = 2048;
 /** Where the egress proxy listens inside a sandbox (HTTPS_PROXY=http://127.0.0.1:3128). */
 export const EGRESS_PROXY_PORT = 3128;
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SECRET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 // A host pattern: a name or "*.name", an optional port; IP literals are written as they are.
 const HOST_PATTERN = /^(?:\*\.)?(?:[A-Za-z0-9-]+\.)*[A-Za-z0-9-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$|^\*(?::\d{1,5})?$/;
 
@@ -27,7 +26,7 @@ function path(what: string) {
 }
 
 function envName(what: string) {
-  return text(what, { nonEmpty: true, max: 128 }).refine((value) => ENV_NAME.test(value), {
+  return text(what, { nonEmpty: true, max: 128 }).refine((value) => ENV_NAME_PATTERN.test(value), {
     error: (issue) => `expected an environment variable name (letters, digits and "_", not starting with a digit), got "${String(issue.input)}"`,
     abort: true,
   });
@@ -51,7 +50,7 @@ function environment(version: ApiVersion) {
       .describe('Variables set to these values (never put a secret here: use secrets).'),
     secrets: openMap(
       'a mapping of variable names to secret names',
-      text('a secret name', { nonEmpty: true, max: 64 }).refine((value) => SECRET_NAME.test(value), {
+      text('a secret name', { nonEmpty: true, max: 64 }).refine((value) => SECRET_NAME_PATTERN.test(value), {
         error: (issue) => `expected a secret name (letters, digits, ".", "_", "-", at most 64), got "${String(issue.input)}"; store it with: silas secrets set NAME`,
         abort: true,
       }),

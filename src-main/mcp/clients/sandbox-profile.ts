@@ -1,5 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { identifyLaunch, type Launcher } from './server-launch.js';
+import { ENV_NAME_PATTERN } from '../../../src-shared/secret-names.js';
 
 /*
  * A starting `x-silas-sandbox` for a server `silas clients wrap` recognises (issue 12 item 3).
@@ -55,7 +56,6 @@ interface KnownServer {
   grant(grants: Grants, ctx: Context): void;
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const LAUNCHERS: Record<Launcher, { cache: string; hosts: string[]; note: string }> = {
   npx: {
@@ -222,7 +222,7 @@ export function deriveSandboxProfile(entry: ProfileEntry, options: ProfileOption
     grants.notes.push(launcher.note);
   }
   const extra = Object.keys(env).filter((name) => !(server.handles ?? []).includes(name) && !grants.pass.includes(name));
-  const passable = extra.filter((name) => ENV_NAME.test(name));
+  const passable = extra.filter((name) => ENV_NAME_PATTERN.test(name));
   if (passable.length > 0) {
     grants.pass.push(...passable);
     grants.notes.push(`passes ${passable.join(', ')}, set in the client's configuration`);

@@ -1,4 +1,5 @@
 import { isPort } from './loopback.js';
+import { EGRESS_PROXY_PORT } from '../../../../src-shared/policy/schema-sandbox.js';
 
 /*
  * The inside half of a sandboxed server's network (issue 12). The server's namespace has no route
@@ -17,7 +18,8 @@ import { isPort } from './loopback.js';
  * the proxy's answer waits unread in its socket, so nothing is lost or sent ahead of the tunnel.
  */
 
-export const DEFAULT_BRIDGE_PORT = 3128;
+/** The policy schema refuses this port in loopback_ports: the bridge listens there for HTTPS_PROXY. */
+export const DEFAULT_BRIDGE_PORT = EGRESS_PROXY_PORT;
 
 /** Between PORT and COMMAND when loopback ports are listed: `--loopback-ports=5432,11434`. */
 const LOOPBACK_FLAG = '--loopback-ports=';
