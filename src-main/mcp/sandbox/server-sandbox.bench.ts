@@ -130,7 +130,8 @@ try {
 
   // The listed host reaches a local echo listener (the bench has no network): resolution is
   // injected as a public address, so the proxy does all its checks, and connects locally.
-  const echo = createServer((socket) => socket.pipe(socket));
+  // No Nagle on either side, as the egress proxy's own sockets: otherwise loopback's delayed ACK (~40 ms) is the figure.
+  const echo = createServer((socket) => socket.setNoDelay(true).pipe(socket));
   await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
   const port = (echo.address() as { port: number }).port;
   const egress = await EgressProxy.start({
@@ -138,7 +139,7 @@ try {
     allow: ['api.bench.test'],
     onDecision: () => undefined,
     resolve: () => Promise.resolve(['93.184.216.34']),
-    connect: () => connect(port, '127.0.0.1'),
+    connect: () => connect(port, '127.0.0.1').setNoDelay(true),
   });
   const viaEgress: number[] = [];
   const straight: number[] = [];
@@ -151,8 +152,8 @@ try {
     const tunnelledRuns: number[] = [];
     const directRuns: number[] = [];
     for (let run = 0; run < 6; run += 1) {
-      const t = await transferMs(() => connect(egress.address), true, mb);
-      const d = await transferMs(() => connect(port, '127.0.0.1'), false, mb);
+      const t = await transferMs(() => connect(egress.address).setNoDelay(true), true, mb);
+      const d = await transferMs(() => connect(port, '127.0.0.1').setNoDelay(true), false, mb);
       if (run === 0) continue;
       tunnelledRuns.push(t);
       directRuns.push(d);
