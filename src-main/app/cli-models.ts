@@ -1,10 +1,9 @@
 import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
 import { isSilasError } from '../../src-shared/errors.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
-import { createModelClient } from '../llm/ai-sdk-client.js';
 import { isModelError } from '../llm/errors.js';
 import type { ModelUsage } from '../llm/model-client.js';
-import { baseUrlOf } from '../llm/providers.js';
+import { baseUrlOf } from '../../src-shared/llm/config.js';
 import { cliSecretStore, type SecretStore } from './cli-keyring.js';
 
 // `silas models` may not import keys/ (docs/architecture.md §3), and builds no model client of
@@ -35,6 +34,8 @@ const PROBE_SYSTEM = 'This is a connection test. Answer with the single word OK.
  * and says what to fix; anything else is not expected and is thrown.
  */
 export async function probeModel(role: ModelRole, config: RoleModelConfig, injected: SecretStore | undefined): Promise<ProbeResult> {
+  // The AI SDK loads only for a test call: `silas models show` and `set` start without it.
+  const { createModelClient } = await import('../llm/ai-sdk-client.js');
   const client = createModelClient(role, { ...config, maxRetries: 0 }, { secrets: new NamedSecrets(cliSecretStore(injected)) });
   const started = performance.now();
   try {

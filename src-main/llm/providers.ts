@@ -2,10 +2,13 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
-import type { ModelProvider, ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
+import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
 import { isSilasError } from '../../src-shared/errors.js';
 import type { NamedSecrets } from '../keys/named-secrets.js';
 import { ModelError } from './errors.js';
+import { baseUrlOf } from '../../src-shared/llm/config.js';
+
+export { baseUrlOf, DEFAULT_BASE_URLS } from '../../src-shared/llm/config.js';
 
 /*
  * The AI SDK model for a role, with its API key read from the OS keyring at the moment of the
@@ -15,16 +18,6 @@ import { ModelError } from './errors.js';
 
 /** What the model layer needs of the keyring: `NamedSecrets`, or a test double of it. */
 export type SecretReader = Pick<NamedSecrets, 'get' | 'description'>;
-
-/**
- * The public endpoints, always passed explicitly: left out, the Anthropic provider would take
- * ANTHROPIC_BASE_URL from the environment, and anything that can set the runtime's environment
- * could then send the key to a host of its choosing.
- */
-export const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ModelProvider, 'openai-compatible'>, string>> = {
-  openrouter: 'https://openrouter.ai/api/v1',
-  anthropic: 'https://api.anthropic.com/v1',
-};
 
 // What an HTTP header can carry. A key with a line break or a space (pasted with its newline)
 // would make fetch throw an error quoting the header, the key included.
@@ -36,11 +29,6 @@ export interface ResolvedModel {
   apiKey: string | null;
 }
 
-export function baseUrlOf(config: RoleModelConfig): string {
-  if (config.baseUrl !== undefined) return config.baseUrl.replace(/\/+$/, '');
-  if (config.provider === 'openai-compatible') throw new Error('an openai-compatible model has no baseUrl; the configuration schema requires one');
-  return DEFAULT_BASE_URLS[config.provider];
-}
 
 /**
  * The key, or null for a keyless local server. Every way of not having one fails here, before

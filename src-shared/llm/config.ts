@@ -145,3 +145,20 @@ export function parseRoleModelConfig(input: unknown, role: ModelRole): RoleModel
   if (parsed.success) return parsed.data;
   throw new SilasError(ErrorCode.Config, `the model configuration is not valid: ${modelsConfigProblems(parsed.error, `models.${role}`).join('; ')}`);
 }
+
+/**
+ * The public endpoints, always passed explicitly: left out, the Anthropic provider would take
+ * ANTHROPIC_BASE_URL from the environment, and anything that can set the runtime's environment
+ * could then send the key to a host of its choosing.
+ */
+export const DEFAULT_BASE_URLS: Readonly<Record<Exclude<ModelProvider, 'openai-compatible'>, string>> = {
+  openrouter: 'https://openrouter.ai/api/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+};
+
+/** Where a role's requests go: its base URL without a trailing slash, else its provider's public endpoint. */
+export function baseUrlOf(config: RoleModelConfig): string {
+  if (config.baseUrl !== undefined) return config.baseUrl.replace(/\/+$/, '');
+  if (config.provider === 'openai-compatible') throw new Error('an openai-compatible model has no baseUrl; the configuration schema requires one');
+  return DEFAULT_BASE_URLS[config.provider];
+}

@@ -2,7 +2,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { isSilasError } from '../../../src-shared/errors.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { SecretStore } from '../../app/cli-keyring.js';
-import { prepareLlmExecutor } from '../../app/compose-llm-executor.js';
 import type { RecordingAuditLog } from '../../silas/executor/audit.js';
 import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
 import type { ExecutorAgent } from '../../silas/executor/types.js';
@@ -33,9 +32,11 @@ export function parseAgentSpec(spec: string | undefined, usage: string): AgentSp
 }
 
 /** The agent for the run, or the message that says what to set up first (a model, a key). */
-export function resolveAgent(spec: AgentSpec, home: string, secretStore: SecretStore): { ok: true; agent: ResolvedAgent } | { ok: false; message: string } {
+export async function resolveAgent(spec: AgentSpec, home: string, secretStore: SecretStore): Promise<{ ok: true; agent: ResolvedAgent } | { ok: false; message: string }> {
   if (spec.kind === 'script') return { ok: true, agent: { description: null, agentFor: () => new ScriptedExecutorAgent(spec.script) } };
   try {
+    // The AI SDK loads only for an LLM agent: a scripted run starts without it.
+    const { prepareLlmExecutor } = await import('../../app/compose-llm-executor.js');
     const llm = prepareLlmExecutor(home, secretStore);
     return { ok: true, agent: { description: llm.description, agentFor: llm.agentFor } };
   } catch (error) {

@@ -135,7 +135,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
 
     const home = resolveHome(values.home, io.env);
     const secretStore = cliSecretStore(io.secretStore);
-    const agent = resolveAgent(agentSpec, home, secretStore);
+    const agent = await resolveAgent(agentSpec, home, secretStore);
     if (!agent.ok) return refuse(agent.message);
     let session: RunSession;
     try {
