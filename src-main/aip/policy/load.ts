@@ -5,6 +5,7 @@ import { Lexer, LineCounter, isAlias, isCollection, isPair, isScalar, parseAllDo
 import { identityTimes } from '../../../src-shared/policy/schema-identity.js';
 import { DEFAULT_SERVER_TIMEOUT_MS } from '../../../src-shared/policy/schema-server.js';
 import { SANDBOX_KEY } from '../../../src-shared/policy/schema-sandbox.js';
+import { parseHostPattern } from './host-patterns.js';
 import type { AgentPolicyDocument, ApiVersion, DlpDocument, ToolRuleDocument } from '../../../src-shared/policy/schema.js';
 import { PolicySource, byPosition, describeNode, type PolicyError, type PolicyWarning } from '../../../src-shared/policy/source.js';
 import { validatePolicyDocument } from '../../../src-shared/policy/validate.js';
@@ -301,6 +302,14 @@ function buildPolicy(findings: Findings, document: AgentPolicyDocument, apiVersi
   if (failOpenTools) normalizedSet(findings, failOpenTools, ['spec', 'server', 'fail_open_constraints', 'allowed_tools'], 'tool name');
   const toolRules = compileToolRules(findings, spec.tool_rules);
   const dlp = spec.dlp ? compileDlp(findings, spec.dlp) : null;
+  // The egress proxy's own parser, so a host the policy accepts is one the proxy can enforce.
+  spec[SANDBOX_KEY]?.network?.hosts.forEach((host, index) => {
+    try {
+      parseHostPattern(host);
+    } catch (error) {
+      findings.errors.push(findings.source.error(['spec', SANDBOX_KEY, 'network', 'hosts', index], (error as Error).message));
+    }
+  });
   if (findings.errors.length > 0) return null;
 
   const { identity, server } = spec;

@@ -39,6 +39,10 @@ describe('spec.x-silas-sandbox', () => {
     ['    network:\n      loopback_ports: [5432]\n', 'spec.x-silas-sandbox.network.mode', /set mode: loopback/],
     ['    network:\n      mode: loopback\n      loopback_ports: [3128]\n', 'spec.x-silas-sandbox.network.loopback_ports[0]', /egress proxy listens/],
     ['    network:\n      mode: loopback\n      loopback_ports: [5432]\n      hosts: [a.example]\n', 'spec.x-silas-sandbox.network.mode', /mode is loopback; set mode: hosts/],
+    // Accepted by the pattern's shape, refused by the egress proxy's parser: refused here, at load.
+    ['    network:\n      mode: hosts\n      hosts: ["api.example.com:0"]\n', 'spec.x-silas-sandbox.network.hosts[0]', /network host pattern "api\.example\.com:0"/],
+    ['    network:\n      mode: hosts\n      hosts: ["0x7f.1"]\n', 'spec.x-silas-sandbox.network.hosts[0]', /network host pattern "0x7f\.1"/],
+    ['    network:\n      mode: hosts\n      hosts: ["*.10.0.0.1"]\n', 'spec.x-silas-sandbox.network.hosts[0]', /a wildcard applies to names/],
     ['    env:\n      pass: ["1BAD"]\n', 'spec.x-silas-sandbox.env.pass[0]', /environment variable name/],
     ['    env:\n      secrets: {TOKEN: "../owner"}\n', 'spec.x-silas-sandbox.env.secrets.TOKEN', /silas secrets set NAME/],
     ['    limits:\n      max_processes: 0\n', 'spec.x-silas-sandbox.limits.max_processes', /./],

@@ -3,7 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { connect as netConnect, createConnection, createServer, type Server, type Socket } from 'node:net';
 import { nonPublicRange } from './address-ranges.js';
 import { ESTABLISHED, httpResponse, readConnectHead } from './connect-head.js';
-import { findPattern, parseConnectTarget, parseHostPatterns, type Host, type HostPattern } from './host-patterns.js';
+import { findPattern, parseConnectTarget, parseHostPatterns, type Host, type HostPattern } from '../../../aip/policy/host-patterns.js';
 import { authority, LOOPBACK_POLICY_KEY, loopbackAddress, loopbackRefusal, parseLoopbackPorts } from './loopback.js';
 
 /*

@@ -1,4 +1,4 @@
-import type { Host } from './host-patterns.js';
+import type { Host } from '../../../aip/policy/host-patterns.js';
 
 /*
  * Listed ports of the host's loopback (a local database, a local model server). The sandbox has
