@@ -57,6 +57,12 @@ describe('deriveSandboxProfile', () => {
     expect(profile.notes.filter((n) => n.includes('which a sandbox never grants'))).toHaveLength(2);
   });
 
+  it('never proposes what the sandbox would refuse at start: a shared socket folder, the home written as ~/.', () => {
+    const profile = deriveSandboxProfile(entry('mcp-server-filesystem', ['/tmp', '/run/', '~/.', '/tmp/scratch']), { home: '/home/ada' });
+    expect(profile.section).toEqual({ filesystem: { write: ['/tmp/scratch'] } });
+    expect(profile.notes.filter((n) => n.includes('which a sandbox never grants'))).toHaveLength(3);
+  });
+
   it('uv run --directory: the project uv syncs is writable too', () => {
     const profile = deriveSandboxProfile(entry('uv', ['--directory', '/opt/servers/src/git', 'run', 'mcp-server-git', '-r', '/src/app']));
     expect(profile.section).toMatchObject({ filesystem: { write: ['/src/app', '/opt/servers/src/git', '~/.cache/uv'] } });

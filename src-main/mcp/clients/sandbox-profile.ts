@@ -1,4 +1,5 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, posix, resolve } from 'node:path';
+import { socketTreeIn } from '../sandbox/server-sandbox.js';
 import { identifyLaunch, type Launcher } from './server-launch.js';
 import { ENV_NAME_PATTERN } from '../../../src-shared/secret-names.js';
 
@@ -204,9 +205,16 @@ export function deriveSandboxProfile(entry: ProfileEntry, options: ProfileOption
       grants.notes.push(`"${raw}" is a relative path and where the client starts the server is unknown: list its full path under filesystem.write`);
       return null;
     }
-    const whole = path === '/' || path === '~' || path === '~/' || (options.home !== undefined && resolve(path) === resolve(options.home));
+    const normal = posix.normalize(path).replace(/(.)\/$/, '$1');
+    const whole = normal === '/' || normal === '~' || (options.home !== undefined && resolve(normal) === resolve(options.home));
     if (whole) {
       grants.notes.push(`"${raw}" is the whole home folder or "/", which a sandbox never grants: list the folders inside it the server needs under filesystem.write`);
+      return null;
+    }
+    // The same refusal the sandbox makes at start (server-sandbox.ts), so a proposed profile can start.
+    const shared = normal.startsWith('/') ? socketTreeIn(normal) : undefined;
+    if (shared !== undefined) {
+      grants.notes.push(`"${raw}" contains ${shared}, where other programs keep their sockets, which a sandbox never grants: list a folder of its own inside it under filesystem.write`);
       return null;
     }
     grants.write.push(path);

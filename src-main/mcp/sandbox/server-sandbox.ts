@@ -51,6 +51,11 @@ export interface ServerLaunch {
 /** Folders every program shares its sockets in: the server gets a private /tmp instead, and none of these. */
 const SOCKET_TREES = ['/tmp', '/var/tmp', '/run', '/dev/shm'];
 
+/** The shared socket folder a grant of `path` (absolute, normalised) would contain, if any: such a grant is refused. */
+export function socketTreeIn(path: string): string | undefined {
+  return SOCKET_TREES.find((tree) => isWithin(tree, path));
+}
+
 const field = (...path: (string | number)[]) => `spec.${SANDBOX_KEY}.${path.map(String).join('.')}`;
 
 /** `~` and `$HOME` expanded by concatenation, not `join`: a ".." must reach resolveSandboxPath, which refuses it. */
@@ -92,7 +97,7 @@ function grants(document: SandboxDocument | null, input: ServerSandboxInput, for
       const hidden = forbidden.find((path) => isWithin(real, path));
       if (hidden !== undefined) throw new SandboxSetupError(`${name}: "${written}" is inside ${hidden}, which no MCP server may see (a protected path, the policy or the Silas data home); grant a folder outside it`);
       if (real === input.homeDir || real === '/') throw new SandboxSetupError(`${name}: "${written}" grants the whole ${real === '/' ? 'filesystem' : 'home directory'}; grant the folders the server needs`);
-      const shared = SOCKET_TREES.find((tree) => isWithin(tree, real));
+      const shared = socketTreeIn(real);
       if (shared !== undefined) throw new SandboxSetupError(`${name}: "${written}" contains ${shared}, where other programs keep their sockets (the session bus, the display, other sandboxes' egress proxies); grant a folder of its own inside it`);
       mounts.push({ path: real, writable });
     });
