@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { ESTABLISHED } from './connect-head.js';
 import { Client, connectRequest, exchange, PUBLIC_ADDRESS, startEcho, startProxy, tempDir } from './egress-test-support.js';
-
-const ESTABLISHED = 'HTTP/1.1 200 Connection established\r\n\r\n';
 
 /** The status line of what `target` gets from a proxy that allows `allow`, and the decision recorded. */
 async function attempt(allow: string[], target: string, dns?: Record<string, string[]>) {
@@ -186,6 +185,14 @@ describe('EgressProxy socket', () => {
     await client.closed;
     expect(existsSync(t.socketPath)).toBe(false);
     expect(t.proxy.stats.openTunnels).toBe(0);
+  });
+
+  it('refuses a socket folder other users can enter, where they could connect before the chmod', async () => {
+    const echo = await startEcho();
+    const open = tempDir();
+    chmodSync(open, 0o755);
+    await expect(startProxy(echo, ['api.example.test'], { socketPath: join(open, 'egress.sock') })).rejects.toThrow(/is open to other users \(mode 755\).*mode 0700/);
+    expect(existsSync(join(open, 'egress.sock'))).toBe(false);
   });
 
   it('replaces a stale socket of its own, but not a live socket or any other file', async () => {

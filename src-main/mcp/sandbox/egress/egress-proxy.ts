@@ -1,4 +1,5 @@
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, statSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { lookup } from 'node:dns/promises';
 import { connect as netConnect, createConnection, createServer, type Server, type Socket } from 'node:net';
 import { nonPublicRange } from './address-ranges.js';
@@ -69,6 +70,18 @@ function connectTcp(host: string, port: number): Socket {
   return createConnection({ host, port, allowHalfOpen: true, noDelay: true });
 }
 
+/**
+ * The socket's folder is the boundary: one only this user can enter (a mkdtemp folder), so no
+ * other user reaches the socket in the moment between listen() and its chmod to 0600.
+ */
+function privateFolder(socketPath: string): void {
+  const folder = dirname(socketPath);
+  const stat = statSync(folder);
+  if (stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0) {
+    throw new Error(`egress proxy: ${folder} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); its socket needs a folder only this user can enter (mode 0700)`);
+  }
+}
+
 /** A socket file left by a proxy that is gone may be replaced; anything else is refused. */
 async function clearStaleSocket(path: string): Promise<void> {
   let stat;
@@ -108,7 +121,6 @@ export class EgressProxy {
   private readonly counts = { allowed: 0, denied: 0, rejected: 0, openTunnels: 0 };
   private readonly resolveHost: (host: string) => Promise<string[]>;
   private readonly connectTo: (host: string, port: number) => Socket;
-  private ready = false;
   private closed = false;
   private inode = -1;
 
@@ -125,6 +137,7 @@ export class EgressProxy {
   static async start(options: EgressProxyOptions): Promise<EgressProxy> {
     const patterns = parseHostPatterns(options.allow);
     const loopbackPorts = parseLoopbackPorts(options.loopbackPorts, 'egress proxy');
+    privateFolder(options.socketPath);
     await clearStaleSocket(options.socketPath);
     const server = createServer({ allowHalfOpen: true });
     server.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
@@ -145,8 +158,6 @@ export class EgressProxy {
       await proxy.close();
       throw error;
     }
-    // Connections accepted before the chmod above may come from anyone: they are dropped.
-    proxy.ready = true;
     return proxy;
   }
 
@@ -178,7 +189,7 @@ export class EgressProxy {
   }
 
   private async handle(socket: Socket): Promise<void> {
-    if (!this.ready || this.closed) return void socket.destroy();
+    if (this.closed) return void socket.destroy();
     this.track(socket);
     socket.setTimeout(this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, () => socket.destroy());
     const head = await readConnectHead(socket, this.options.maxHeaderBytes ?? DEFAULT_MAX_HEADER_BYTES);
