@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { RoleModelConfig } from '../../src-shared/llm/config.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
@@ -36,6 +36,28 @@ describe('anthropic', () => {
   });
   afterEach(() => server.http.close());
   const config = (extra: Record<string, unknown> = {}) => ({ provider: 'anthropic' as const, model: 'claude-sonnet-4-5', baseUrl: server.baseUrl, apiKeySecret: 'anthropic-key', ...extra });
+
+  it('sends the key to the public endpoint even when ANTHROPIC_BASE_URL points elsewhere', async () => {
+    // Whoever can set the runtime's environment must not be able to redirect the key.
+    const seen: string[] = [];
+    const previous = process.env.ANTHROPIC_BASE_URL;
+    process.env.ANTHROPIC_BASE_URL = server.baseUrl;
+    vi.stubGlobal('fetch', (input: RequestInfo | URL) => {
+      seen.push(String(input instanceof Request ? input.url : input));
+      return Promise.resolve(new Response(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'no' } }), { status: 401, headers: { 'content-type': 'application/json' } }));
+    });
+    try {
+      const client = clientFor('planner', { provider: 'anthropic', model: 'claude-sonnet-4-5', apiKeySecret: 'anthropic-key' }, { secrets });
+      expect(await failureOf(client.generateObject({ ...ask, schema: z.object({ ok: z.boolean() }) }))).toMatchObject({ code: 'auth' });
+    } finally {
+      vi.unstubAllGlobals();
+      if (previous === undefined) delete process.env.ANTHROPIC_BASE_URL;
+      else process.env.ANTHROPIC_BASE_URL = previous;
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    for (const url of seen) expect(url.startsWith(`${DEFAULT_BASE_URLS.anthropic}/`)).toBe(true);
+    expect(server.http.requests).toEqual([]);
+  });
 
   it('streams text from the messages API with usage and cost, the key only in x-api-key', async () => {
     server.http.enqueue(anthropicReply.stream(['Hello', ' from', ' Claude'], { input_tokens: 2000, output_tokens: 100 }));
