@@ -1,10 +1,10 @@
 import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
 import { isSilasError } from '../../src-shared/errors.js';
-import { NamedSecrets } from '../keys/named-secrets.js';
 import { isModelError } from '../llm/errors.js';
 import type { ModelUsage } from '../llm/model-client.js';
 import { baseUrlOf } from '../../src-shared/llm/config.js';
-import { cliSecretStore, type SecretStore } from './cli-keyring.js';
+import type { SecretStore } from './cli-keyring.js';
+import { cliNamedSecrets } from './cli-secrets.js';
 
 // `silas models` may not import keys/ (docs/architecture.md §3), and builds no model client of
 // its own: the file, the keyring lookups and the test call are composed here.
@@ -17,7 +17,7 @@ export type SecretStatus = { state: 'stored' } | { state: 'missing' } | { state:
 /** Whether the keyring holds secret `name`. The value is read (a keyring cannot be asked less) and dropped here. */
 export function secretStatus(name: string, injected: SecretStore | undefined): SecretStatus {
   try {
-    const value = new NamedSecrets(cliSecretStore(injected)).get(name);
+    const value = cliNamedSecrets(injected).get(name);
     return value === null || value === '' ? { state: 'missing' } : { state: 'stored' };
   } catch (error) {
     return { state: 'unreadable', reason: isSilasError(error) ? error.message : 'the OS keyring failed' };
@@ -36,7 +36,7 @@ const PROBE_SYSTEM = 'This is a connection test. Answer with the single word OK.
 export async function probeModel(role: ModelRole, config: RoleModelConfig, injected: SecretStore | undefined): Promise<ProbeResult> {
   // The AI SDK loads only for a test call: `silas models show` and `set` start without it.
   const { createModelClient } = await import('../llm/ai-sdk-client.js');
-  const client = createModelClient(role, { ...config, maxRetries: 0 }, { secrets: new NamedSecrets(cliSecretStore(injected)) });
+  const client = createModelClient(role, { ...config, maxRetries: 0 }, { secrets: cliNamedSecrets(injected) });
   const started = performance.now();
   try {
     for await (const event of client.streamText({ system: PROBE_SYSTEM, messages: [{ role: 'user', content: 'OK?' }] })) {

@@ -42,7 +42,7 @@ describe('anthropic', () => {
     const seen: string[] = [];
     const previous = process.env.ANTHROPIC_BASE_URL;
     process.env.ANTHROPIC_BASE_URL = server.baseUrl;
-    vi.stubGlobal('fetch', (input: RequestInfo | URL) => {
+    vi.stubGlobal('fetch', (input: string | URL | Request) => {
       seen.push(String(input instanceof Request ? input.url : input));
       return Promise.resolve(new Response(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'no' } }), { status: 401, headers: { 'content-type': 'application/json' } }));
     });
