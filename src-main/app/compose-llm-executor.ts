@@ -1,6 +1,6 @@
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
-import { ExecutorTurn, type StructuredOutputEvent } from '../../src-shared/silas/agents.js';
+import type { StructuredOutputEvent } from '../../src-shared/silas/agents.js';
 import type { WorkItem } from '../../src-shared/silas/work.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import type { SecretStore } from '../keys/secret-store.js';
@@ -8,6 +8,7 @@ import { createModelClient } from '../llm/ai-sdk-client.js';
 import { isModelError } from '../llm/errors.js';
 import { loadModelsFile } from '../llm/models-file.js';
 import { baseUrlOf, readApiKey } from '../llm/providers.js';
+import { executorAgent } from '../silas/agents/definitions.js';
 import { LlmExecutorAgent } from '../silas/agents/llm-executor-agent.js';
 import { modelStructuredCall, type ModelCallRecord } from '../silas/agents/model-call.js';
 import type { RecordingAuditLog } from '../silas/executor/audit.js';
@@ -54,7 +55,7 @@ export function prepareLlmExecutor(home: string, secretStore: SecretStore): LlmE
           repair: record.repair,
         });
       return new LlmExecutorAgent({
-        call: modelStructuredCall({ client, schema: ExecutorTurn, ...(config.price ? { price: config.price } : {}), onCall: usage }),
+        call: modelStructuredCall({ client, schema: executorAgent.schema, ...(config.price ? { price: config.price } : {}), onCall: usage }),
         audit: (event) => auditStructuredOutput(audit, scope, event),
       });
     },

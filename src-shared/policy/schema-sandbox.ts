@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { closed, CONTROL, list, openMap, text, wholeNumber, type ApiVersion } from './schema-kit.js';
 import { ENV_NAME_PATTERN, SECRET_NAME_PATTERN } from '../secret-names.js';
+import { SandboxNetworkMode } from '../schemas/server-sandbox.js';
 
 /*
  * spec.x-silas-sandbox: Silas's documented extension of the AgentPolicy (not part of AIP spec
@@ -62,9 +63,8 @@ function environment(version: ApiVersion) {
 
 function network(version: ApiVersion) {
   return closed(version, {
-    mode: z
-      .enum(['none', 'loopback', 'hosts'])
-      .default('none')
+    // The same modes the ledger records (ServerSandboxSummary), so the two cannot drift apart.
+    mode: SandboxNetworkMode.default('none')
       .describe(
         "none: no network (the server has only its own empty network namespace). loopback: only the host's loopback ports in loopback_ports. hosts: only the listed hosts, through the egress proxy of `silas proxy` (HTTPS_PROXY), and loopback_ports if any.",
       ),

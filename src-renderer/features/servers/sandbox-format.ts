@@ -20,7 +20,7 @@ export interface NetworkView {
 }
 
 export function networkView(network: ServerSandboxSummary['network']): NetworkView {
-  const loopback = (network.loopbackPorts ?? []).map((port) => `127.0.0.1:${port}`);
+  const loopback = network.loopbackPorts.map((port) => `127.0.0.1:${port}`);
   switch (network.mode) {
     case 'none':
       return { label: 'No network', hosts: [] };

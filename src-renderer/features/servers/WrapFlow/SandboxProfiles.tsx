@@ -2,7 +2,7 @@ import { useId } from 'react';
 import { FileDiff } from '../FileDiff/FileDiff.js';
 import type { ClientWrapPlanView } from '../../../../src-shared/schemas/clients.js';
 
-type SandboxProfile = NonNullable<ClientWrapPlanView['sandboxProfiles']>[number];
+type SandboxProfile = ClientWrapPlanView['sandboxProfiles'][number];
 
 /** A note's first line is prose; the lines after it, when any, are YAML to copy as they are. */
 function Note({ note }: { note: string }) {
@@ -11,7 +11,8 @@ function Note({ note }: { note: string }) {
     <li>
       {first}
       {rest.length > 0 ? (
-        <pre className="wrap-flow__diff">
+        // Scrollable, so reachable by keyboard like the diffs.
+        <pre className="wrap-flow__diff" tabIndex={0} aria-label={`To add by hand: ${first}`}>
           <code>{rest.join('\n')}</code>
         </pre>
       ) : null}
@@ -59,7 +60,7 @@ export function SandboxProfiles({ profiles }: { profiles: readonly SandboxProfil
     <section className="wrap-flow__profiles" aria-labelledby={headingId}>
       <h5 id={headingId}>Sandbox profiles</h5>
       <p className="wrap-flow__hint">A wrapped server runs in a sandbox that shows it only what its policy grants: no files, network or environment otherwise.</p>
-      <ul className="wrap-flow__list" aria-labelledby={headingId}>
+      <ul className="wrap-flow__list">
         {profiles.map((profile) => (
           <Profile key={profile.server} profile={profile} />
         ))}
