@@ -4,7 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App/App.js';
 import { CockpitProvider } from './app/cockpit-context.js';
-import { chooseTransport } from './lib/boot.js';
+import { chooseTransport, streamScopeStorage } from './lib/boot.js';
 import { connectCockpit } from './lib/cockpit.js';
 import { browserNotifications } from './lib/notifications.js';
 import { parseRoute } from './lib/routes.js';
@@ -16,11 +16,12 @@ import './styles/review.css';
 import './styles/servers.css';
 import './styles/sandbox.css';
 import './styles/policies.css';
+import './styles/stream.css';
 
 // Wired once, outside React (docs/architecture.md §4.7): StrictMode's double effects must not open two sockets.
 const transport = chooseTransport(window);
 const store = createCockpitStore({ connection: transport.state, route: parseRoute(window.location.hash) });
-const cockpit = connectCockpit({ transport, store, window, notifications: browserNotifications(window) });
+const cockpit = connectCockpit({ transport, store, window, notifications: browserNotifications(window), scopeStorage: streamScopeStorage(window) });
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html must contain <div id="root">');

@@ -1,7 +1,6 @@
 import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
 import { isSilasError } from '../../src-shared/errors.js';
-import { isModelError } from '../llm/errors.js';
-import type { ModelUsage } from '../llm/model-client.js';
+import { probeModel as probeWith, type ProbeResult } from '../llm/probe.js';
 import { baseUrlOf } from '../../src-shared/llm/config.js';
 import type { SecretStore } from './cli-keyring.js';
 import { cliNamedSecrets } from './cli-secrets.js';
@@ -24,27 +23,9 @@ export function secretStatus(name: string, injected: SecretStore | undefined): S
   }
 }
 
-export type ProbeResult = { ok: true; latencyMs: number; usage: ModelUsage; costUsd: number | null } | { ok: false; code: string; message: string };
+export type { ProbeResult };
 
-const PROBE_SYSTEM = 'This is a connection test. Answer with the single word OK.';
-
-/**
- * One small real request to the role's model: the configured endpoint, key and model, with no
- * retries, so a failure is reported as it happened. A ModelError's message is already redacted
- * and says what to fix; anything else is not expected and is thrown.
- */
-export async function probeModel(role: ModelRole, config: RoleModelConfig, injected: SecretStore | undefined): Promise<ProbeResult> {
-  // The AI SDK loads only for a test call: `silas models show` and `set` start without it.
-  const { createModelClient } = await import('../llm/ai-sdk-client.js');
-  const client = createModelClient(role, { ...config, maxRetries: 0 }, { secrets: cliNamedSecrets(injected) });
-  const started = performance.now();
-  try {
-    for await (const event of client.streamText({ system: PROBE_SYSTEM, messages: [{ role: 'user', content: 'OK?' }] })) {
-      if (event.type === 'finish') return { ok: true, latencyMs: Math.round(performance.now() - started), usage: event.usage, costUsd: event.costUsd };
-    }
-    return { ok: false, code: 'bad_response', message: `model "${config.model}" ended its answer without finishing` };
-  } catch (error) {
-    if (isModelError(error)) return { ok: false, code: error.code, message: error.message };
-    throw error;
-  }
+/** `silas models test`: the probe of llm/probe.ts with the CLI's keyring. */
+export function probeModel(role: ModelRole, config: RoleModelConfig, injected: SecretStore | undefined): Promise<ProbeResult> {
+  return probeWith(role, config, cliNamedSecrets(injected));
 }

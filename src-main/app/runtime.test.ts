@@ -50,8 +50,8 @@ describe('runtime composition', () => {
     runtime.decisions.setPaused(true);
     runtime.decisions.setPaused(true);
     runtime.decisions.setPaused(false);
-    const events = runtime.audit.tail(3).map((e) => e.event);
-    expect(events).toEqual(['runtime.started', 'approvals.paused', 'approvals.resumed']);
+    const events = runtime.audit.tail(4).map((e) => e.event);
+    expect(events).toEqual(['runtime.started', 'silas.stream.started', 'approvals.paused', 'approvals.resumed']);
     await runtime.stop('test');
   });
 });

@@ -3,6 +3,7 @@ import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditEventData } from '../../src-shared/audit/events.js';
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
+import { WorkItem } from '../../src-shared/silas/work.js';
 import { ChainVerifier, keyringVerifierKeys } from '../audit/chain-verifier.js';
 import { AuditWatcher } from '../audit/watcher.js';
 import { KeyringStandingGrants } from '../approvals/standing-grants.js';
@@ -31,6 +32,8 @@ import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
 import type { CockpitBuilder, CockpitEndpoint, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
+import { composeStream } from './compose-stream.js';
+import type { SandboxManager } from '../silas/sandbox/index.js';
 
 export interface RuntimeOverrides {
   notifier?: Notifier;
@@ -43,6 +46,10 @@ export interface RuntimeOverrides {
   proxyRuntime?: ProxyRuntime;
   /** Builds the headless cockpit into `cockpitDir` when it is missing; without one, a missing build serves 503. */
   cockpitBuilder?: CockpitBuilder;
+  /** `gates.system` of the Stream (§11): checked on every message and answer. */
+  streamGates?: readonly unknown[];
+  /** The sandbox of plans approved from the Stream; tests swap in one whose bubblewrap is missing. */
+  sandboxManager?: (workDir: string) => SandboxManager;
 }
 
 /** Rate cap on security events written to the ledger, so a flood of bad sockets cannot flood it. */
@@ -107,6 +114,22 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }) }),
   };
   decisions.subscribe(() => events.publish('review.changed', decisions.view()));
+  // Silas itself (§5.1): conversations per session, plans to the same queue, work in the sandbox.
+  const silas = composeStream({
+    home: config.home,
+    db: ledger.db,
+    audit,
+    events,
+    signer,
+    trustedKeys: () => ledger.trustedKeys(),
+    secretStore,
+    decisions,
+    planKind: kinds.plan,
+    ...(overrides.streamGates ? { systemGates: overrides.streamGates } : {}),
+    ...(overrides.sandboxManager ? { sandboxManager: overrides.sandboxManager } : {}),
+    ...(overrides.now ? { now: overrides.now } : {}),
+    onError: (message, error) => logger.error(message, error),
+  });
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db);
@@ -142,7 +165,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -168,6 +191,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
 
     async start() {
       audit.append('runtime.started', { mode: config.mode, pid: process.pid, version: APP_VERSION });
+      silas.stream.start(silas.plans.resume(parseStoredWorkItem));
       // Created after our own start entry: a client can only connect later, and loads history itself.
       watcher = new AuditWatcher(
         audit,
@@ -204,7 +228,14 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         }
         const staticDir = servableCockpitDir(config.cockpitDir);
         if (!staticDir) logger.warn('the cockpit is not built; run `npm run build:cockpit` to serve it');
-        const address = await server.start({ token: cockpitToken, router, events, onSecurityEvent: recordSecurityEvent, staticDir });
+        const address = await server.start({
+          token: cockpitToken,
+          router,
+          events,
+          onSecurityEvent: recordSecurityEvent,
+          staticDir,
+          storeSecret: (name, value) => silas.models.storeSecret(name, value, 'https-secure-input'),
+        });
         cockpit = { url: address.url, wsUrl: address.wsUrl, token: cockpitToken };
       }
       localSocket = new LocalSocketTransport({
@@ -226,7 +257,13 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
       stopping ??= (async () => {
         logger.info(`runtime stopping: ${reason}`);
         server?.stopAccepting();
+        // Plans still waiting are left to be asked again after the restart, not recorded as declined.
+        silas.plans.beginShutdown();
         decisions.declineAll('the Silas control center is shutting down');
+        // Turns are stopped and running work told to stop before the ledger they write to closes.
+        silas.plans.stopAll();
+        await silas.stream.stop();
+        await silas.plans.idle();
         try {
           events.publish('runtime.stopping', { reason });
         } catch (error) {
@@ -254,6 +291,16 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     },
   };
   return runtime;
+}
+
+/** A work item the Stream kept for a restart, or null when it no longer parses (a newer app wrote it). */
+function parseStoredWorkItem(json: string): WorkItem | null {
+  try {
+    const parsed = WorkItem.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The built cockpit to serve, or null when `dir` holds no build. */

@@ -11,11 +11,11 @@ export type Transport = 'ipc' | 'websocket' | 'local-socket' | 'in-process';
  * never written to disk, and only from a browser Origin; IPC is the app:// cockpit page.
  */
 export const SESSION_CAPABILITIES: Readonly<Record<Transport, readonly CallAccess[]>> = {
-  'local-socket': ['ask'],
-  websocket: ['read', 'decide'],
-  ipc: ['read', 'decide'],
+  'local-socket': ['ask', 'converse'],
+  websocket: ['read', 'decide', 'converse'],
+  ipc: ['read', 'decide', 'converse'],
   // The runtime's own calls (composition root, tests): nothing crosses a trust boundary.
-  'in-process': ['ask', 'read', 'decide'],
+  'in-process': ['ask', 'read', 'decide', 'converse'],
 };
 
 export function sessionMay(transport: Transport, access: CallAccess): boolean {
@@ -26,6 +26,7 @@ const WHERE: Record<CallAccess, string> = {
   ask: 'ask over the local control socket with the credential in HOME/control.json (silas proxy, silas run)',
   read: 'open the cockpit (the desktop window, or the address `silas start` printed)',
   decide: 'decide in the cockpit (the desktop window, or the address `silas start` printed)',
+  converse: 'talk to Silas from the cockpit or `silas chat`',
 };
 
 /** Why a call was refused and where it can be made instead. */

@@ -37,6 +37,8 @@ export interface CockpitSurface {
   onSecurityEvent?: SecurityEventSink;
   /** The built cockpit, when known only at start (it may have been built meanwhile). */
   staticDir?: string | null;
+  /** §8.1 secure input (`POST /secrets/NAME`): stores one secret in the OS keyring. */
+  storeSecret?: (name: string, value: string) => void;
 }
 
 export type CockpitServerOptions = CockpitBindOptions & Partial<CockpitSurface>;
@@ -117,11 +119,14 @@ export class CockpitServer {
   /** Binds if not yet bound, then serves the cockpit and the contract behind `surface`'s credential. */
   async start(surface: Partial<CockpitSurface> = {}): Promise<CockpitAddress> {
     const address = await this.listen();
-    const { token, router, events, onSecurityEvent, staticDir } = { ...this.options, ...surface };
+    const { token, router, events, onSecurityEvent, staticDir, storeSecret } = { ...this.options, ...surface };
     if (!token || !router || !events) throw new SilasError(ErrorCode.Internal, 'CockpitServer.start needs the cockpit token, router and event bus');
     const { options } = this;
     const wsOrigin = address.wsUrl.slice(0, -WS_PATH.length);
-    this.handler = createHttpHandler({ originPolicy: this.originPolicy!, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin) });
+    const secretInput = storeSecret
+      ? { token, store: storeSecret, onRefused: (reason: string, peer: string) => onSecurityEvent?.('control.auth_failed', { peer, reason: `secure input: ${reason}` }) }
+      : undefined;
+    this.handler = createHttpHandler({ originPolicy: this.originPolicy!, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), ...(secretInput ? { secretInput } : {}) });
     this.transport = new WebSocketTransport({
       token,
       router,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ClientAuthFrame, ClientCallFrame, WS_AUTH_TIMEOUT_MS, WS_CLOSE_UNAUTHORIZED, type ServerFrame } from '../../src-shared/contract/wire.js';
 import { fail } from '../../src-shared/contract/envelope.js';
 import { ErrorCode } from '../../src-shared/errors.js';
@@ -53,6 +54,8 @@ export class ControlSession {
   private limitedReported = false;
   private readonly authTimer: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Events published to this id reach this session only (a conversation scope's events). */
+  readonly id = `session-${randomUUID()}`;
 
   constructor(
     private readonly link: SessionLink,
@@ -108,12 +111,13 @@ export class ControlSession {
       return;
     }
     this.authenticated = true;
-    // Events carry what only the person may read (pending cards, audit entries): none for an ask-only session.
-    if (sessionMay(this.options.transport, 'read')) {
-      this.unsubscribe = this.options.events.subscribe((name, payload) => {
-        if (this.link.isOpen()) this.link.send({ type: 'event', name, payload });
-      });
-    }
+    // Broadcast events carry what only the person may read (pending cards, audit entries): none for
+    // an ask-only session. Events addressed to this session (its own conversation) always reach it.
+    const mayRead = sessionMay(this.options.transport, 'read');
+    this.unsubscribe = this.options.events.subscribe((name, payload, target) => {
+      if (target === undefined ? !mayRead : target !== this.id) return;
+      if (this.link.isOpen()) this.link.send({ type: 'event', name, payload });
+    }, this.id);
     this.link.send({ type: 'ready', serverVersion: this.options.serverVersion });
   }
 
@@ -132,7 +136,7 @@ export class ControlSession {
       this.link.send({ type: 'result', id: idOf(json), result: fail(ErrorCode.BadRequest, `malformed call: ${describeZodError(frame.error, 'message')}`) });
       return;
     }
-    const result = await this.options.router.dispatch(frame.data.name, frame.data.args, { transport: this.options.transport, peer: this.options.peer });
+    const result = await this.options.router.dispatch(frame.data.name, frame.data.args, { transport: this.options.transport, peer: this.options.peer, session: this.id });
     if (this.link.isOpen()) this.link.send({ type: 'result', id: frame.data.id, result });
   }
 }

@@ -62,7 +62,7 @@ describe('Electron IPC transport: calls', () => {
     const { ipcMain, dispatched } = setup();
     const result = await ipcMain.invoke('app://cockpit/index.html', 'audit.list', { limit: 5 });
     expect(result).toEqual({ ok: true, value: { echoed: 'audit.list' } });
-    expect(dispatched).toEqual([{ name: 'audit.list', args: { limit: 5 }, ctx: { transport: 'ipc' } }]);
+    expect(dispatched).toEqual([{ name: 'audit.list', args: { limit: 5 }, ctx: { transport: 'ipc', session: 'session-ipc' } }]);
   });
 
   it.each([

@@ -66,6 +66,9 @@ export class EventTargets {
   }
 }
 
+/** The session id of the desktop cockpit's calls. */
+export const IPC_SESSION = 'session-ipc';
+
 export interface IpcTransportOptions {
   ipcMain: IpcMainLike;
   router: Pick<ControlRouter, 'dispatch'>;
@@ -88,12 +91,14 @@ export function registerIpcTransport(options: IpcTransportOptions): () => void {
     if (!isTrustedSender(frameUrl)) {
       return Promise.resolve(fail(ErrorCode.Unauthorized, 'IPC calls are accepted only from the cockpit page (app://cockpit/)'));
     }
-    return router.dispatch(name, args, { transport: 'ipc' });
+    return router.dispatch(name, args, { transport: 'ipc', session: IPC_SESSION });
   });
 
-  const unsubscribe = events.subscribe(function forwardEvent(name, payload) {
+  // The cockpit windows are one person's one session: what is addressed to it reaches them all.
+  const unsubscribe = events.subscribe(function forwardEvent(name, payload, target) {
+    if (target !== undefined && target !== IPC_SESSION) return;
     targets.broadcast(isTrustedSender, name, payload);
-  });
+  }, IPC_SESSION);
 
   let disposed = false;
   return function disposeIpcTransport() {

@@ -67,3 +67,33 @@ describe('EventBus', () => {
     expect(got).toEqual(['second']);
   });
 });
+
+describe('EventBus: events addressed to one session', () => {
+  const streamEvent = { type: 'draft' as const, scope: 'scope-AAAAAAAAAAAAAAAAAAAAAA', turn_id: 't1', delta: 'hi' };
+
+  it('publishTo reaches the listeners with the target; a session with no live subscription gets nothing', () => {
+    const bus = new EventBus();
+    const seen: [string, unknown, string | undefined][] = [];
+    const off = bus.subscribe((name, payload, target) => seen.push([name, payload, target]), 'session-a');
+    expect(bus.isLive('session-a')).toBe(true);
+    expect(bus.publishTo('session-a', 'stream.event', streamEvent)).toBe(true);
+    expect(bus.publishTo('session-b', 'stream.event', streamEvent)).toBe(false);
+    off();
+    expect(bus.isLive('session-a')).toBe(false);
+    expect(bus.publishTo('session-a', 'stream.event', streamEvent)).toBe(false);
+    expect(seen).toEqual([['stream.event', streamEvent, 'session-a']]);
+  });
+
+  it('a session stays live while any of its subscriptions is (several cockpit windows), and payloads are checked first', () => {
+    const bus = new EventBus();
+    const one = bus.subscribe(() => undefined, 'session-ipc');
+    const two = bus.subscribe(() => undefined, 'session-ipc');
+    one();
+    one();
+    expect(bus.isLive('session-ipc')).toBe(true);
+    two();
+    expect(bus.isLive('session-ipc')).toBe(false);
+    bus.subscribe(() => undefined, 'session-x');
+    expect(() => bus.publishTo('session-x', 'stream.event', { ...streamEvent, scope: '../other' } as never)).toThrow();
+  });
+});

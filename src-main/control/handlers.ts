@@ -7,7 +7,10 @@ import type { ServersService } from '../mcp/servers/servers-service.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
 import type { ToolCallKind } from '../review/kinds/tool-call.js';
-import type { CallHandlers } from './router.js';
+import type { ModelSetupService } from '../silas/stream/model-setup.js';
+import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel.js';
+import { ErrorCode, SilasError } from '../../src-shared/errors.js';
+import type { CallContext, CallHandlers } from './router.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -22,6 +25,10 @@ export interface HandlerServices {
   servers: Pick<ServersService, 'list'>;
   standing: Pick<StandingApprovalService, 'list' | 'revoke'>;
   clients: Pick<ClientsService, 'list' | 'planWrap' | 'wrap' | 'unwrap'>;
+  /** The conversation surface of the Stream (§8.1): scopes belong to the session that opened them. */
+  /** Absent in tests of other calls: a conversation call then says the Stream is not running. */
+  stream?: StreamChannel;
+  models?: ModelSetupService;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -48,7 +55,29 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'clients.planWrap': (args) => services.clients.planWrap(args),
     'clients.wrap': (args) => services.clients.wrap(args),
     'clients.unwrap': ({ client }) => services.clients.unwrap({ client }),
+    'stream.open': (args, ctx) => need(services.stream, 'the Stream').open(args, callerOf(ctx)),
+    'stream.send': (args, ctx) => need(services.stream, 'the Stream').send(args, callerOf(ctx)),
+    'stream.cancel': ({ scope }, ctx) => need(services.stream, 'the Stream').cancel(scope, callerOf(ctx)),
+    'stream.approve': (args, ctx) => need(services.stream, 'the Stream').approve(args, callerOf(ctx)),
+    'models.status': () => need(services.models, 'model setup').status(),
+    'models.configure': (args) => need(services.models, 'model setup').configure(args),
+    'models.test': ({ role }) => need(services.models, 'model setup').test(role),
+    'secrets.store': ({ name, value }, ctx) => {
+      // A secret never rides the WebSocket (§8.1): the browser cockpit POSTs it to /secrets/NAME.
+      if (ctx.transport === 'websocket') throw new SilasError(ErrorCode.Unauthorized, 'secrets are not accepted over the WebSocket; the cockpit sends them with POST /secrets/NAME');
+      return need(services.models, 'model setup').storeSecret(name, value, ctx.transport);
+    },
   };
+}
+
+/** A conversation needs a session to send its events to; an in-process caller has a fixed one. */
+function callerOf(ctx: CallContext): StreamCaller {
+  return { session: ctx.session ?? `session-${ctx.transport}`, transport: ctx.transport };
+}
+
+function need<T>(service: T | undefined, what: string): T {
+  if (service === undefined) throw new SilasError(ErrorCode.Unavailable, `${what} is not running in this runtime; restart Silas`);
+  return service;
 }
 
 function inProcessVerify(audit: AuditLog, now: () => Date) {

@@ -1,5 +1,8 @@
+import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_SECRET_VALUE_CHARS, SECRET_INPUT_PATH, SecretStoreArgs } from '../../src-shared/schemas/stream.js';
+import { isSilasError } from '../../src-shared/errors.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { mimeType, resolveStaticFile } from './static-files.js';
 
@@ -31,15 +34,108 @@ function plain(res: ServerResponse, status: number, text: string): void {
   res.end(`${text}\n`);
 }
 
+/**
+ * §8.1 secure input: `POST /secrets/NAME` with `{"value": "…"}`, the cockpit credential as a
+ * bearer token and the cockpit's Origin. The value goes to the keyring and is dropped; it is never
+ * echoed, logged or sent over the WebSocket.
+ */
+export interface SecretInputEndpoint {
+  token: string;
+  store(name: string, value: string): void;
+  onRefused(reason: string, peer: string): void;
+}
+
 export interface HttpSurfaceOptions {
   originPolicy: OriginPolicy;
   staticDir: string | null;
   csp: string;
+  secretInput?: SecretInputEndpoint;
+}
+
+const MAX_SECRET_BODY_BYTES = MAX_SECRET_VALUE_CHARS * 4 + 64;
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+  res.end(`${JSON.stringify(body)}\n`);
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The body up to `max` bytes, or null when it is longer (the rest is not read). */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+async function handleSecretInput(req: IncomingMessage, res: ServerResponse, rawName: string, options: HttpSurfaceOptions): Promise<void> {
+  const endpoint = options.secretInput;
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  if (!endpoint) return plain(res, 404, 'Not found');
+  if (req.method !== 'POST') {
+    res.setHeader('Allow', 'POST');
+    return plain(res, 405, 'Method not allowed: POST {"value": "…"} to store a secret');
+  }
+  if (!options.originPolicy.originAllowed(req.headers.origin)) {
+    endpoint.onRefused('foreign or missing Origin', peer);
+    return plain(res, 403, 'Forbidden: secrets are accepted only from the cockpit page');
+  }
+  const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+  if (!auth || !sameSecret(auth[1]!, endpoint.token)) {
+    endpoint.onRefused('wrong or missing cockpit credential', peer);
+    return plain(res, 401, 'Unauthorized: send the cockpit credential as a bearer token');
+  }
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return plain(res, 415, 'Send the secret as JSON: {"value": "…"} with Content-Type: application/json');
+  let name: string;
+  try {
+    name = decodeURIComponent(rawName);
+  } catch {
+    return plain(res, 400, 'The secret name in the path is not valid percent-encoding');
+  }
+  const body = await readBody(req, MAX_SECRET_BODY_BYTES);
+  if (body === null) return plain(res, 413, `The secret is too large: at most ${MAX_SECRET_VALUE_CHARS} characters`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    // JSON.parse quotes the text around the error, which is the secret: it is not repeated.
+    return plain(res, 400, 'The body is not valid JSON; send {"value": "…"}');
+  }
+  const value = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).every((k) => k === 'value') ? (parsed as { value?: unknown }).value : undefined;
+  const checked = SecretStoreArgs.safeParse({ name, value });
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    return plain(res, 400, `${issue.path.join('.') || 'body'}: ${issue.message}${issue.path[0] === 'value' ? '; send {"value": "…"} and nothing else' : ''}`);
+  }
+  try {
+    endpoint.store(checked.data.name, checked.data.value);
+  } catch (error) {
+    return plain(res, 500, `The secret could not be stored in the OS keyring: ${isSilasError(error) ? error.message : 'the keyring failed'}`);
+  }
+  json(res, 200, { stored: true });
 }
 
 /**
- * Plain HTTP side of the control surface: the built cockpit and a health probe. No data and
- * no token ever travel over HTTP; everything else goes through the authenticated socket.
+ * Plain HTTP side of the control surface: the built cockpit, a health probe and the secure
+ * input of §8.1 (a secret into the keyring, behind the cockpit credential and Origin). No data
+ * is ever served over HTTP; everything else goes through the authenticated socket.
  */
 export function createHttpHandler(options: HttpSurfaceOptions) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -47,12 +143,13 @@ export function createHttpHandler(options: HttpSurfaceOptions) {
       plain(res, 403, 'Forbidden: unexpected Host header. Open the cockpit at the address `silas start` printed.');
       return;
     }
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (path.startsWith(SECRET_INPUT_PATH)) return handleSecretInput(req, res, path.slice(SECRET_INPUT_PATH.length), options);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       plain(res, 405, 'Method not allowed');
       return;
     }
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/healthz') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
       res.end('{"status":"ok"}\n');

@@ -14,6 +14,7 @@ export class LocalSocketClient {
   private socket: Socket | null = null;
   private readonly calls = new CallCore();
   private closedReason: string | null = null;
+  private readonly eventListeners = new Set<(name: string, payload: unknown) => void>();
 
   private constructor() {}
 
@@ -39,6 +40,8 @@ export class LocalSocketClient {
           ready = true;
           clearTimeout(timer);
           resolve();
+        } else if (frame?.type === 'event') {
+          for (const listener of [...this.eventListeners]) listener(frame.name, frame.payload);
         } else if (frame?.type === 'closed') {
           if (!ready) reject(unavailable(frame.reason || 'refused'));
         }
@@ -69,6 +72,20 @@ export class LocalSocketClient {
     const envelope = await this.calls.call(name, args, (frame) => socket.write(ndjsonFrame(frame)));
     if (!envelope.ok) throw new SilasError(envelope.error.code, envelope.error.message);
     return envelope.value as CallResult<N>;
+  }
+
+  /**
+   * Events addressed to this connection (its conversation scope's `stream.event`s); an ask-only
+   * connection receives no broadcast events. Returns the unsubscribe function.
+   */
+  onEvent(listener: (name: string, payload: unknown) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** Why the connection ended, or null while it is open. */
+  get closed(): string | null {
+    return this.closedReason;
   }
 
   close(): void {

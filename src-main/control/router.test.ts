@@ -238,11 +238,14 @@ describe('describeZodError', () => {
 
 describe('ControlRouter: capabilities (one check, from each call\'s declared access)', () => {
   const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap'];
+  const DECIDE_MODELS = ['models.configure', 'models.test', 'secrets.store'];
   const ASK = ['approvals.request', 'plans.requestApproval'];
+  const CONVERSE = ['stream.open', 'stream.send', 'stream.cancel', 'stream.approve'];
 
-  it('declares the access of every call; decisions need decide, proxies\' questions need ask', () => {
-    for (const [name, spec] of Object.entries(calls)) expect(['ask', 'read', 'decide'], name).toContain(spec.access);
-    expect(Object.keys(calls).filter((n) => calls[n as keyof typeof calls].access === 'decide').sort()).toEqual([...DECIDE].sort());
+  it('declares the access of every call; decisions need decide, proxies\' questions need ask, conversations converse', () => {
+    for (const [name, spec] of Object.entries(calls)) expect(['ask', 'read', 'decide', 'converse'], name).toContain(spec.access);
+    expect(Object.keys(calls).filter((n) => calls[n as keyof typeof calls].access === 'converse').sort()).toEqual([...CONVERSE].sort());
+    expect(Object.keys(calls).filter((n) => calls[n as keyof typeof calls].access === 'decide').sort()).toEqual([...DECIDE, ...DECIDE_MODELS].sort());
     expect(Object.keys(calls).filter((n) => calls[n as keyof typeof calls].access === 'ask').sort()).toEqual([...ASK].sort());
   });
 

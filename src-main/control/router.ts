@@ -11,6 +11,8 @@ import { refusalMessage, sessionMay, type Transport } from './capabilities.js';
 export interface CallContext {
   transport: Transport;
   peer?: string;
+  /** The session making the call: events published to it reach only it (conversation scopes). */
+  session?: string;
 }
 
 /** Where refused calls are reported; the runtime appends them to the audit chain (rate-capped). */

@@ -27,6 +27,8 @@ export interface DecisionKind<Request, Subject, K extends DecisionKindName> {
   refusedPaused(subject: Subject): void;
   expired(id: string, subject: Subject): void;
   denied(id: string, subject: Subject, shutdown: boolean): void;
+  /** The asker no longer needs the answer (it was answered elsewhere with a signature, e.g. at the terminal). */
+  withdrawn?(id: string, subject: Subject, reason: string): void;
   /** The effect of a "yes": a token from the approval engine (and any grant), audited before it returns. */
   approve(id: string, subject: Subject, choice: string): Extract<DecisionAnswer, { outcome: 'approve' }>;
 }
@@ -92,7 +94,7 @@ export class DecisionQueue {
     this.sources = deps.sources ?? [];
   }
 
-  ask<Request, Subject, K extends DecisionKindName>(kind: DecisionKind<Request, Subject, K>, request: Request): Promise<DecisionAnswer> {
+  ask<Request, Subject, K extends DecisionKindName>(kind: DecisionKind<Request, Subject, K>, request: Request, options: { signal?: AbortSignal } = {}): Promise<DecisionAnswer> {
     const { subject, timeoutMs } = kind.subject(request);
     if (this.isPaused()) {
       kind.refusedPaused(subject);
@@ -117,6 +119,18 @@ export class DecisionQueue {
         resolve,
         timer,
       });
+      // The card leaves Review when the asker withdraws it; its answer is then a "no" nobody reads.
+      options.signal?.addEventListener(
+        'abort',
+        () =>
+          this.settle(id, () => {
+            const reason = typeof options.signal?.reason === 'string' ? options.signal.reason : 'withdrawn by the asker';
+            if (kind.withdrawn) kind.withdrawn(id, subject, reason);
+            else kind.denied(id, subject, false);
+            return { outcome: 'deny', reason };
+          }),
+        { once: true },
+      );
       this.changed();
       this.deps.notifier.notify(kind.notification(card, subject));
     });

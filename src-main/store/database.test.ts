@@ -60,13 +60,13 @@ describe('openDatabase', () => {
     db.close();
   });
 
-  it('upgrades a database of the previous release by applying only the chronicle and memory migration', () => {
+  it('upgrades a database of the previous release by applying only the chronicle, memory and scope migrations', () => {
     const file = join(tempDir(), 'silas.db');
     const previous = MIGRATIONS.filter((m) => m.id < '009');
     openDatabase(file, { create: true, migrations: previous }).db.close();
     const { db, migrations } = openDatabase(file, { create: false });
-    expect(migrations.applied).toEqual(['009_chronicle_and_memory']);
-    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    expect(migrations.applied).toEqual(['009_chronicle_and_memory', '010_stream_scopes']);
+    expect(db.pragma('user_version', { simple: true })).toBe(10);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'silas_chronicle%' OR name LIKE 'silas_memory%' ORDER BY name").pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['silas_chronicle', 'silas_chronicle_scopes', 'silas_memory_items', 'silas_memory_fts', 'silas_memory_fts_insert']));
     db.close();

@@ -3,12 +3,10 @@ import type { ComponentType } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AlignmentPage } from './alignment/AlignmentPage.js';
 import { IlpPage } from './ilp/IlpPage.js';
-import { StreamPage } from './stream/StreamPage.js';
 
 afterEach(cleanup);
 
 const pages: [string, ComponentType, RegExp][] = [
-  ['Stream', StreamPage, /Silas agent's conversation and status[\s\S]*Silas kernel/],
   ['Alignment', AlignmentPage, /AAP alignment cards and drift dashboards/],
   ['ILP', IlpPage, /ILP composition inspector/],
 ];

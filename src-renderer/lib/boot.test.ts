@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SilasBridge } from '../../src-shared/contract/index.js';
-import { chooseTransport } from './boot.js';
+import { chooseTransport, streamScopeStorage } from './boot.js';
 import { IpcTransport } from './ipc-transport.js';
 import { TOKEN_STORAGE_KEY } from './token.js';
 import { WebSocketTransport } from './ws-transport.js';
@@ -62,5 +62,20 @@ describe('chooseTransport', () => {
       error: { message: expect.stringContaining('silas start') },
     });
     expect(SilentWebSocket.urls).toEqual([]);
+  });
+});
+
+describe('streamScopeStorage', () => {
+  it('keeps the scope in this tab\'s sessionStorage, never localStorage', () => {
+    expect(streamScopeStorage(window)).toBe(window.sessionStorage);
+  });
+
+  it('keeps nothing when storage is disabled', () => {
+    const disabled = Object.defineProperty({}, 'sessionStorage', {
+      get: () => {
+        throw new DOMException('denied', 'SecurityError');
+      },
+    }) as Window;
+    expect(streamScopeStorage(disabled)).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import { takeToken } from './token.js';
 import { IpcTransport } from './ipc-transport.js';
+import type { ScopeStorage } from './stream-scope.js';
 import { createDisconnectedTransport, type Transport } from './transport.js';
 import { WebSocketTransport, webSocketUrl } from './ws-transport.js';
 
@@ -14,6 +15,18 @@ function sessionStorageOf(win: Window): StorageLike {
     return win.sessionStorage;
   } catch {
     return { getItem: () => null, setItem: () => {} };
+  }
+}
+
+/**
+ * Where the Stream keeps this tab's conversation scope: sessionStorage, so two tabs are two
+ * conversations and a reload resumes its own. Null when storage is disabled (nothing is kept).
+ */
+export function streamScopeStorage(win: Window): ScopeStorage | null {
+  try {
+    return win.sessionStorage;
+  } catch {
+    return null;
   }
 }
 

@@ -21,6 +21,12 @@ export function isClientError(value: unknown): value is ClientError {
   return value instanceof ClientError;
 }
 
+/** A failed call in words for the page: the runtime's message and its code. */
+export function describeError(error: unknown): string {
+  if (isClientError(error)) return `${error.message} (${error.code})`;
+  return error instanceof Error ? error.message : String(error);
+}
+
 export interface Client {
   call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>>;
 }

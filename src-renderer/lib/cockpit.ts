@@ -7,9 +7,11 @@ import { affectsClients } from '../store/clients-slice.js';
 import { newArrivals } from '../store/review-queue.js';
 import { affectsServers } from '../store/servers-slice.js';
 import { affectsStanding } from '../store/standing-slice.js';
-import { createClient, isClientError } from './client.js';
+import { ClientError, createClient, describeError } from './client.js';
+import { connectStream, type StreamActions } from './cockpit-stream.js';
 import { notificationText, type NotificationsPort } from './notifications.js';
 import { parseRoute, routeHash, type Route } from './routes.js';
+import type { ScopeStorage } from './stream-scope.js';
 import type { Transport } from './transport.js';
 
 /** Page size for the audit log: large enough that scrolling rarely waits, well under AUDIT_PAGE_MAX. */
@@ -25,7 +27,7 @@ export const STANDING_REFRESH_DELAY_MS = 300;
 export const CLIENTS_REFRESH_DELAY_MS = 300;
 
 /** What components may ask for; everything with a side effect goes through here. */
-export interface CockpitActions {
+export interface CockpitActions extends StreamActions {
   loadOlderAudit(): void;
   /** Verifies the chain in the runtime's worker: `full` (the default, what the person asks for) or only what is `new`. */
   verifyChain(mode?: VerifyMode): void;
@@ -65,11 +67,8 @@ export interface CockpitDeps {
   window?: Pick<Window, 'location' | 'history' | 'addEventListener' | 'removeEventListener'>;
   /** Browser notifications for new decisions; omitted in the desktop shell and in tests that do not notify. */
   notifications?: NotificationsPort | null;
-}
-
-function describeError(error: unknown): string {
-  if (isClientError(error)) return `${error.message} (${error.code})`;
-  return error instanceof Error ? error.message : String(error);
+  /** Where this tab keeps its conversation scope (sessionStorage); omitted, a reload opens a new conversation. */
+  scopeStorage?: ScopeStorage | null;
 }
 
 /**
@@ -77,7 +76,7 @@ function describeError(error: unknown): string {
  * Every (re)connect reloads what the cockpit shows; a generation counter drops answers that
  * belong to a connection that has since been replaced.
  */
-export function connectCockpit({ transport, store, window: win, notifications }: CockpitDeps): Cockpit {
+export function connectCockpit({ transport, store, window: win, notifications, scopeStorage = null }: CockpitDeps): Cockpit {
   const client = createClient(transport);
   let generation = 0;
   let verifyRequest = 0;
@@ -114,6 +113,15 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   let seenCards: Set<string> | null = null;
 
   const call = <N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>> => client.call(name, args);
+  const storeSecret = async (name: string, value: string): Promise<void> => {
+    if (!transport.storeSecret) {
+      await call('secrets.store', { name, value });
+      return;
+    }
+    const answer = await transport.storeSecret(name, value);
+    if (!answer.ok) throw new ClientError(answer.error.code, answer.error.message);
+  };
+  const stream = connectStream({ call, storeSecret, store, storage: scopeStorage, generation: () => generation });
 
   /**
    * A connect checks only what is new (`background`: the last verdict stays shown meanwhile);
@@ -278,6 +286,7 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     const state = store.getState();
     state.auditLoading();
     loadReview();
+    stream.open(current);
     call('runtime.info', {}).then(
       (info) => current === generation && store.getState().runtimeLoaded(info),
       (error: unknown) => current === generation && store.getState().runtimeFailed(describeError(error)),
@@ -338,6 +347,8 @@ export function connectCockpit({ transport, store, window: win, notifications }:
     } else if (name === 'audit.verifyProgress') {
       const run = events['audit.verifyProgress'].payload.safeParse(payload);
       if (run.success) store.getState().chainProgress(run.data);
+    } else if (name === 'stream.event') {
+      stream.event(payload);
     } else if (name === 'audit.verified') {
       const status = events['audit.verified'].payload.safeParse(payload);
       if (status.success) store.getState().chainStatus(status.data);
@@ -354,7 +365,21 @@ export function connectCockpit({ transport, store, window: win, notifications }:
   if (transport.state === 'connected') reload();
 
   return {
-    actions: { loadOlderAudit, verifyChain: (mode?: VerifyMode) => verifyChain(mode), cancelVerify, navigate, decide, enableNotifications, revokeStanding, openWrap, cancelWrap, previewWrap, applyWrap, unwrapClient },
+    actions: {
+      loadOlderAudit,
+      verifyChain: (mode?: VerifyMode) => verifyChain(mode),
+      cancelVerify,
+      navigate,
+      decide,
+      enableNotifications,
+      revokeStanding,
+      openWrap,
+      cancelWrap,
+      previewWrap,
+      applyWrap,
+      unwrapClient,
+      ...stream.actions,
+    },
     dispose: () => {
       servers.cancel();
       standing.cancel();

@@ -18,6 +18,11 @@ export interface Transport {
   onEvent(listener: TransportEventListener): () => void;
   onState(listener: TransportStateListener): () => void;
   close(): void;
+  /**
+   * §8.1 secure input when the transport has its own path for a secret: the browser POSTs it to
+   * /secrets/NAME, never over the WebSocket. Absent: the `secrets.store` call (IPC).
+   */
+  storeSecret?(name: string, value: string): Promise<Envelope<{ stored: true }>>;
 }
 
 export function unavailable(message: string): Envelope<never> {

@@ -150,3 +150,41 @@ describe('WebSocketTransport', () => {
     expect(FakeWebSocket.instances).toHaveLength(1);
   });
 });
+
+describe('WebSocketTransport: secure input (§8.1)', () => {
+  beforeEach(() => FakeWebSocket.reset());
+
+  function withFetch(respond: (url: string, init: RequestInit) => Response) {
+    const requests: { url: string; init: RequestInit }[] = [];
+    const transport = new WebSocketTransport({
+      url: 'wss://silas.example:8443/ws',
+      token: 'tok-123',
+      createSocket: (url) => new FakeWebSocket(url),
+      fetch: (input, init) => {
+        requests.push({ url: String(input), init: init! });
+        return Promise.resolve(respond(String(input), init!));
+      },
+    });
+    return { transport, requests };
+  }
+
+  it('POSTs the secret to /secrets/NAME on the same origin with the credential as a bearer token, never over the socket', async () => {
+    const { transport, requests } = withFetch(() => new Response('{"stored":true}', { status: 200 }));
+    FakeWebSocket.latest().serverOpen();
+    expect(await transport.storeSecret('openrouter-key', 'sk-or-secret')).toEqual({ ok: true, value: { stored: true } });
+    expect(requests).toEqual([
+      {
+        url: 'https://silas.example:8443/secrets/openrouter-key',
+        init: expect.objectContaining({ method: 'POST', body: '{"value":"sk-or-secret"}', headers: { 'Content-Type': 'application/json', Authorization: 'Bearer tok-123' }, credentials: 'omit' }),
+      },
+    ]);
+    expect(JSON.stringify(FakeWebSocket.latest().sent)).not.toContain('sk-or-secret');
+  });
+
+  it("turns a refusal into an error envelope with the runtime's message", async () => {
+    const { transport } = withFetch(() => new Response('value: the secret is empty; paste the key\n', { status: 400 }));
+    expect(await transport.storeSecret('k', 'x')).toEqual({ ok: false, error: { code: 'E_INVALID_ARGS', message: 'value: the secret is empty; paste the key' } });
+    const refused = withFetch(() => new Response('Unauthorized', { status: 401 }));
+    expect(await refused.transport.storeSecret('k', 'x')).toMatchObject({ ok: false, error: { code: 'E_UNAUTHORIZED' } });
+  });
+});

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../src-shared/errors.js';
 import { CallCore, WS_CLOSE_UNAUTHORIZED, type CallName, type Envelope } from '../../src-shared/contract/index.js';
 import { reconnectDelay } from './backoff.js';
 import {
@@ -23,6 +24,8 @@ export interface WebSocketTransportOptions {
   url: string;
   token: string;
   createSocket?: (url: string) => WebSocketLike;
+  /** Tests pass a fake; the secret's POST goes through it. */
+  fetch?: typeof fetch;
 }
 
 /** The runtime serves the control plane at /ws on the same origin as the cockpit. */
@@ -44,6 +47,7 @@ export class WebSocketTransport implements Transport {
   private readonly url: string;
   private readonly token: string;
   private readonly createSocket: (url: string) => WebSocketLike;
+  private readonly fetchImpl: typeof fetch;
   private readonly events = listeners<[string, unknown]>();
   private readonly states = listeners<[ConnectionState]>();
   private readonly calls = new CallCore();
@@ -57,11 +61,33 @@ export class WebSocketTransport implements Transport {
     this.url = options.url;
     this.token = options.token;
     this.createSocket = options.createSocket ?? defaultCreateSocket;
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.open();
   }
 
   get state(): ConnectionState {
     return this.current;
+  }
+
+  /** §8.1 secure input: a separate HTTP request to the same origin, the credential as a bearer token. */
+  async storeSecret(name: string, value: string): Promise<Envelope<{ stored: true }>> {
+    const origin = this.url.replace(/^ws(s?):\/\//, 'http$1://').replace(/\/[^/]*$/, '');
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${origin}/secrets/${encodeURIComponent(name)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.token}` },
+        body: JSON.stringify({ value }),
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+    } catch (error) {
+      return unavailable(`could not reach the Silas runtime to store the secret (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (response.ok) return { ok: true, value: { stored: true } };
+    const text = (await response.text().catch(() => '')).trim();
+    const code = response.status === 401 || response.status === 403 ? ErrorCode.Unauthorized : response.status >= 500 ? ErrorCode.Internal : ErrorCode.InvalidArgs;
+    return { ok: false, error: { code, message: text || `the runtime refused the secret (HTTP ${response.status})` } };
   }
 
   call(name: CallName, args: unknown): Promise<Envelope<unknown>> {

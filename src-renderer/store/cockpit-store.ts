@@ -10,8 +10,9 @@ import { createReviewSlice, type ReviewSlice } from './review-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
+import { createStreamSlice, type StreamSlice } from './stream-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & StreamSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -34,6 +35,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createServersSlice(...a),
     ...createClientsSlice(...a),
     ...createStandingSlice(...a),
+    ...createStreamSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));
 }

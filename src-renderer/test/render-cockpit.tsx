@@ -5,6 +5,7 @@ import { connectCockpit, type Cockpit } from '../lib/cockpit.js';
 import { createCockpitStore, type CockpitStore } from '../store/cockpit-store.js';
 import { auditRange } from './audit-fixtures.js';
 import { FakeTransport, runtimeInfo, settle } from './fake-transport.js';
+import { opened } from './stream-fixtures.js';
 
 export interface CockpitHarness extends RenderResult {
   store: CockpitStore;
@@ -19,6 +20,7 @@ export function fakeRuntime(total = 20, verification = { valid: true, checkpoint
     .handle('runtime.info', () => ({ ok: true, value: runtimeInfo }))
     .handle('approvals.listStanding', () => ({ ok: true, value: { standing: [] } }))
     .handle('clients.list', () => ({ ok: true, value: { clients: [] } }))
+    .handle('stream.open', () => ({ ok: true, value: opened() }))
     .handle('audit.list', (args) => {
       const { before, limit } = args as { before?: number; limit: number };
       const newest = Math.min(total, before ?? total) - 1;

@@ -22,6 +22,7 @@ export const AUDIT_CATEGORIES = [
   'gate',
   'access',
   'agent',
+  'stream',
   'runtime',
   'security',
   'ledger',
@@ -64,6 +65,7 @@ export const AUDIT_DOMAINS = [
   'silas.executor',
   'silas.plan_approval',
   'silas.run',
+  'silas.stream',
   'silas.work_item',
 ] as const;
 

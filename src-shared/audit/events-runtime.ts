@@ -174,6 +174,16 @@ export const runtimeEvents = {
   'runtime.initialised': ev({ summary: 'A data home was initialised with its owner key.', category: 'runtime', data: z.strictObject({ owner_fingerprint: str, key_created: bool }) }),
   'runtime.started': ev({ summary: 'The runtime started.', category: 'runtime', data: z.strictObject({ mode: str, pid: int, version: str }) }),
   'runtime.stopped': ev({ summary: 'The runtime stopped.', category: 'runtime', data: z.strictObject({ reason: str }) }),
+  'operator.models_configured': ev({
+    summary: 'The person chose the model of one or more agent roles in the cockpit (naming the keyring secret of its API key, never the key).',
+    category: 'operator',
+    data: z.strictObject({ roles: strs, provider: str, model: str, key_secret: nstr }),
+  }),
+  'operator.secret_stored': ev({
+    summary: 'A secret (an API key) was stored in the OS keyring through the cockpit\'s secure input; its name only.',
+    category: 'operator',
+    data: z.strictObject({ name: str, channel: str }),
+  }),
   'operator.note': ev({ summary: 'A note the operator wrote into the ledger (`silas audit note`).', category: 'operator', data: z.strictObject({ text: str }) }),
 
   'audit.checkpoint': ev({ summary: 'A signed checkpoint over the chain up to this entry.', category: 'ledger', reserved: true, data: z.looseObject({}) }),

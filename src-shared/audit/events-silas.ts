@@ -10,7 +10,9 @@ const call = { ...attempt, call_index: int, tool: str };
 const results = z.array(json);
 const level = { connection_id: str, from: str, to: str };
 // An agent's model calls; a work item when the agent serves one (the executor), none in the Stream.
-const agent = { work_item_id: str.optional(), agent: str };
+const agent = { work_item_id: str.optional(), scope_id: str.optional(), turn: int.optional(), agent: str };
+// A conversation scope of the Stream and the turn in it (the scope id is public; its resume key never appears).
+const turn = { scope_id: str, turn: int };
 // Gates are loose: the runner spreads in its caller's scope (work item, attempt, step, call).
 const gate = { gate: str };
 
@@ -31,6 +33,11 @@ export const silasEvents = {
     summary: 'The person denied a plan, or the runtime shut down with it pending.',
     category: 'plan_approval',
     data: z.strictObject({ ...planApproval, shutdown: bool.optional() }),
+  }),
+  'silas.plan_approval.withdrawn': ev({
+    summary: 'A plan card left Review unanswered because the plan was approved elsewhere (at the terminal, signed with the owner key).',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planApproval, reason: str }),
   }),
   'silas.plan_approval.timed_out': ev({ summary: 'Nobody answered a plan approval in time.', category: 'plan_approval', data: z.strictObject(planApproval) }),
   'silas.run.approval_confirmed': ev({
@@ -227,6 +234,82 @@ export const silasEvents = {
     summary: 'One model call of an agent: the model, its tokens and cost (never the prompt or the key).',
     category: 'agent',
     data: z.strictObject({ ...agent, role: str, provider: str, model: str, input_tokens: int, output_tokens: int, cost_usd: num.nullable(), repair: bool }),
+  }),
+
+  'silas.stream.started': ev({
+    summary: 'The Stream started: known conversation scopes were rehydrated and queued work resumed.',
+    category: 'stream',
+    data: z.strictObject({ scopes: int, resumed_work: int }),
+  }),
+  'silas.stream.scope_opened': ev({
+    summary: 'A session opened a conversation scope, new or resumed with its key.',
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, resumed: bool, transport: str }),
+  }),
+  'silas.stream.scope_refused': ev({
+    summary: 'A session was refused a conversation scope (unknown scope or wrong resume key), or used one it does not hold.',
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, reason: str, transport: str }),
+  }),
+  'silas.stream.message_received': ev({
+    summary: 'A message entered a conversation scope, with the taint it was given (§5.12).',
+    category: 'stream',
+    data: z.strictObject({ ...turn, taint: str, chars: int, signed: bool }),
+  }),
+  'silas.stream.signature_refused': ev({
+    summary: 'A signed message was not owner-trusted: forged, replayed or stale; it was taken as external.',
+    category: 'stream',
+    data: z.strictObject({ ...turn, reason: str }),
+  }),
+  'silas.stream.routed': ev({
+    summary: 'The Proxy routed a turn: route, register, interaction mode and context profile (§5.1 step 7).',
+    category: 'stream',
+    data: z.strictObject({ ...turn, route: str, register: str, mode: str, profile: str, source: str }),
+  }),
+  'silas.stream.gate_blocked': ev({
+    summary: 'A policy-lane gate stopped a turn at its input or output; the escalation that answered (§5.1.1).',
+    category: 'stream',
+    data: z.strictObject({ ...turn, lane: str, gate: str, reason: str, escalation: str }),
+  }),
+  'silas.stream.memory_op': ev({
+    summary: "An agent's memory operation was carried out or refused by a gate (§5.1 step 10).",
+    category: 'stream',
+    data: z.strictObject({ ...turn, op: str, memory_id: nstr, outcome: str }),
+  }),
+  'silas.stream.plan_proposed': ev({
+    summary: "An agent proposed a plan; it goes to the person for approval whatever the agent's needs_approval said (§5.1.2).",
+    category: 'stream',
+    data: z.strictObject({ ...turn, ...planItem, agent_needs_approval: bool, approval_forced: bool }),
+  }),
+  'silas.stream.plan_rejected': ev({
+    summary: "An agent's plan could not be parsed or is not runnable; nothing was asked or run.",
+    category: 'stream',
+    data: z.strictObject({ ...turn, reason: str }),
+  }),
+  'silas.stream.terminal_approval': ev({
+    summary: "A plan waiting in the Stream was answered at the terminal (`silas chat --approve-here`) with an owner-signed token; the executor still verifies and consumes it.",
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, ...planItem, token_id: str }),
+  }),
+  'silas.stream.work_progress': ev({
+    summary: 'A work item started from the Stream changed state (approved, running, done, …).',
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, ...item, status: str, detail: str }),
+  }),
+  'silas.stream.turn_completed': ev({
+    summary: 'A turn ended: its outcome, the tokens of its prompts (§5.13) and what its model calls cost.',
+    category: 'stream',
+    data: z.strictObject({
+      ...turn,
+      outcome: str,
+      route: nstr,
+      prompt_tokens: int,
+      input_tokens: int,
+      output_tokens: int,
+      cost_usd: num.nullable(),
+      model_calls: int,
+      duration_ms: int,
+    }),
   }),
 
   'silas.work_item.saved': ev({

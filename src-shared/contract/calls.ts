@@ -6,6 +6,8 @@ import { GovernedServer } from '../schemas/servers.js';
 import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
 import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
+import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
+import { ModelRole } from '../llm/config.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -124,6 +126,57 @@ export const calls = {
     summary: "Restore a client's configuration byte for byte from the backup of its wrap (from the cockpit only).",
     args: z.object({ client: z.string().min(1).max(100) }).strict(),
     result: ClientUnwrapResult,
+  }),
+  'stream.open': defineCall({
+    access: 'converse',
+    summary:
+      'Open a conversation scope of this session with Silas (§5.1, §8.1), or resume one with its key after a reload or a restart: the scope id, its resume key, the recent history and whether a model is configured. Events of the scope (`stream.event`) go to this session only.',
+    args: StreamOpenArgs,
+    result: StreamOpenResult,
+  }),
+  'stream.send': defineCall({
+    access: 'converse',
+    summary: 'Send a message to Silas in a scope this session opened. Resolves once queued (turns of one scope run one at a time); the answer comes as `stream.event`s.',
+    args: StreamSendArgs,
+    result: StreamSendResult,
+  }),
+  'stream.cancel': defineCall({
+    access: 'converse',
+    summary: "Stop the scope's running turn (its model call is aborted) and drop its queued ones.",
+    args: z.object({ scope: StreamScopeId }).strict(),
+    result: StreamCancelResult,
+  }),
+  'stream.approve': defineCall({
+    access: 'converse',
+    summary:
+      "Answers a plan of this session's scope that waits for approval with an owner-signed token made at the terminal (`silas chat --approve-here`): its card leaves Review, and the executor verifies and consumes the token like any other (a forged or mismatched one runs nothing).",
+    args: StreamApproveArgs,
+    result: z.object({ accepted: z.boolean(), reason: z.string().max(500) }).strict(),
+  }),
+  'models.status': defineCall({
+    access: 'read',
+    summary: 'Which model serves each role (proxy, planner, executor, scorer), whether its keyring secret is present, and what is missing for a first conversation (§1.5). Never a key.',
+    args: z.object({}).strict(),
+    result: ModelsStatus,
+  }),
+  'models.configure': defineCall({
+    access: 'decide',
+    summary: 'First run from the cockpit: one provider and model for the given roles, naming the keyring secret of the API key (stored first through secure input).',
+    args: ModelsConfigureArgs,
+    result: ModelsStatus,
+  }),
+  'secrets.store': defineCall({
+    access: 'decide',
+    summary:
+      "Secure input (§8.1) from the desktop window: a secret (an API key) into the OS keyring under its name. Refused over the WebSocket: a browser POSTs it to /secrets/NAME instead, so a secret never travels on the conversation's socket. Never echoed or logged.",
+    args: SecretStoreArgs,
+    result: z.object({ stored: z.literal(true) }).strict(),
+  }),
+  'models.test': defineCall({
+    access: 'decide',
+    summary: "One short call to a role's model, to check the provider, the model name and the key before a conversation (costs a few tokens).",
+    args: z.object({ role: ModelRole.default('proxy') }).strict(),
+    result: ModelsTestResult,
   }),
 } as const;
 

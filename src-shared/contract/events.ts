@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AuditEntry, ChainVerifyStatus, VerifyRun } from '../schemas/audit.js';
 import { ReviewQueueView } from '../schemas/review.js';
+import { StreamEvent } from '../schemas/stream.js';
 import { defineEvent } from './define.js';
 
 /** Server-to-client events, declared once like the calls. */
@@ -20,6 +21,10 @@ export const events = {
   'review.changed': defineEvent({
     summary: 'The Review queue changed (a decision of any kind arrived, was decided, expired or was withdrawn; or asking was paused).',
     payload: ReviewQueueView,
+  }),
+  'stream.event': defineEvent({
+    summary: 'Something happened in a conversation scope (a turn started, streamed tokens, the answer, plan progress, the turn finished). Sent only to the session that holds the scope.',
+    payload: StreamEvent,
   }),
   'runtime.stopping': defineEvent({
     summary: 'The runtime is shutting down; clients should stop sending calls.',

@@ -95,7 +95,8 @@ export type ModelsConfig = z.infer<typeof ModelsConfig>;
 // Fields people reach for when they have a key in hand; each points to the keyring instead.
 const KEY_FIELDS = new Set(['apikey', 'key', 'token', 'secret', 'authorization', 'password', 'bearer']);
 
-function isHttpUrl(value: string): boolean {
+/** An http:// or https:// URL with a host: what a model's base URL must be (the cockpit's form checks the same). */
+export function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

@@ -91,6 +91,9 @@ export function planKind(deps: PlanKindDeps): PlanKind {
     denied(id, subject, shutdown) {
       audit.append('silas.plan_approval.denied', { ...ended(subject, id), ...(shutdown ? { shutdown: true } : {}) });
     },
+    withdrawn(id, subject, reason) {
+      audit.append('silas.plan_approval.withdrawn', { ...ended(subject, id), reason });
+    },
     approve(id, subject) {
       const token = deps.issueToken(subject.item);
       audit.append('silas.plan_approval.approved', { ...ended(subject, id), token_id: token.token_id, expires_at: token.expires_at, key_fingerprint: token.key_fingerprint });

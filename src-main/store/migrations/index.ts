@@ -7,6 +7,7 @@ import { sql as m006 } from './006_work_items.js';
 import { sql as m007 } from './007_keyed_audit_chain.js';
 import { sql as m008 } from './008_one_decision_system.js';
 import { sql as m009 } from './009_chronicle_and_memory.js';
+import { sql as m010 } from './010_stream_scopes.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -25,4 +26,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '007_keyed_audit_chain', sql: m007 },
   { id: '008_one_decision_system', sql: m008 },
   { id: '009_chronicle_and_memory', sql: m009 },
+  { id: '010_stream_scopes', sql: m010 },
 ];

@@ -4,6 +4,7 @@ import { stubLayout } from '../../test/layout.js';
 import { FakeTransport } from '../../test/fake-transport.js';
 import { fakeRuntime, flush, renderCockpit } from '../../test/render-cockpit.js';
 import { planCard, toolCallCard } from '../../test/review-fixtures.js';
+import { workEvent } from '../../test/stream-fixtures.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
 import { App } from './App.js';
 
@@ -26,6 +27,8 @@ describe('App', () => {
     renderCockpit(<App />, { transport, withWindow: true });
     await flush();
     expect(heading()).toBe('Stream');
+    expect(screen.getByRole('log', { name: 'Conversation' })).toBeTruthy();
+    expect(screen.getByRole('textbox', { name: 'Message to Silas' })).toBeTruthy();
     const nav = screen.getByRole('navigation', { name: 'Main' });
     for (const name of ['Review', 'Servers', 'Policies', 'Alignment', 'ILP', 'Activity', 'Stream']) {
       fireEvent.click(within(nav).getByRole('link', { name }));
@@ -46,6 +49,18 @@ describe('App', () => {
     expect(heading()).toBe('Review');
     expect(screen.getByRole('article', { name: 'Approval request: read_file_1 on filesystem' })).toBeTruthy();
     expect(within(screen.getByRole('list', { name: 'Up next' })).getAllByRole('listitem')).toHaveLength(1);
+  });
+
+  it('leads from a plan waiting in the Stream to Review', async () => {
+    const transport = fakeRuntime(3);
+    transport.state = 'connected';
+    renderCockpit(<App />, { transport, withWindow: true });
+    await flush();
+    act(() => transport.emit('stream.event', workEvent('w1', { title: 'Archive invoices' })));
+    const card = screen.getByRole('article', { name: 'Archive invoices' });
+    fireEvent.click(within(card).getByRole('link', { name: 'Open in Review' }));
+    expect(heading()).toBe('Review');
+    expect(window.location.hash).toBe('#/review');
   });
 
   it('follows the back button through hash changes', () => {

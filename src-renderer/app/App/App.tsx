@@ -9,7 +9,7 @@ import { IlpPage } from '../../features/ilp/IlpPage.js';
 import { PoliciesPage } from '../../features/policies/PoliciesPage/PoliciesPage.js';
 import { ReviewPage } from '../../features/review/ReviewPage/ReviewPage.js';
 import { ServersPage } from '../../features/servers/ServersPage/ServersPage.js';
-import { StreamPage } from '../../features/stream/StreamPage.js';
+import { StreamPage } from '../../features/stream/StreamPage/StreamPage.js';
 import { ROUTES, type Route } from '../../lib/routes.js';
 import { useCockpit } from '../cockpit-context.js';
 

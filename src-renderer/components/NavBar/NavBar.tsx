@@ -1,12 +1,8 @@
 import type { MouseEvent } from 'react';
 import { useCockpit, useCockpitActions } from '../../app/cockpit-context.js';
+import { isPlainClick } from '../../lib/plain-click.js';
 import { ROUTES, routeHash, type Route } from '../../lib/routes.js';
 import { needsDensityCue } from '../../store/review-queue.js';
-
-/** Opening a page in a new tab or window must keep working, so only plain clicks are taken over. */
-function isPlainClick(event: MouseEvent): boolean {
-  return event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
-}
 
 /**
  * The Review link carries the number of waiting decisions. Its accessible name still starts

@@ -1,0 +1,151 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { InteractionConfig } from '../../src-shared/silas/agents.js';
+import { TokenBudget } from '../../src-shared/silas/context.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { EventBus } from '../control/event-bus.js';
+import { NamedSecrets } from '../keys/named-secrets.js';
+import type { OwnerSigner } from '../keys/owner-key.js';
+import type { SecretStore } from '../keys/secret-store.js';
+import type { DecisionQueue } from '../review/decision-queue.js';
+import type { PlanKind } from '../review/kinds/plan.js';
+import { ContextManager, HeuristicTokenCounter } from '../silas/context/index.js';
+import { createSandboxedExecutor } from '../silas/executor/compose.js';
+import { ContentGateProvider } from '../silas/gates/content-provider.js';
+import { PredicateGateProvider } from '../silas/gates/predicate-provider.js';
+import { GateRunner } from '../silas/gates/runner.js';
+import type { SandboxManager } from '../silas/sandbox/index.js';
+import { createModelSetup, type ModelSetupService } from '../silas/stream/model-setup.js';
+import { BackgroundPlans, type PlanExecutionPorts } from '../silas/stream/plan-dispatcher.js';
+import { HomeStreamModels, type StreamModels } from '../silas/stream/stream-models.js';
+import { Stream } from '../silas/stream/stream.js';
+import { TurnProcessor } from '../silas/stream/turn-processor.js';
+import { ChronicleRepository } from '../store/repositories/chronicle.js';
+import { MemoryRepository } from '../store/repositories/memory.js';
+import { SqliteNonceStore } from '../store/repositories/nonce-store.js';
+import { StreamScopeRepository, StreamWorkRepository } from '../store/repositories/stream-scopes.js';
+import type { SqliteDatabase } from '../store/transaction.js';
+
+/*
+ * The Stream wired on the runtime's ledger (docs/architecture.md §4.4: app/ composes). Models come
+ * from HOME/models.json and the keyring at each turn; a proposed plan goes to the one decision
+ * queue as a plan card, and an approved one runs in its own work directory under HOME/work with
+ * the executor role's model behind the sandboxed executor, like `silas run --agent llm`.
+ */
+
+export interface StreamCompositionDeps {
+  home: string;
+  db: SqliteDatabase;
+  audit: AuditLog;
+  events: EventBus;
+  signer: OwnerSigner;
+  trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  secretStore: SecretStore;
+  decisions: Pick<DecisionQueue, 'ask'>;
+  planKind: PlanKind;
+  /** `gates.system` (§11); tests and the e2e runtime pass some. */
+  systemGates?: readonly unknown[];
+  /** Tests swap in a sandbox whose bubblewrap is missing. */
+  sandboxManager?: (workDir: string) => SandboxManager;
+  now?: () => Date;
+  onError?: (message: string, error: unknown) => void;
+  /** The benchmark's instant in-process model; by default HOME/models.json and the keyring. */
+  models?: StreamModels;
+}
+
+export interface StreamComposition {
+  stream: Stream;
+  models: ModelSetupService;
+  plans: BackgroundPlans;
+}
+
+const PLAN_APPROVAL_TIMEOUT_MS = 300_000;
+
+export function composeStream(deps: StreamCompositionDeps): StreamComposition {
+  const now = deps.now ?? (() => new Date());
+  const secrets = new NamedSecrets(deps.secretStore);
+  const models =
+    deps.models ??
+    new HomeStreamModels(deps.home, secrets, async (role, config) => {
+      const { createModelClient } = await import('../llm/ai-sdk-client.js');
+      return createModelClient(role, config, { secrets });
+    });
+  const budget = TokenBudget.parse({});
+  const counter = new HeuristicTokenCounter();
+  const context = new ContextManager({ counter, budget, clock: now });
+  const chronicle = new ChronicleRepository(deps.db, now);
+  const memory = new MemoryRepository(deps.db, { now });
+  const gates = new GateRunner({ providers: [new PredicateGateProvider({ fileRoots: [] }), new ContentGateProvider()], audit: deps.audit });
+  let stream: Stream | null = null;
+  const ports: PlanExecutionPorts = {
+    ask: (item, planHash, source, signal) => deps.decisions.ask(deps.planKind, { item, planHash, source, timeoutMs: PLAN_APPROVAL_TIMEOUT_MS }, { signal }),
+    execute: (item, token, signal) => executeApproved(deps, item, token, signal),
+  };
+  const plans = new BackgroundPlans({
+    ports,
+    work: new StreamWorkRepository(deps.db),
+    now,
+    audit: deps.audit,
+    emit: (scope, event) => stream?.emit(scope, event),
+    report: (scope, text) => stream?.report(scope, text),
+    approvalTimeoutMs: PLAN_APPROVAL_TIMEOUT_MS,
+  });
+  const processor = new TurnProcessor({
+    audit: deps.audit,
+    context,
+    chronicle,
+    memory,
+    counter,
+    gates,
+    models,
+    plans,
+    config: {
+      systemGates: deps.systemGates ?? [],
+      profiles: Object.keys(budget.profiles),
+      defaultProfile: budget.default_profile,
+      interaction: InteractionConfig.parse({}),
+      initiativeLevel: 0.5,
+      retrievalLimit: 5,
+      maxMemoryOpsPerTurn: 10,
+    },
+    now,
+  });
+  stream = new Stream({
+    audit: deps.audit,
+    events: deps.events,
+    scopes: new StreamScopeRepository(deps.db),
+    chronicle,
+    context,
+    models,
+    processor,
+    plans,
+    taint: { nonces: new SqliteNonceStore(deps.db, deps.now), trustedKeys: deps.trustedKeys, now, freshnessMs: 5 * 60_000 },
+    rehydrateEntries: 50,
+    maxQueuedTurns: 20,
+    now,
+    ...(deps.onError ? { onError: deps.onError } : {}),
+  });
+  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit }), plans };
+}
+
+/** §5.1.2 steps 6–9 for a plan approved from the Stream: consume the token, then execute in the sandbox. */
+async function executeApproved(deps: StreamCompositionDeps, item: Parameters<PlanExecutionPorts['execute']>[0], token: Parameters<PlanExecutionPorts['execute']>[1], signal: AbortSignal): ReturnType<PlanExecutionPorts['execute']> {
+  // The executor model's module (and the AI SDK) load with the first plan, not with the runtime.
+  const { prepareLlmExecutor } = await import('./compose-llm-executor.js');
+  let setup: ReturnType<typeof prepareLlmExecutor>;
+  try {
+    setup = prepareLlmExecutor(deps.home, deps.secretStore);
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+  const workDir = join(deps.home, 'work', `${item.id}-${Date.now().toString(36)}`);
+  mkdirSync(workDir, { recursive: true, mode: 0o700 });
+  const realWorkDir = realpathSync(workDir);
+  const { executor } = createSandboxedExecutor(
+    { db: deps.db, audit: deps.audit, signer: deps.signer, trustedKeys: deps.trustedKeys, workDir: realWorkDir, ...(deps.sandboxManager ? { sandboxManager: deps.sandboxManager(realWorkDir) } : {}), ...(deps.now ? { now: deps.now } : {}) },
+    { agentFor: (work) => setup.agentFor(work, deps.audit) },
+  );
+  const authorized = executor.authorize(item, token);
+  if (!authorized.ok) return { ok: false, reason: `${authorized.code}: ${authorized.reason}` };
+  return { ok: true, result: await executor.execute(authorized.item, { signal }) };
+}

@@ -1,0 +1,82 @@
+import type { MemoryOp } from '../../../src-shared/silas/agents.js';
+import type { TaintLevel } from '../../../src-shared/silas/execution.js';
+import { isSilasError } from '../../../src-shared/errors.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { MemoryHit, MemoryRepository } from '../../store/repositories/memory.js';
+import type { ContextManager } from '../context/context-manager.js';
+import type { TokenCounter } from '../context/token-counter.js';
+import type { ActiveGateSet, GateRunner } from '../gates/runner.js';
+
+/*
+ * §5.1 steps 4, 9 and 10: memories into the context's memory zone, and an agent's memory
+ * operations, each behind the `on_tool_call` gates as the synthetic tool `memory_op`.
+ */
+
+export interface MemoryStepDeps {
+  context: ContextManager;
+  memory: MemoryRepository;
+  counter: TokenCounter;
+  gates: GateRunner;
+  audit: Pick<AuditLog, 'append'>;
+}
+
+/** Adds hits not already in the scope's memory zone (deduplicated by memory id); returns the taints of what it added. */
+export function injectMemories(deps: Pick<MemoryStepDeps, 'context'>, scope: string, turn: number, hits: readonly MemoryHit[], skip: ReadonlySet<string> = new Set()): TaintLevel[] {
+  const present = new Set(deps.context.getZone(scope, 'memory').map((item) => item.ctx_id));
+  const taints: TaintLevel[] = [];
+  for (const hit of hits) {
+    const ctxId = `mem-${hit.item.memory_id}`;
+    if (present.has(ctxId) || skip.has(hit.item.memory_id)) continue;
+    present.add(ctxId);
+    deps.context.add(scope, { ctx_id: ctxId, zone: 'memory', kind: 'memory', source: `memory:${hit.item.source_kind}`, taint: hit.item.taint, content: hit.item.content, turn_number: turn, relevance: hit.relevance });
+    taints.push(hit.item.taint);
+  }
+  return taints;
+}
+
+export interface MemoryOpsInput {
+  scope: string;
+  turn: number;
+  /** The writer's taint: an operation never raises a memory's trust (§5.12). */
+  taint: TaintLevel;
+  gateSet: ActiveGateSet;
+  ops: readonly MemoryOp[];
+  max: number;
+}
+
+export async function applyMemoryOps(deps: MemoryStepDeps, input: MemoryOpsInput): Promise<void> {
+  const at = { scope_id: input.scope, turn: input.turn };
+  const record = (op: string, memoryId: string | null, outcome: string) => deps.audit.append('silas.stream.memory_op', { ...at, op, memory_id: memoryId, outcome });
+  input.ops.slice(input.max).forEach((op) => record(op.op, op.memory_id, `dropped: more than ${input.max} operations in one turn`));
+  for (const op of input.ops.slice(0, input.max)) {
+    const gated = await deps.gates.checkGates(input.gateSet, 'on_tool_call', { tool_name: 'memory_op', tool_args: op }, { scope: at });
+    if (gated.decision !== 'continue') {
+      record(op.op, op.memory_id, `blocked by gate ${(gated.blocking ?? gated.approvals[0])?.gate_name ?? '?'}`);
+      continue;
+    }
+    try {
+      record(op.op, ...carryOut(deps, input, op));
+    } catch (error) {
+      // A protected memory (verified, constitutional) is refused by the store; the turn goes on.
+      record(op.op, op.memory_id, `refused: ${isSilasError(error) ? error.message.slice(0, 300) : 'the memory store failed'}`);
+    }
+  }
+}
+
+function carryOut(deps: MemoryStepDeps, input: MemoryOpsInput, op: MemoryOp): [string | null, string] {
+  const content = op.content ?? '';
+  switch (op.op) {
+    case 'store': {
+      const id = deps.memory.store(input.scope, { content, memory_type: op.memory_type, taint: input.taint, source_kind: 'agent_memory_op', token_count: deps.counter.count(content), semantic_tags: op.tags, entity_refs: op.entity_refs });
+      return [id, 'stored'];
+    }
+    case 'update': {
+      const updated = deps.memory.update(input.scope, op.memory_id!, { content, token_count: deps.counter.count(content), taint: input.taint, memory_type: op.memory_type, semantic_tags: op.tags, entity_refs: op.entity_refs });
+      return [op.memory_id, updated ? 'updated' : 'no such memory in this scope'];
+    }
+    case 'delete':
+      return [op.memory_id, deps.memory.delete(input.scope, op.memory_id!) ? 'deleted' : 'no such memory in this scope'];
+    case 'link':
+      return [op.memory_id, 'not supported yet: links come with the memory graph'];
+  }
+}

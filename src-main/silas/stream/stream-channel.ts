@@ -1,0 +1,21 @@
+import type { z } from 'zod';
+import type { StreamApproveArgs, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamSendArgs, StreamSendResult } from '../../../src-shared/schemas/stream.js';
+
+/** Who is calling: the session its events go to, and the transport (which decides the taint, §5.12). */
+export interface StreamCaller {
+  session: string;
+  transport: 'ipc' | 'websocket' | 'local-socket' | 'in-process';
+}
+
+/**
+ * The Stream as the control plane sees it (spec 002 §8.1 over our contract; docs/silas/stream.md):
+ * a session opens or resumes a scope, sends messages into it and cancels its turn. A scope is
+ * held by one session at a time; its events go to that session only.
+ */
+export interface StreamChannel {
+  open(args: z.output<typeof StreamOpenArgs>, caller: StreamCaller): StreamOpenResult | Promise<StreamOpenResult>;
+  send(args: z.output<typeof StreamSendArgs>, caller: StreamCaller): z.output<typeof StreamSendResult> | Promise<z.output<typeof StreamSendResult>>;
+  cancel(scope: string, caller: StreamCaller): z.output<typeof StreamCancelResult>;
+  /** A plan of the caller's scope answered with a token signed at the terminal. */
+  approve(args: z.output<typeof StreamApproveArgs>, caller: StreamCaller): { accepted: boolean; reason: string };
+}

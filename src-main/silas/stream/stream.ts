@@ -1,0 +1,242 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
+import { MAX_STREAM_HISTORY, type StreamApproveArgs, type StreamEvent, type StreamOpenArgs, type StreamOpenResult, type StreamSendArgs, type TurnOutcome } from '../../../src-shared/schemas/stream.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { ChronicleRepository } from '../../store/repositories/chronicle.js';
+import type { StreamScopeRepository } from '../../store/repositories/stream-scopes.js';
+import type { ContextManager } from '../context/context-manager.js';
+import { historyMessage, messageOf } from './history.js';
+import type { StreamCaller, StreamChannel } from './stream-channel.js';
+import type { StreamModels } from './stream-models.js';
+import { classifyTaint, type TaintDeps } from './taint.js';
+import type { TurnProcessor } from './turn-processor.js';
+import type { BackgroundPlans } from './plan-dispatcher.js';
+import { TurnMeter } from './turn-meter.js';
+
+/*
+ * The Stream (spec 002 §5.1): Silas's permanent orchestration session in the runtime. It owns the
+ * conversation scopes (one per connection, §8.1), serialises the turns of each scope (§5.1
+ * "Concurrency control": one lock per connection id) while different scopes run concurrently,
+ * and rehydrates a scope from the chronicle store when it is first used after a restart
+ * (§5.1.3). Each scope's events go to the one session holding it. docs/silas/stream.md.
+ */
+
+export interface StreamDeps {
+  audit: Pick<AuditLog, 'append'>;
+  events: { publishTo(session: string, name: 'stream.event', payload: StreamEvent): boolean; isLive(session: string): boolean };
+  scopes: StreamScopeRepository;
+  chronicle: ChronicleRepository;
+  context: ContextManager;
+  models: StreamModels;
+  processor: TurnProcessor;
+  plans: Pick<BackgroundPlans, 'approveHere'>;
+  taint: TaintDeps;
+  /** §11 `rehydration.max_chronicle_entries`. */
+  rehydrateEntries: number;
+  /** Turns waiting behind the running one, per scope; more are refused (a flood is not a queue). */
+  maxQueuedTurns: number;
+  now: () => Date;
+  clock?: () => number;
+  onError?: (message: string, error: unknown) => void;
+}
+
+interface Lane {
+  tail: Promise<void>;
+  waiting: number;
+  running: { turnId: string; controller: AbortController } | null;
+  /** Turns queued before this generation are dropped when they come up (a cancel). */
+  generation: number;
+}
+
+export class Stream implements StreamChannel {
+  private readonly holders = new Map<string, string>();
+  private readonly lanes = new Map<string, Lane>();
+  private readonly loaded = new Set<string>();
+  private stopped = false;
+
+  constructor(private readonly deps: StreamDeps) {}
+
+  /** Startup (§5.1): recorded; scopes are rehydrated when first used, so a start costs nothing per scope. */
+  start(resumedWork: number): void {
+    this.deps.audit.append('silas.stream.started', { scopes: this.deps.chronicle.scopes().length, resumed_work: resumedWork });
+  }
+
+  open(args: z.output<typeof StreamOpenArgs>, caller: StreamCaller): StreamOpenResult {
+    let scope: string;
+    let key: string;
+    let resumed = false;
+    if (args.resume) {
+      if (!this.deps.scopes.matches(args.resume.scope, args.resume.key, this.deps.now())) {
+        this.deps.audit.append('silas.stream.scope_refused', { scope_id: args.resume.scope, reason: 'unknown scope or wrong resume key', transport: caller.transport });
+        throw new SilasError(ErrorCode.Unauthorized, 'this conversation cannot be resumed (unknown scope or wrong key); open a new one');
+      }
+      ({ scope, key } = args.resume);
+      resumed = true;
+    } else {
+      scope = `scope-${randomBytes(16).toString('base64url')}`;
+      key = randomBytes(32).toString('base64url');
+      this.deps.scopes.create(scope, key, this.deps.now());
+    }
+    // The key holder is the same person on a new connection (a reload, a restart): the scope moves to it.
+    this.holders.set(scope, caller.session);
+    this.ensureLoaded(scope);
+    this.deps.audit.append('silas.stream.scope_opened', { scope_id: scope, resumed, transport: caller.transport });
+    const history = this.deps.chronicle
+      .getRecent(scope, MAX_STREAM_HISTORY)
+      .map(historyMessage)
+      .filter((message) => message !== null);
+    return { scope, key, resumed, history, busy: this.lanes.get(scope)?.running !== null && this.lanes.has(scope), models: this.deps.models.status() };
+  }
+
+  send(args: z.output<typeof StreamSendArgs>, caller: StreamCaller): { turn_id: string; queued_behind: number } {
+    if (this.stopped) throw new SilasError(ErrorCode.Unavailable, 'Silas is shutting down; send the message again after it restarts');
+    this.assertHolder(args.scope, caller);
+    const lane = this.lane(args.scope);
+    if (lane.waiting >= this.deps.maxQueuedTurns) {
+      throw new SilasError(ErrorCode.RateLimited, `${lane.waiting} messages are already waiting in this conversation; wait for Silas to answer, or press Stop`);
+    }
+    const turnId = `turn-${randomUUID()}`;
+    const queuedBehind = lane.waiting + (lane.running ? 1 : 0);
+    const generation = lane.generation;
+    lane.waiting += 1;
+    lane.tail = lane.tail.then(() => this.runTurn(args, caller, turnId, lane, generation));
+    return { turn_id: turnId, queued_behind: queuedBehind };
+  }
+
+  cancel(scope: string, caller: StreamCaller): { cancelled: boolean } {
+    this.assertHolder(scope, caller);
+    const lane = this.lanes.get(scope);
+    if (!lane) return { cancelled: false };
+    const had = lane.running !== null || lane.waiting > 0;
+    lane.generation += 1;
+    lane.running?.controller.abort();
+    return { cancelled: had };
+  }
+
+  approve(args: z.output<typeof StreamApproveArgs>, caller: StreamCaller): { accepted: boolean; reason: string } {
+    this.assertHolder(args.scope, caller);
+    return this.deps.plans.approveHere(args.scope, args.work_item_id, args.token);
+  }
+
+  /** Resolves when every turn queued so far has ended (shutdown, tests, benchmarks). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((lane) => lane.tail));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const lane of this.lanes.values()) {
+      lane.generation += 1;
+      lane.running?.controller.abort();
+    }
+    await this.idle();
+  }
+
+  /** Sends to whoever holds the scope now; nobody holding it (a closed tab) drops the event, the chronicle keeps the record. */
+  emit(scope: string, event: StreamEvent): void {
+    const session = this.holders.get(scope);
+    if (session !== undefined) this.deps.events.publishTo(session, 'stream.event', event);
+  }
+
+  /** A line from the runtime into a scope's conversation (a plan's result): chronicle, context and channel. */
+  report(scope: string, text: string): void {
+    this.ensureLoaded(scope);
+    const turn = this.deps.chronicle.turnCounter(scope);
+    const ctxId = this.deps.context.add(scope, { zone: 'chronicle', kind: 'message', source: 'system:stream', taint: 'owner', content: `[SYSTEM] ${text}`, turn_number: turn });
+    const item = this.deps.context.getZone(scope, 'chronicle').find((entry) => entry.ctx_id === ctxId);
+    if (item) this.deps.chronicle.append(scope, item);
+    this.emit(scope, { type: 'message', scope, turn_id: null, message: messageOf({ id: ctxId, sender: 'system', text, taint: 'owner', turn, at: this.deps.now() }), chips: [] });
+  }
+
+  private assertHolder(scope: string, caller: StreamCaller): void {
+    if (this.holders.get(scope) === caller.session) return;
+    this.deps.audit.append('silas.stream.scope_refused', { scope_id: scope, reason: 'the scope is not held by this session', transport: caller.transport });
+    throw new SilasError(ErrorCode.Unauthorized, 'this conversation belongs to another connection; open or resume your own with stream.open');
+  }
+
+  private lane(scope: string): Lane {
+    let lane = this.lanes.get(scope);
+    if (!lane) {
+      lane = { tail: Promise.resolve(), waiting: 0, running: null, generation: 0 };
+      this.lanes.set(scope, lane);
+    }
+    return lane;
+  }
+
+  /** §5.1.3 for one scope: its recent chronicle back into its context, once per runtime start. */
+  private ensureLoaded(scope: string): void {
+    if (this.loaded.has(scope)) return;
+    this.loaded.add(scope);
+    const recent = this.deps.chronicle.getRecent(scope, this.deps.rehydrateEntries);
+    if (recent.length === 0) return;
+    for (const item of recent) this.deps.context.add(scope, item);
+    this.deps.context.add(scope, { zone: 'chronicle', kind: 'system', source: 'system:stream', taint: 'owner', content: '[SYSTEM] Session rehydrated after restart.', turn_number: this.deps.chronicle.turnCounter(scope) });
+  }
+
+  private async runTurn(args: z.output<typeof StreamSendArgs>, caller: StreamCaller, turnId: string, lane: Lane, generation: number): Promise<void> {
+    lane.waiting -= 1;
+    const { scope } = args;
+    const meter = new TurnMeter(this.deps.clock);
+    const emit = (event: StreamEvent) => this.emit(scope, event);
+    const turn = this.deps.chronicle.turnCounter(scope) + 1;
+    if (generation !== lane.generation) {
+      emit({ type: 'turn_finished', scope, turn_id: turnId, outcome: 'cancelled', usage: meter.usage(), error: null });
+      return;
+    }
+    const controller = new AbortController();
+    lane.running = { turnId, controller };
+    const started = this.deps.clock?.() ?? performance.now();
+    let outcome: TurnOutcome = 'failed';
+    let route: string | null = null;
+    let error: string | null = null;
+    try {
+      const verdict = classifyTaint(this.deps.taint, { scope, text: args.text, caller, ...(args.signed ? { signed: args.signed } : {}) });
+      if (verdict.refused !== null) this.deps.audit.append('silas.stream.signature_refused', { scope_id: scope, turn, reason: verdict.refused });
+      this.deps.audit.append('silas.stream.message_received', { scope_id: scope, turn, taint: verdict.taint, chars: args.text.length, signed: verdict.signed });
+      const senderId = verdict.taint === 'owner' ? 'owner' : caller.transport === 'local-socket' ? 'terminal' : 'cockpit';
+      emit({ type: 'turn_started', scope, turn_id: turnId, turn, message: messageOf({ id: `${turnId}:message`, sender: 'person', text: args.text, taint: verdict.taint, turn, at: this.deps.now() }) });
+      const result = await this.deps.processor.run({
+        scope,
+        turnId,
+        turn,
+        text: args.text,
+        senderId,
+        channel: caller.transport === 'local-socket' ? 'channel:terminal' : 'channel:cockpit',
+        taint: verdict.taint,
+        signal: controller.signal,
+        emit,
+        meter,
+      });
+      ({ outcome, route, error } = result);
+    } catch (thrown) {
+      if (controller.signal.aborted) {
+        outcome = 'cancelled';
+        emit({ type: 'draft_reset', scope, turn_id: turnId, reason: 'stopped' });
+      } else {
+        outcome = 'failed';
+        error = 'Silas failed inside the runtime while answering; the runtime log has the details';
+        this.deps.onError?.(`turn ${turnId} of ${scope} failed`, thrown);
+      }
+    } finally {
+      lane.running = null;
+    }
+    // Step 16: the turn counter, whatever the outcome; then the turn's cost in the ledger.
+    this.deps.chronicle.incrementTurn(scope);
+    const usage = meter.usage();
+    const durationMs = Math.round((this.deps.clock?.() ?? performance.now()) - started);
+    this.deps.audit.append('silas.stream.turn_completed', {
+      scope_id: scope,
+      turn,
+      outcome,
+      route,
+      prompt_tokens: usage.prompt_tokens,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      cost_usd: usage.cost_usd,
+      model_calls: usage.model_calls,
+      duration_ms: durationMs,
+    });
+    emit({ type: 'turn_finished', scope, turn_id: turnId, outcome, usage, error });
+  }
+}

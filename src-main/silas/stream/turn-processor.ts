@@ -1,0 +1,279 @@
+import type { AgentResponse, InteractionConfig, RouteDecision, StructuredOutputEvent } from '../../../src-shared/silas/agents.js';
+import type { TaintLevel } from '../../../src-shared/silas/execution.js';
+import type { StreamEvent, TurnOutcome } from '../../../src-shared/schemas/stream.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { ChronicleRepository } from '../../store/repositories/chronicle.js';
+import type { MemoryRepository } from '../../store/repositories/memory.js';
+import { plannerAgent, proxyAgent, runAgent } from '../agents/definitions.js';
+import { resolveInteractionMode, interactionConfigInputs } from '../agents/interaction-mode.js';
+import { decidePlanApproval } from '../agents/plan-approval.js';
+import type { ContextManager } from '../context/context-manager.js';
+import type { TokenCounter } from '../context/token-counter.js';
+import type { ActiveGateSet, GateRunner } from '../gates/runner.js';
+import { planHash } from '../work/hashes.js';
+import { escalationFor, gateContextText } from './escalation.js';
+import { applyMemoryOps, injectMemories } from './memory-steps.js';
+import type { PlanDispatcher } from './plan-dispatcher.js';
+import { streamingStructuredCall } from './streaming-call.js';
+import type { RoleModel, StreamModels } from './stream-models.js';
+import { messageOf, taintOrder } from './history.js';
+import { TurnMeter } from './turn-meter.js';
+
+/*
+ * One turn of the Stream, spec 002 §5.1 steps 0–16, in order (docs/silas/stream.md maps each step
+ * to its code). The LLM never holds authority here: routing is the Proxy's suggestion, but gates,
+ * the plan/approval rule, taint and verification are this deterministic code.
+ */
+
+export interface StreamTurnConfig {
+  /** `gates.system` (§11): checked on every message and every answer. */
+  systemGates: readonly unknown[];
+  /** `context.profiles` names and `context.default_profile`. */
+  profiles: readonly string[];
+  defaultProfile: string;
+  interaction: InteractionConfig;
+  /** The personality axis until personality exists (§5.1.4): neutral. */
+  initiativeLevel: number;
+  /** Memories injected per turn by keyword retrieval (step 4). */
+  retrievalLimit: number;
+  /** §3.2: memory_ops beyond this are dropped and audited. */
+  maxMemoryOpsPerTurn: number;
+}
+
+export interface TurnDeps {
+  audit: Pick<AuditLog, 'append'>;
+  context: ContextManager;
+  chronicle: ChronicleRepository;
+  memory: MemoryRepository;
+  /** §5.13: counts every prompt and every stored memory. */
+  counter: TokenCounter;
+  gates: GateRunner;
+  models: StreamModels;
+  plans: PlanDispatcher;
+  config: StreamTurnConfig;
+  now: () => Date;
+}
+
+export interface TurnRequest {
+  scope: string;
+  turnId: string;
+  turn: number;
+  text: string;
+  /** The sender as the chronicle names them (`owner`, `cockpit`, `terminal`). */
+  senderId: string;
+  /** `channel:cockpit`, `channel:terminal`. */
+  channel: string;
+  taint: TaintLevel;
+  signal: AbortSignal;
+  emit: (event: StreamEvent) => void;
+  /** Tokens of the answer reach the person as drafts unless an output gate must see the answer first. */
+  meter: TurnMeter;
+}
+
+export interface TurnResult {
+  outcome: TurnOutcome;
+  route: string | null;
+  error: string | null;
+}
+
+const SILAS = 'Silas';
+
+export class TurnProcessor {
+  private readonly proxy;
+
+  constructor(private readonly deps: TurnDeps) {
+    this.proxy = proxyAgent({ profiles: deps.config.profiles, defaultProfile: deps.config.defaultProfile });
+  }
+
+  async run(request: TurnRequest): Promise<TurnResult> {
+    const { deps } = this;
+    const { scope, turn, signal } = request;
+    const at = { scope_id: scope, turn };
+
+    // Step 0: one frozen gate set for input, output and memory operations of this turn.
+    const gateSet = deps.gates.compile({ system: deps.config.systemGates });
+    const gateScope = { scope_id: scope, turn };
+
+    // Step 1: input gates, policy lane first; a block answers with its escalation and ends the turn.
+    const input = await deps.gates.checkGates(gateSet, 'every_user_message', { message: request.text, sender_id: request.senderId }, { scope: gateScope });
+    if (input.decision !== 'continue') {
+      const blocked = input.blocking ?? input.approvals[0]!;
+      return this.blocked(request, 'input', blocked.gate_name, blocked.reason, gateSet);
+    }
+    const text = gateContextText(input.context, 'message') ?? request.text;
+
+    // Steps 3 and 3.5: chronicle (and its store), then the raw memory lane.
+    this.remember(scope, { kind: 'message', source: request.channel, taint: request.taint, content: `[${request.taint}] ${request.senderId}: ${text}`, turn });
+    const ingested = new Set(deps.memory.ingestRaw(scope, [{ content: text, taint: request.taint, source_kind: 'conversation_raw', token_count: deps.counter.count(text) }]));
+
+    // Step 4: keyword recall into the memory zone (the message just captured is already in the chronicle).
+    const hits = deps.memory.search(scope, text, { limit: deps.config.retrievalLimit + 1, tier: 'low_reingestion' }).filter((hit) => !ingested.has(hit.item.memory_id));
+    const recalled = injectMemories(deps, scope, turn, hits.slice(0, deps.config.retrievalLimit));
+    // The answer is as trusted as the least trusted thing it read (§5.12).
+    let responseTaint = taintOrder([request.taint, ...recalled]);
+
+    // Step 5: the heuristic tier of eviction; what leaves the context is kept as an episode.
+    const enforced = deps.context.enforceBudget(scope, turn);
+    for (const { item } of enforced.evicted) {
+      deps.memory.ingestRaw(scope, [{ content: item.content, taint: item.taint, source_kind: 'context_evicted', memory_type: 'episode', token_count: item.token_count }]);
+    }
+
+    // Step 7: route through the Proxy (steps 6/6.5: its toolset is the core retrieval tools; there is no active skill).
+    const holdDrafts = gateSet.gates.some((gate) => gate.on === 'every_agent_response');
+    const proxyModel = await deps.models.client('proxy');
+    if (!proxyModel.ok) return this.fail(request, proxyModel.problem);
+    const prompt = this.prompt(scope, turn, text);
+    request.meter.countPrompt(deps.counter.count(this.proxy.systemPrompt({ accessLevel: 'owner', tools: CORE_TOOLS, skills: [] })) + deps.counter.count(prompt));
+    const proxyCall = this.streaming(request, proxyModel, holdDrafts);
+    const routed = await runAgent(this.proxy, {
+      context: { accessLevel: 'owner', tools: CORE_TOOLS, skills: [] },
+      messages: [{ role: 'user', content: prompt }],
+      call: proxyCall.call,
+      audit: (event) => this.auditStructured(at, event),
+      signal,
+    });
+    const route: RouteDecision = routed.value;
+    const proxyFailure = routed.source === 'fallback' ? proxyCall.lastFailure() : null;
+    const mode = resolveInteractionMode({
+      proxyMode: route.interaction_mode,
+      plannerOverride: null,
+      workItemMode: null,
+      riskRequiresConfirmation: false,
+      initiativeLevel: deps.config.initiativeLevel,
+      interactionRegister: route.interaction_register,
+      ...interactionConfigInputs(deps.config.interaction),
+    });
+    deps.context.setProfile(scope, route.context_profile);
+    deps.audit.append('silas.stream.routed', { ...at, route: route.route, register: route.interaction_register, mode, profile: route.context_profile, source: routed.source });
+
+    let response: AgentResponse;
+    let origin: 'proxy' | 'planner' = 'proxy';
+    if (proxyFailure !== null) {
+      // The model could not be reached: say which provider failed and what to do, not "rephrase".
+      return this.fail(request, proxyFailure.message, 'answered');
+    }
+    if (route.route === 'planner') {
+      origin = 'planner';
+      const plannerModel = await deps.models.client('planner');
+      if (!plannerModel.ok) return this.fail(request, plannerModel.problem);
+      const plannerCall = this.streaming(request, plannerModel, holdDrafts);
+      request.meter.countPrompt(deps.counter.count(plannerAgent.systemPrompt({ tools: EXECUTOR_TOOLS, skills: [], interactionMode: mode })) + deps.counter.count(prompt));
+      const planned = await runAgent(plannerAgent, {
+        context: { tools: EXECUTOR_TOOLS, skills: [], interactionMode: mode },
+        messages: [{ role: 'user', content: prompt }],
+        call: plannerCall.call,
+        audit: (event) => this.auditStructured(at, event),
+        signal,
+      });
+      const failure = planned.source === 'fallback' ? plannerCall.lastFailure() : null;
+      if (failure !== null) return this.fail(request, failure.message, 'answered');
+      response = planned.value;
+    } else {
+      response = route.response!;
+    }
+
+    // Step 8: output gates see the answer before the person does.
+    const output = await deps.gates.checkGates(gateSet, 'every_agent_response', { response: response.message, sender_id: request.senderId }, { scope: gateScope });
+    if (output.decision !== 'continue') {
+      const blocked = output.blocking ?? output.approvals[0]!;
+      return this.blocked(request, 'output', blocked.gate_name, blocked.reason, gateSet);
+    }
+    const message = gateContextText(output.context, 'response') ?? response.message;
+
+    // Steps 9 and 10: memory queries, then memory operations each behind the tool-call gates.
+    for (const query of response.memory_queries) {
+      const hits = deps.memory.search(scope, query.query, { limit: Math.min(query.max_results, deps.config.retrievalLimit) });
+      responseTaint = taintOrder([responseTaint, ...injectMemories(deps, scope, turn, hits)]);
+    }
+    await applyMemoryOps(deps, { scope, turn, taint: responseTaint, gateSet, ops: response.memory_ops, max: deps.config.maxMemoryOpsPerTurn });
+
+    // Steps 11 and 11.5: the answer joins the chronicle and the raw lane.
+    this.remember(scope, { kind: 'message', source: `agent:${origin}`, taint: responseTaint, content: `${SILAS}: ${message}`, turn });
+    deps.memory.ingestRaw(scope, [{ content: message, taint: responseTaint, source_kind: 'agent_response_raw', token_count: deps.counter.count(message) }]);
+
+    // Step 13 before 12's background work: the answer is sent now; execution never stalls the turn.
+    request.emit({ type: 'message', scope, turn_id: request.turnId, message: messageOf({ id: `${request.turnId}:answer`, sender: 'silas', text: message, taint: responseTaint, turn, at: deps.now() }), chips: [] });
+
+    // Step 12: the plan/approval rule. An agent's needs_approval is a request, never a grant.
+    const plan = decidePlanApproval({ response: { ...response, message }, origin, route, mode: { riskRequiresConfirmation: false, initiativeLevel: deps.config.initiativeLevel, config: deps.config.interaction } });
+    if (plan.kind === 'refused') {
+      deps.audit.append('silas.stream.plan_rejected', { ...at, reason: plan.reason.slice(0, 2000) });
+      this.system(request, `The plan could not be used, so nothing was asked or run: ${plan.reason}`);
+      return { outcome: 'answered', route: route.route, error: null };
+    }
+    if (plan.kind === 'approval_required') {
+      const hash = planHash(plan.item);
+      deps.audit.append('silas.stream.plan_proposed', { ...at, work_item_id: plan.item.id, plan_hash: hash, agent_needs_approval: response.needs_approval, approval_forced: plan.overridden });
+      deps.context.add(scope, { zone: 'workspace', kind: 'plan', source: `agent:${origin}`, taint: responseTaint, content: plan.item.body, turn_number: turn, pinned: true });
+      this.deps.plans.dispatch({ scope, item: plan.item, planHash: hash });
+      return { outcome: 'planned', route: route.route, error: null };
+    }
+    return { outcome: 'answered', route: route.route, error: null };
+  }
+
+  /** The context window as the agents see it, then the message (it is also the chronicle's last block). */
+  private prompt(scope: string, turn: number, text: string): string {
+    const rendered = this.deps.context.render(scope, turn);
+    return `${rendered}\n\n# Current message\n${text}`;
+  }
+
+  private streaming(request: TurnRequest, model: Extract<RoleModel, { ok: true }>, holdDrafts: boolean) {
+    return streamingStructuredCall({
+      client: model.client,
+      ...(model.price ? { price: model.price } : {}),
+      onCall: (record) => request.meter.add(model.client.role, record, this.deps.audit, { scope_id: request.scope, turn: request.turn }, model.client),
+      onFirstText: () => request.meter.firstText(),
+      onDraft: holdDrafts
+        ? undefined
+        : (delta) => request.emit(delta === null ? { type: 'draft_reset', scope: request.scope, turn_id: request.turnId, reason: 'the answer did not match its schema; asking the model once more' } : { type: 'draft', scope: request.scope, turn_id: request.turnId, delta }),
+    });
+  }
+
+  private remember(scope: string, item: { kind: 'message'; source: string; taint: TaintLevel; content: string; turn: number }): void {
+    const ctxId = this.deps.context.add(scope, { zone: 'chronicle', kind: item.kind, source: item.source, taint: item.taint, content: item.content, turn_number: item.turn });
+    const stored = this.deps.context.getZone(scope, 'chronicle').find((entry) => entry.ctx_id === ctxId);
+    if (stored) this.deps.chronicle.append(scope, stored);
+  }
+
+  private system(request: TurnRequest, text: string): void {
+    this.remember(request.scope, { kind: 'message', source: 'system:stream', taint: 'owner', content: `[SYSTEM] ${text}`, turn: request.turn });
+    request.emit({ type: 'message', scope: request.scope, turn_id: request.turnId, message: messageOf({ id: `${request.turnId}:system:${Date.now()}`, sender: 'system', text, taint: 'owner', turn: request.turn, at: this.deps.now() }), chips: [] });
+  }
+
+  /** §5.1.1: a policy-lane block answers with the gate's escalation; nothing the model wrote is shown. */
+  private blocked(request: TurnRequest, lane: 'input' | 'output', gate: string, reason: string, gateSet: ActiveGateSet): TurnResult {
+    const escalation = escalationFor(gateSet, gate);
+    this.deps.audit.append('silas.stream.gate_blocked', { scope_id: request.scope, turn: request.turn, lane, gate, reason: reason.slice(0, 1000), escalation: escalation.name });
+    request.emit({ type: 'draft_reset', scope: request.scope, turn_id: request.turnId, reason: `held by the "${gate}" gate` });
+    this.system(request, escalation.message);
+    return { outcome: 'blocked', route: null, error: null };
+  }
+
+  private fail(request: TurnRequest, problem: string, outcome: TurnOutcome = 'failed'): TurnResult {
+    this.system(request, problem);
+    return { outcome, route: null, error: problem };
+  }
+
+  private auditStructured(at: { scope_id: string; turn: number }, event: StructuredOutputEvent): void {
+    if (event.kind === 'repaired') {
+      this.deps.audit.append('silas.agent.output_repaired', { ...at, agent: event.agent, first_error: event.first_error });
+      return;
+    }
+    const { kind: _kind, ...data } = event;
+    this.deps.audit.append('silas.agent.output_fallback', { ...at, ...data });
+  }
+}
+
+/** §5.1 step 6: the core retrieval tools every role sees; the executor adds the sandboxed ones. */
+const CORE_TOOLS = [
+  { name: 'memory_search', description: 'keyword search over what was said and stored in this conversation (ask for it with memory_queries)' },
+  { name: 'context_inspection', description: 'what is in the context window now (its zones are shown above)' },
+];
+const EXECUTOR_TOOLS = [
+  ...CORE_TOOLS,
+  { name: 'shell_exec', description: 'run a program with an argument list in the sandboxed work directory (no network); approval required' },
+  { name: 'python_exec', description: 'run Python source in the sandboxed work directory (no network); approval required' },
+];
+
+export type { ActiveGateSet };
+export { SILAS };

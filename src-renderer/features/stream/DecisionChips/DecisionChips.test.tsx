@@ -1,0 +1,36 @@
+import { cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeTransport } from '../../../test/fake-transport.js';
+import { flush } from '../../../test/render-cockpit.js';
+import { emitStream, renderStream } from '../../../test/render-stream.js';
+import { event, message, opened, SCOPE } from '../../../test/stream-fixtures.js';
+import { DecisionChips } from './DecisionChips.js';
+
+afterEach(cleanup);
+
+const chips = [
+  { value: 'approve the cleanup plan', label: 'Yes, plan it' },
+  { value: 'not now', label: 'Not now' },
+];
+
+describe('DecisionChips', () => {
+  it('renders the chips of the last Silas message as buttons that send their value', async () => {
+    const transport = new FakeTransport('connected').handle('stream.send', () => ({ ok: true, value: { turn_id: 't2', queued_behind: 0 } }));
+    const harness = await renderStream(<DecisionChips />, opened(), transport);
+    expect(screen.queryByRole('group', { name: 'Suggested replies' })).toBeNull();
+    emitStream(harness, event('message', { turn_id: 't1', message: message(2, 'silas', 'Shall I plan it?'), chips }));
+    const group = screen.getByRole('group', { name: 'Suggested replies' });
+    expect(within(group).getAllByRole('button').map((b) => b.textContent)).toEqual(['Yes, plan it', 'Not now']);
+    fireEvent.click(within(group).getByRole('button', { name: 'Yes, plan it' }));
+    expect(harness.transport.callsTo('stream.send')).toEqual([{ scope: SCOPE, text: 'approve the cleanup plan' }]);
+    await flush();
+  });
+
+  it('goes away once the person answers', async () => {
+    const harness = await renderStream(<DecisionChips />);
+    emitStream(harness, event('message', { turn_id: 't1', message: message(2), chips }));
+    expect(screen.getByRole('group', { name: 'Suggested replies' })).toBeTruthy();
+    emitStream(harness, event('turn_started', { turn_id: 't2', turn: 2, message: message(3, 'person', 'something else') }));
+    expect(screen.queryByRole('group', { name: 'Suggested replies' })).toBeNull();
+  });
+});

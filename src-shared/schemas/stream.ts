@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { canonicalJson } from '../canonical.js';
+import { ModelProvider, ModelRole, SECRET_NAME_PATTERN } from '../llm/config.js';
+import { TaintLevel } from '../silas/execution.js';
+import { ApprovalToken } from '../silas/approval.js';
+import { WorkItem } from '../silas/work.js';
+
+/*
+ * The Stream's message protocol (spec 002 §8.1) as it travels over our control plane: the calls
+ * `stream.open|send|cancel` and one event, `stream.event`, sent only to the session that holds
+ * the scope (docs/silas/stream.md). Field names keep the spec's snake_case where the spec names
+ * them (`turn_id`, `work_item_id`); everything is bounded so a runaway model answer cannot become
+ * a megabyte frame.
+ */
+
+/** A conversation scope (§5.1: one per connection). Public: it appears in the ledger. */
+export const StreamScopeId = z.string().regex(/^scope-[A-Za-z0-9_-]{16,32}$/, { error: 'expected a scope id such as "scope-…" as stream.open returned it' });
+export type StreamScopeId = z.infer<typeof StreamScopeId>;
+
+/** The secret that lets a later connection (after a reload or a restart) resume a scope. Never in the ledger. */
+export const StreamScopeKey = z.string().regex(/^[A-Za-z0-9_-]{43}$/, { error: 'expected the 43-character resume key stream.open returned with the scope' });
+export type StreamScopeKey = z.infer<typeof StreamScopeKey>;
+
+export const MAX_STREAM_MESSAGE_CHARS = 20_000;
+export const MAX_STREAM_HISTORY = 200;
+
+export const StreamSender = z.enum(['person', 'silas', 'system']);
+export type StreamSender = z.infer<typeof StreamSender>;
+
+/** One line of the conversation as a channel shows it (§8.1 server→client `message`). */
+export const StreamMessage = z.strictObject({
+  id: z.string().max(200),
+  sender: StreamSender,
+  text: z.string().max(200_000),
+  taint: TaintLevel,
+  turn: z.number().int().nonnegative(),
+  timestamp: z.string().max(40),
+});
+export type StreamMessage = z.infer<typeof StreamMessage>;
+
+/** Whether the Stream can talk to a model yet (§1.5 first run), role by role; never a key. */
+export const ModelRoleStatus = z.strictObject({
+  role: ModelRole,
+  configured: z.boolean(),
+  provider: ModelProvider.nullable(),
+  model: z.string().max(300).nullable(),
+  base_url: z.string().max(2000).nullable(),
+  /** The keyring secret's NAME, and whether the keyring holds it. */
+  key_secret: z.string().max(64).nullable(),
+  key_present: z.boolean(),
+  problem: z.string().max(2000).nullable(),
+});
+export type ModelRoleStatus = z.infer<typeof ModelRoleStatus>;
+
+export const ModelsStatus = z.strictObject({
+  /** The roles a turn needs (proxy, planner, executor) are configured and have their keys. */
+  ready: z.boolean(),
+  roles: z.array(ModelRoleStatus),
+  /** Why the models file could not be read, with the fix. */
+  problem: z.string().max(2000).nullable(),
+});
+export type ModelsStatus = z.infer<typeof ModelsStatus>;
+
+export const StreamOpenArgs = z.strictObject({
+  /** Continue a conversation this client had (after a reload or a restart of the runtime). */
+  resume: z.strictObject({ scope: StreamScopeId, key: StreamScopeKey }).optional(),
+});
+
+export const StreamOpenResult = z.strictObject({
+  scope: StreamScopeId,
+  key: StreamScopeKey,
+  resumed: z.boolean(),
+  history: z.array(StreamMessage).max(MAX_STREAM_HISTORY),
+  /** A turn of this scope is running (its events follow). */
+  busy: z.boolean(),
+  models: ModelsStatus,
+});
+export type StreamOpenResult = z.infer<typeof StreamOpenResult>;
+
+/**
+ * §5.12: an owner-signed message (Ed25519 by the keyring's owner key over `signedMessageText`),
+ * fresh (timestamp within the window) and with an unused nonce, gets taint `owner`; anything
+ * else that claims a signature is taken as `external` and audited.
+ */
+export const SignedMessageProof = z.strictObject({
+  nonce: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, { error: 'expected a random nonce of 16 to 128 base64url characters' }),
+  timestamp: z.string().datetime({ offset: true, error: 'expected an ISO 8601 timestamp' }),
+  signature: z.string().regex(/^[A-Za-z0-9+/]{86}==$/, { error: 'expected a base64 Ed25519 signature (88 characters)' }),
+});
+export type SignedMessageProof = z.infer<typeof SignedMessageProof>;
+
+/** The exact bytes a message signature covers: scope, text, nonce and time, canonical JSON. */
+export function signedMessageText(message: { scope: string; text: string; nonce: string; timestamp: string }): string {
+  return canonicalJson({ domain: 'silas.stream.message.v1', scope: message.scope, text: message.text, nonce: message.nonce, timestamp: message.timestamp });
+}
+
+export const StreamSendArgs = z.strictObject({
+  scope: StreamScopeId,
+  signed: SignedMessageProof.optional(),
+  text: z
+    .string({ error: 'expected the message text' })
+    .trim()
+    .min(1, { error: 'the message is empty; type something to send' })
+    .max(MAX_STREAM_MESSAGE_CHARS, { error: `a message has at most ${MAX_STREAM_MESSAGE_CHARS} characters; split it or attach a file to a plan instead` }),
+});
+
+export const StreamSendResult = z.strictObject({
+  turn_id: z.string().max(100),
+  /** Turns of this scope ahead of this one (§5.1: one at a time per connection). */
+  queued_behind: z.number().int().nonnegative(),
+});
+
+export const StreamApproveArgs = z.strictObject({
+  scope: StreamScopeId,
+  work_item_id: z.string().min(1).max(200),
+  token: ApprovalToken,
+});
+
+export const StreamCancelResult = z.strictObject({ cancelled: z.boolean() });
+
+/** Tokens and money one turn spent, for the meter (§5.13, issue 13 item 6). */
+export const TurnUsage = z.strictObject({
+  prompt_tokens: z.number().int().nonnegative(),
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  /** Null when no role that answered has a price. */
+  cost_usd: z.number().nonnegative().nullable(),
+  model_calls: z.number().int().nonnegative(),
+});
+export type TurnUsage = z.infer<typeof TurnUsage>;
+
+export const TurnOutcome = z.enum(['answered', 'planned', 'blocked', 'cancelled', 'failed']);
+export type TurnOutcome = z.infer<typeof TurnOutcome>;
+
+export const WorkProgressStatus = z.enum(['awaiting_approval', 'declined', 'approved', 'running', 'verification_failed', 'done', 'blocked', 'failed', 'stuck']);
+export type WorkProgressStatus = z.infer<typeof WorkProgressStatus>;
+
+/** A chip of a decision asked in the Stream (§0.5 item 8: chips, not prose). */
+export const DecisionChip = z.strictObject({ value: z.string().max(200), label: z.string().max(200) });
+
+const base = { scope: StreamScopeId };
+
+/** Everything the Stream pushes to the session holding a scope. */
+export const StreamEvent = z.discriminatedUnion('type', [
+  z.strictObject({ ...base, type: z.literal('turn_started'), turn_id: z.string().max(100), turn: z.number().int().nonnegative(), message: StreamMessage }),
+  /** Streamed tokens of the answer being written; provisional until `message`. */
+  z.strictObject({ ...base, type: z.literal('draft'), turn_id: z.string().max(100), delta: z.string().max(100_000) }),
+  /** The draft so far is void (a repair attempt, or output gates hold the answer). */
+  z.strictObject({ ...base, type: z.literal('draft_reset'), turn_id: z.string().max(100), reason: z.string().max(500) }),
+  z.strictObject({ ...base, type: z.literal('message'), turn_id: z.string().max(100).nullable(), message: StreamMessage, chips: z.array(DecisionChip).max(10) }),
+  /** A plan waits for the person in Review (its card carries the hash they sign). */
+  z.strictObject({
+    ...base,
+    type: z.literal('work'),
+    work_item_id: z.string().max(200),
+    title: z.string().max(500),
+    status: WorkProgressStatus,
+    detail: z.string().max(5000),
+    plan_hash: z.string().max(100).nullable(),
+    review_id: z.string().max(200).nullable(),
+    /** While awaiting approval: the exact plan the hash covers, for a channel that shows and signs it itself (`silas chat --approve-here`). */
+    item: WorkItem.nullable().default(null),
+  }),
+  z.strictObject({ ...base, type: z.literal('turn_finished'), turn_id: z.string().max(100), outcome: TurnOutcome, usage: TurnUsage, error: z.string().max(2000).nullable() }),
+]);
+export type StreamEvent = z.infer<typeof StreamEvent>;
+
+/**
+ * First run (§1.5): one model for the given roles, from the cockpit. It names the keyring secret
+ * holding the API key; the key itself never travels with it (§8.1 secure input: it is stored
+ * first, through `POST /secrets/NAME` in a browser or `secrets.store` over IPC).
+ */
+export const ModelsConfigureArgs = z.strictObject({
+  provider: ModelProvider,
+  model: z.string().trim().min(1, { error: 'write the model name the provider knows it by' }).max(300),
+  base_url: z.string().max(2000).optional(),
+  api_key_secret: z.string().max(64).optional(),
+  roles: z.array(ModelRole).min(1).max(4).default(['proxy', 'planner', 'executor', 'scorer']),
+});
+export type ModelsConfigureArgs = z.input<typeof ModelsConfigureArgs>;
+
+/** §8.1 secure input: where a browser cockpit POSTs a secret (`{"value": "…"}`), never over the WebSocket. */
+export const SECRET_INPUT_PATH = '/secrets/';
+export const MAX_SECRET_VALUE_CHARS = 10_000;
+
+export const SecretStoreArgs = z.strictObject({
+  name: z.string().regex(SECRET_NAME_PATTERN, { error: 'a secret name is 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit' }),
+  value: z
+    .string({ error: 'expected the secret as text' })
+    .min(1, { error: 'the secret is empty; paste the key' })
+    .max(MAX_SECRET_VALUE_CHARS, { error: `a secret has at most ${MAX_SECRET_VALUE_CHARS} characters` }),
+});
+
+export const ModelsTestResult = z.strictObject({
+  ok: z.boolean(),
+  role: ModelRole,
+  latency_ms: z.number().nonnegative(),
+  message: z.string().max(2000),
+});
+export type ModelsTestResult = z.infer<typeof ModelsTestResult>;
