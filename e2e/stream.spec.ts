@@ -81,6 +81,8 @@ test('configure a model, talk to Silas, approve its plan with a signature, watch
   await expect(work).toContainText(/done/i, { timeout: 30_000 });
   await expect(work).toContainText('PASS greeting');
   await expect(conversation(page)).toContainText('ended done');
+  // The executor's next step comes back as a reply chip.
+  await expect(page.getByRole('group', { name: 'Suggested replies' }).getByRole('button', { name: 'Show me hello.txt' })).toBeVisible();
   const workRoot = join(silas.home, 'work');
   const [workDir] = readdirSync(workRoot).filter((name) => name.startsWith('task-stream-greeting-'));
   expect(readFileSync(join(workRoot, workDir!, 'hello.txt'), 'utf8')).toBe('hello');
@@ -121,4 +123,29 @@ test('stop ends a turn whose model does not answer', async ({ page, silas }) => 
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0);
   await expect(page.getByRole('region', { name: 'Turn usage' })).toContainText('stopped');
   await expect.poll(() => server.http.requests[0]?.disconnected).toBe(true);
+});
+
+test('two cockpit tabs are two conversations: neither sees the other', async ({ page, silas, browser }) => {
+  await openCockpit(page, silas);
+  await page.getByRole('combobox', { name: 'Provider' }).selectOption('openai-compatible');
+  await page.getByRole('textbox', { name: 'Model' }).fill('scripted-model');
+  await page.getByRole('textbox', { name: 'Base URL' }).fill(server.baseUrl);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText(/^Saved: scripted-model/)).toBeVisible();
+  const done = page.getByRole('button', { name: 'Done' });
+  if (await done.isVisible()) await done.click();
+  server.http.enqueue(streamedJson(directRoute('Noted, 4417 it is.')));
+  await send(page, 'my locker code is 4417');
+  await expect(conversation(page)).toContainText('Noted, 4417 it is.');
+
+  const other = await (await browser.newContext()).newPage();
+  await openCockpit(other, silas);
+  server.http.enqueue(streamedJson(directRoute('I do not know any locker code.')));
+  await send(other, 'what is my locker code?');
+  await expect(conversation(other)).toContainText('I do not know any locker code.');
+  await expect(conversation(other)).not.toContainText('4417');
+  // The second tab's prompt carried nothing of the first conversation.
+  expect(server.http.requests.at(-1)!.body).not.toContain('4417');
+  await expect(conversation(page)).not.toContainText('what is my locker code?');
+  await other.context().close();
 });

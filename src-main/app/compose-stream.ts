@@ -14,7 +14,11 @@ import { createSandboxedExecutor } from '../silas/executor/compose.js';
 import { ContentGateProvider } from '../silas/gates/content-provider.js';
 import { PredicateGateProvider } from '../silas/gates/predicate-provider.js';
 import { GateRunner } from '../silas/gates/runner.js';
-import type { SandboxManager } from '../silas/sandbox/index.js';
+import { BubblewrapSandboxManager, SandboxedEphemeralExecutor, type SandboxManager } from '../silas/sandbox/index.js';
+import { builtinTools } from '../silas/executor/tools.js';
+import type { ConnectedServer } from '../mcp/silas-tools/connected-servers.js';
+import { McpToolbox } from '../mcp/silas-tools/mcp-toolbox.js';
+import { RoutingEphemeralExecutor } from '../mcp/silas-tools/routing-executor.js';
 import { createModelSetup, type ModelSetupService } from '../silas/stream/model-setup.js';
 import { BackgroundPlans, type PlanExecutionPorts } from '../silas/stream/plan-dispatcher.js';
 import { HomeStreamModels, type StreamModels } from '../silas/stream/stream-models.js';
@@ -51,6 +55,10 @@ export interface StreamCompositionDeps {
   onError?: (message: string, error: unknown) => void;
   /** The benchmark's instant in-process model; by default HOME/models.json and the keyring. */
   models?: StreamModels;
+  /** The MCP servers the person connected (wrapped client entries); Silas calls them through their proxies. */
+  mcpServers?: () => ConnectedServer[];
+  /** The environment those proxies start with. */
+  mcpEnv?: Record<string, string>;
 }
 
 export interface StreamComposition {
@@ -79,7 +87,7 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
   let stream: Stream | null = null;
   const ports: PlanExecutionPorts = {
     ask: (item, planHash, source, signal) => deps.decisions.ask(deps.planKind, { item, planHash, source, timeoutMs: PLAN_APPROVAL_TIMEOUT_MS }, { signal }),
-    execute: (item, token, signal) => executeApproved(deps, item, token, signal),
+    execute: (item, token, signal, scope) => executeApproved(deps, item, token, signal, (text) => stream?.report(scope, text)),
   };
   const plans = new BackgroundPlans({
     ports,
@@ -87,7 +95,7 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     now,
     audit: deps.audit,
     emit: (scope, event) => stream?.emit(scope, event),
-    report: (scope, text) => stream?.report(scope, text),
+    report: (scope, text, chips) => stream?.report(scope, text, chips),
     approvalTimeoutMs: PLAN_APPROVAL_TIMEOUT_MS,
   });
   const processor = new TurnProcessor({
@@ -99,6 +107,11 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     gates,
     models,
     plans,
+    extraTools: () =>
+      (deps.mcpServers?.() ?? []).map((server) => ({
+        name: `mcp__${server.name}__*`,
+        description: `the tools of the "${server.name}" MCP server (from ${server.client}), called through its silas proxy: its policy decides each call and may ask the person`,
+      })),
     config: {
       systemGates: deps.systemGates ?? [],
       profiles: Object.keys(budget.profiles),
@@ -129,7 +142,13 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
 }
 
 /** §5.1.2 steps 6–9 for a plan approved from the Stream: consume the token, then execute in the sandbox. */
-async function executeApproved(deps: StreamCompositionDeps, item: Parameters<PlanExecutionPorts['execute']>[0], token: Parameters<PlanExecutionPorts['execute']>[1], signal: AbortSignal): ReturnType<PlanExecutionPorts['execute']> {
+async function executeApproved(
+  deps: StreamCompositionDeps,
+  item: Parameters<PlanExecutionPorts['execute']>[0],
+  token: Parameters<PlanExecutionPorts['execute']>[1],
+  signal: AbortSignal,
+  report: (text: string) => void,
+): ReturnType<PlanExecutionPorts['execute']> {
   // The executor model's module (and the AI SDK) load with the first plan, not with the runtime.
   const { prepareLlmExecutor } = await import('./compose-llm-executor.js');
   let setup: ReturnType<typeof prepareLlmExecutor>;
@@ -141,11 +160,33 @@ async function executeApproved(deps: StreamCompositionDeps, item: Parameters<Pla
   const workDir = join(deps.home, 'work', `${item.id}-${Date.now().toString(36)}`);
   mkdirSync(workDir, { recursive: true, mode: 0o700 });
   const realWorkDir = realpathSync(workDir);
-  const { executor } = createSandboxedExecutor(
-    { db: deps.db, audit: deps.audit, signer: deps.signer, trustedKeys: deps.trustedKeys, workDir: realWorkDir, ...(deps.sandboxManager ? { sandboxManager: deps.sandboxManager(realWorkDir) } : {}), ...(deps.now ? { now: deps.now } : {}) },
-    { agentFor: (work) => setup.agentFor(work, deps.audit) },
-  );
-  const authorized = executor.authorize(item, token);
-  if (!authorized.ok) return { ok: false, reason: `${authorized.code}: ${authorized.reason}` };
-  return { ok: true, result: await executor.execute(authorized.item, { signal }) };
+  const manager = deps.sandboxManager?.(realWorkDir) ?? new BubblewrapSandboxManager({ baseDir: realWorkDir });
+  // The connected MCP servers, each through its own `silas proxy`: their policies govern Silas too.
+  const servers = deps.mcpServers?.() ?? [];
+  const toolbox =
+    servers.length === 0
+      ? null
+      : await McpToolbox.open(servers, {
+          env: deps.mcpEnv ?? {},
+          callTimeoutMs: MCP_CALL_TIMEOUT_MS,
+          onProblem: (server, problem) => report(`The MCP server "${server}" could not be used for this plan: ${problem.slice(0, 300)}`),
+        });
+  try {
+    const tools = toolbox ? new Map([...builtinTools(), ...toolbox.definitions().map((tool) => [tool.name, tool] as const)]) : undefined;
+    const { executor } = createSandboxedExecutor(
+      { db: deps.db, audit: deps.audit, signer: deps.signer, trustedKeys: deps.trustedKeys, workDir: realWorkDir, sandboxManager: manager, ...(deps.now ? { now: deps.now } : {}) },
+      {
+        agentFor: (work) => setup.agentFor(work, deps.audit),
+        ...(toolbox && tools ? { tools, ephemeral: new RoutingEphemeralExecutor(new SandboxedEphemeralExecutor({ manager }), toolbox) } : {}),
+      },
+    );
+    const authorized = executor.authorize(item, token);
+    if (!authorized.ok) return { ok: false, reason: `${authorized.code}: ${authorized.reason}` };
+    return { ok: true, result: await executor.execute(authorized.item, { signal }) };
+  } finally {
+    await toolbox?.close();
+  }
 }
+
+/** An MCP call may wait for the person (an `ask` rule of the server's policy). */
+const MCP_CALL_TIMEOUT_MS = 10 * 60_000;

@@ -33,6 +33,7 @@ import { runtimeConfig, type RuntimeConfig } from './config.js';
 import type { CockpitBuilder, CockpitEndpoint, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
 import { composeStream } from './compose-stream.js';
+import { connectedServers } from '../mcp/silas-tools/connected-servers.js';
 import type { SandboxManager } from '../silas/sandbox/index.js';
 
 export interface RuntimeOverrides {
@@ -114,8 +115,12 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }) }),
   };
   decisions.subscribe(() => events.publish('review.changed', decisions.view()));
-  // Silas itself (§5.1): conversations per session, plans to the same queue, work in the sandbox.
+  // Silas itself (§5.1): conversations per session, plans to the same queue, work in the sandbox,
+  // and the connected MCP servers through their proxies.
+  const locations = overrides.clientLocations ?? currentLocationContext(process.env);
   const silas = composeStream({
+    mcpServers: () => connectedServers(locations),
+    mcpEnv: { ...stringEnv(process.env), SILAS_HOME: config.home },
     home: config.home,
     db: ledger.db,
     audit,
@@ -138,7 +143,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     silasHome: config.home,
     audit,
     runtime: overrides.proxyRuntime ?? currentRuntime(),
-    locations: overrides.clientLocations ?? currentLocationContext(process.env),
+    locations,
     ...(overrides.now ? { now: overrides.now } : {}),
   });
   // Verification runs in a worker thread with its own read-only connection: a 1M-entry chain
@@ -291,6 +296,10 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     },
   };
   return runtime;
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 /** A work item the Stream kept for a restart, or null when it no longer parses (a newer app wrote it). */

@@ -37,6 +37,6 @@ describe('ControlSession: event delivery', () => {
     expect(other.events()).toEqual([{ type: 'event', name: 'runtime.stopping', payload: { reason: 'bye' } }]);
     expect(terminal.events()).toEqual([{ type: 'event', name: 'stream.event', payload: draft(SCOPE_B) }]);
     for (const s of [cockpit, other, terminal]) s.session.closed();
-    expect(bus.isLive(cockpit.session.id)).toBe(false);
+    expect(bus.publishTo(cockpit.session.id, 'stream.event', draft(SCOPE_A))).toBe(false);
   });
 });

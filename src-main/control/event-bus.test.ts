@@ -75,11 +75,9 @@ describe('EventBus: events addressed to one session', () => {
     const bus = new EventBus();
     const seen: [string, unknown, string | undefined][] = [];
     const off = bus.subscribe((name, payload, target) => seen.push([name, payload, target]), 'session-a');
-    expect(bus.isLive('session-a')).toBe(true);
     expect(bus.publishTo('session-a', 'stream.event', streamEvent)).toBe(true);
     expect(bus.publishTo('session-b', 'stream.event', streamEvent)).toBe(false);
     off();
-    expect(bus.isLive('session-a')).toBe(false);
     expect(bus.publishTo('session-a', 'stream.event', streamEvent)).toBe(false);
     expect(seen).toEqual([['stream.event', streamEvent, 'session-a']]);
   });
@@ -90,9 +88,9 @@ describe('EventBus: events addressed to one session', () => {
     const two = bus.subscribe(() => undefined, 'session-ipc');
     one();
     one();
-    expect(bus.isLive('session-ipc')).toBe(true);
+    expect(bus.publishTo('session-ipc', 'stream.event', streamEvent)).toBe(true);
     two();
-    expect(bus.isLive('session-ipc')).toBe(false);
+    expect(bus.publishTo('session-ipc', 'stream.event', streamEvent)).toBe(false);
     bus.subscribe(() => undefined, 'session-x');
     expect(() => bus.publishTo('session-x', 'stream.event', { ...streamEvent, scope: '../other' } as never)).toThrow();
   });

@@ -42,11 +42,6 @@ export class EventBus {
     };
   }
 
-  /** A session with a live subscription (an open WebSocket, socket line or cockpit window). */
-  isLive(session: string): boolean {
-    return this.sessions.has(session);
-  }
-
   get size(): number {
     return this.emitter.size;
   }

@@ -124,6 +124,14 @@ describe('applyStreamEvent', () => {
     state = apply(state, event('turn_started', { turn_id: 't3', turn: 3, message: message(6, 'person') }));
     expect(offeredChips(state)).toEqual([]);
   });
+
+  it("offers the chips of the runtime's report (a finished plan's next steps) until someone speaks", () => {
+    const next = [{ value: 'Show me hello.txt', label: 'Show me hello.txt' }];
+    let state = apply(open(), event('message', { turn_id: null, message: message(2, 'system', 'The plan ended done'), chips: next }));
+    expect(offeredChips(state)).toEqual(next);
+    state = apply(state, event('turn_started', { turn_id: 't3', turn: 3, message: message(3, 'person') }));
+    expect(offeredChips(state)).toEqual([]);
+  });
 });
 
 describe('withMessage', () => {

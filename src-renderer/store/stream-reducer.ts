@@ -129,7 +129,9 @@ export function applyStreamEvent(state: StreamState, event: StreamEvent): Stream
     case 'message': {
       const { message, chips } = event;
       const answersDraft = message.sender === 'silas' && event.turn_id !== null && state.draft?.turnId === event.turn_id;
-      const nextChips = message.sender === 'silas' ? (chips.length > 0 ? { messageId: message.id, chips } : null) : message.sender === 'person' ? null : state.chips;
+      // Chips come with Silas's answers and with the runtime's reports (a finished plan's next steps);
+      // a system line without chips leaves the offered ones in place.
+      const nextChips = chips.length > 0 && message.sender !== 'person' ? { messageId: message.id, chips } : message.sender === 'system' ? state.chips : null;
       return { ...state, messages: withMessage(state.messages, message), draft: answersDraft ? null : state.draft, chips: nextChips };
     }
     case 'work': {
@@ -151,6 +153,9 @@ export function applyStreamEvent(state: StreamState, event: StreamEvent): Stream
 /** The chips to offer: those of the last Silas message, when that message has any. */
 export function offeredChips(state: Pick<StreamState, 'messages' | 'chips'>): readonly DecisionChip[] {
   if (!state.chips) return [];
-  const lastSilas = state.messages.findLast((m) => m.sender === 'silas');
-  return lastSilas?.id === state.chips.messageId ? state.chips.chips : [];
+  const { messageId } = state.chips;
+  // Offered while no newer answer or message of the person came after the message that carried them.
+  const at = state.messages.findIndex((m) => m.id === messageId);
+  if (at < 0) return [];
+  return state.messages.slice(at + 1).some((m) => m.sender !== 'system') ? [] : state.chips.chips;
 }

@@ -241,11 +241,6 @@ export const silasEvents = {
     category: 'stream',
     data: z.strictObject({ scopes: int, resumed_work: int }),
   }),
-  'silas.stream.scope_opened': ev({
-    summary: 'A session opened a conversation scope, new or resumed with its key.',
-    category: 'stream',
-    data: z.strictObject({ scope_id: str, resumed: bool, transport: str }),
-  }),
   'silas.stream.scope_refused': ev({
     summary: 'A session was refused a conversation scope (unknown scope or wrong resume key), or used one it does not hold.',
     category: 'stream',

@@ -15,7 +15,7 @@ export interface PlanExecutionPorts {
   /** The person's answer about this exact plan (the decision queue's plan kind); never throws. Aborting `signal` withdraws the card. */
   ask(item: WorkItem, planHash: string, source: string, signal: AbortSignal): Promise<DecisionAnswer>;
   /** §5.1.2 steps 6–9: consume the token for this item, then execute it; a refused token runs nothing. */
-  execute(item: WorkItem, token: ApprovalToken, signal: AbortSignal): Promise<{ ok: true; result: WorkItemResult } | { ok: false; reason: string }>;
+  execute(item: WorkItem, token: ApprovalToken, signal: AbortSignal, scope: string): Promise<{ ok: true; result: WorkItemResult } | { ok: false; reason: string }>;
 }
 
 /** Where dispatched work is kept across restarts (`StreamWorkRepository`). */
@@ -32,8 +32,8 @@ export interface PlanDispatcherDeps {
   audit: Pick<AuditLog, 'append'>;
   /** To whoever holds the scope now (a reload may have moved it to another session). */
   emit: (scope: string, event: StreamEvent) => void;
-  /** A line for the scope's conversation (chronicle and channel), e.g. the result's summary. */
-  report: (scope: string, text: string) => void;
+  /** A line for the scope's conversation (chronicle and channel), e.g. the result's summary, with reply chips. */
+  report: (scope: string, text: string, chips?: readonly { value: string; label: string }[]) => void;
   approvalTimeoutMs: number;
 }
 
@@ -45,6 +45,17 @@ export interface PlanRun {
 
 export interface PlanDispatcher {
   dispatch(run: PlanRun): void;
+}
+
+const MAX_CHIPS = 5;
+
+/** Next steps as reply chips: each sends its own text as the next message. */
+export function suggestionChips(nextSteps: readonly string[]): { value: string; label: string }[] {
+  return nextSteps
+    .map((step) => step.trim())
+    .filter((step) => step !== '')
+    .slice(0, MAX_CHIPS)
+    .map((step) => ({ value: step.slice(0, 200), label: step.length > 80 ? `${step.slice(0, 79)}…` : step }));
 }
 
 /** A failed task whose checks ran and did not all pass is shown as a failed verification. */
@@ -197,7 +208,7 @@ export class BackgroundPlans implements PlanDispatcher {
       }
       this.progress(run, 'approved', `approved with token ${answer.token.token_id.slice(0, 12)}…`);
       this.progress(run, 'running', 'executing in the sandbox');
-      const executed = await this.deps.ports.execute(item, answer.token, signal);
+      const executed = await this.deps.ports.execute(item, answer.token, signal, run.scope);
       if (!executed.ok) {
         this.progress(run, 'blocked', `the approval was refused: ${executed.reason}; nothing ran`);
         this.deps.report(run.scope, `The plan "${item.title}" did not run: ${executed.reason}.`);
@@ -207,7 +218,8 @@ export class BackgroundPlans implements PlanDispatcher {
       const checks = result.verification_results.map((check) => `${check.passed === true ? 'PASS' : 'FAIL'} ${String(check.name)}`).join(', ');
       const detail = `${result.summary}${checks === '' ? '' : ` (verification: ${checks})`}`;
       this.progress(run, progressOf(result), detail);
-      this.deps.report(run.scope, `The plan "${item.title}" ended ${result.status}: ${detail}`);
+      // §5.1 step 13: the result's next steps become suggestions, offered as chips (§0.5 item 8).
+      this.deps.report(run.scope, `The plan "${item.title}" ended ${result.status}: ${detail}`, suggestionChips(result.next_steps));
     } catch (error) {
       // Background work must not take the runtime down, nor end silently.
       const reason = error instanceof Error ? error.message : String(error);

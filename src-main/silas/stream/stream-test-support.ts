@@ -7,7 +7,7 @@ import { silentLogger } from '../../app/logger.js';
 import { buildRuntime, type RuntimeOverrides } from '../../app/runtime.js';
 import type { Runtime } from '../../app/types.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
-import { MemorySecretStore } from '../../keys/secret-store.js';
+import { MemorySecretStore, type SecretStore } from '../../keys/secret-store.js';
 import { saveModelsFile } from '../../llm/models-file.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../../llm/testing/scripted-openai-server.js';
 import type { ScriptedReply } from '../../llm/testing/scripted-http-server.js';
@@ -22,7 +22,7 @@ export interface StreamHarness {
   runtime: Runtime;
   home: string;
   server: ScriptedOpenAIServer;
-  store: MemorySecretStore;
+  store: SecretStore;
   connect(session: string, transport?: 'websocket' | 'local-socket' | 'ipc'): TestConnection;
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -40,9 +40,13 @@ export interface TestConnection {
 
 export const API_KEY_SECRET = 'scripted-key';
 
-export async function startStreamHarness(home: string, options: { key?: string; configure?: boolean; timeoutMs?: number; overrides?: RuntimeOverrides } = {}): Promise<StreamHarness> {
+export async function startStreamHarness(
+  home: string,
+  options: { key?: string; configure?: boolean; timeoutMs?: number; overrides?: RuntimeOverrides; store?: SecretStore } = {},
+): Promise<StreamHarness> {
   const server = await startScriptedOpenAIServer();
-  const store = new MemorySecretStore();
+  // The OS keyring when proxy children must write the same ledger (they cannot read a memory store).
+  const store = options.store ?? new MemorySecretStore();
   const build = () => buildRuntime({ home, mode: 'desktop', auditPollMs: 20 }, { secretStore: store, logger: silentLogger, ...options.overrides });
   let runtime = await build();
   await runtime.start();
@@ -162,7 +166,7 @@ export function plannerAnswer(message: string, needsApproval: boolean, plan = GR
 export function executorWritesGreeting(): ScriptedReply[] {
   return [
     openaiReply.object({ action: 'tool_call', tool: 'shell_exec', args: { command: ['sh', '-c', 'printf hello > hello.txt'] } }, { prompt_tokens: 400, completion_tokens: 20 }),
-    openaiReply.object({ action: 'finish', output: { summary: 'wrote hello.txt', artifact_refs: ['hello.txt'], next_steps: [] } }, { prompt_tokens: 450, completion_tokens: 20 }),
+    openaiReply.object({ action: 'finish', output: { summary: 'wrote hello.txt', artifact_refs: ['hello.txt'], next_steps: ['Show me hello.txt'] } }, { prompt_tokens: 450, completion_tokens: 20 }),
   ];
 }
 

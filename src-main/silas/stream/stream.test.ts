@@ -84,6 +84,8 @@ describe('a turn of the Stream', () => {
     expect(done.detail).toContain('PASS greeting');
     const report = ofType(owner.events, 'message').at(-1)!;
     expect(report.message).toMatchObject({ sender: 'system', text: expect.stringContaining('ended done') });
+    // The executor's next steps come back as reply chips (§5.1 step 13, §0.5 item 8).
+    expect(report.chips).toEqual([{ value: 'Show me hello.txt', label: 'Show me hello.txt' }]);
     const workDirs = ledger(h, 'silas.executor.tool_call').length;
     expect(workDirs).toBeGreaterThan(0);
     expect(ledger(h, 'silas.plan_approval.approved')).toHaveLength(1);

@@ -24,7 +24,7 @@ import { TurnMeter } from './turn-meter.js';
 
 export interface StreamDeps {
   audit: Pick<AuditLog, 'append'>;
-  events: { publishTo(session: string, name: 'stream.event', payload: StreamEvent): boolean; isLive(session: string): boolean };
+  events: { publishTo(session: string, name: 'stream.event', payload: StreamEvent): boolean };
   scopes: StreamScopeRepository;
   chronicle: ChronicleRepository;
   context: ContextManager;
@@ -80,8 +80,8 @@ export class Stream implements StreamChannel {
     }
     // The key holder is the same person on a new connection (a reload, a restart): the scope moves to it.
     this.holders.set(scope, caller.session);
+    // Opening is not recorded (every page load opens one); refusals are, and every message names its scope.
     this.ensureLoaded(scope);
-    this.deps.audit.append('silas.stream.scope_opened', { scope_id: scope, resumed, transport: caller.transport });
     const history = this.deps.chronicle
       .getRecent(scope, MAX_STREAM_HISTORY)
       .map(historyMessage)
@@ -140,13 +140,13 @@ export class Stream implements StreamChannel {
   }
 
   /** A line from the runtime into a scope's conversation (a plan's result): chronicle, context and channel. */
-  report(scope: string, text: string): void {
+  report(scope: string, text: string, chips: readonly { value: string; label: string }[] = []): void {
     this.ensureLoaded(scope);
     const turn = this.deps.chronicle.turnCounter(scope);
     const ctxId = this.deps.context.add(scope, { zone: 'chronicle', kind: 'message', source: 'system:stream', taint: 'owner', content: `[SYSTEM] ${text}`, turn_number: turn });
     const item = this.deps.context.getZone(scope, 'chronicle').find((entry) => entry.ctx_id === ctxId);
     if (item) this.deps.chronicle.append(scope, item);
-    this.emit(scope, { type: 'message', scope, turn_id: null, message: messageOf({ id: ctxId, sender: 'system', text, taint: 'owner', turn, at: this.deps.now() }), chips: [] });
+    this.emit(scope, { type: 'message', scope, turn_id: null, message: messageOf({ id: ctxId, sender: 'system', text, taint: 'owner', turn, at: this.deps.now() }), chips: [...chips] });
   }
 
   private assertHolder(scope: string, caller: StreamCaller): void {

@@ -50,6 +50,8 @@ export interface TurnDeps {
   gates: GateRunner;
   models: StreamModels;
   plans: PlanDispatcher;
+  /** Tools beyond the built-in ones the executor can use (the connected MCP servers), for the Planner's prompt. */
+  extraTools?: () => readonly { name: string; description: string }[];
   config: StreamTurnConfig;
   now: () => Date;
 }
@@ -157,9 +159,10 @@ export class TurnProcessor {
       const plannerModel = await deps.models.client('planner');
       if (!plannerModel.ok) return this.fail(request, plannerModel.problem);
       const plannerCall = this.streaming(request, plannerModel, holdDrafts);
-      request.meter.countPrompt(deps.counter.count(plannerAgent.systemPrompt({ tools: EXECUTOR_TOOLS, skills: [], interactionMode: mode })) + deps.counter.count(prompt));
+      const tools = [...EXECUTOR_TOOLS, ...(deps.extraTools?.() ?? [])];
+      request.meter.countPrompt(deps.counter.count(plannerAgent.systemPrompt({ tools, skills: [], interactionMode: mode })) + deps.counter.count(prompt));
       const planned = await runAgent(plannerAgent, {
-        context: { tools: EXECUTOR_TOOLS, skills: [], interactionMode: mode },
+        context: { tools, skills: [], interactionMode: mode },
         messages: [{ role: 'user', content: prompt }],
         call: plannerCall.call,
         audit: (event) => this.auditStructured(at, event),
