@@ -10,6 +10,7 @@ import type { SecretStore } from '../keys/secret-store.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
 import { ContextManager, HeuristicTokenCounter } from '../silas/context/index.js';
+import { AccessController } from '../silas/access/access-controller.js';
 import { createSandboxedExecutor } from '../silas/executor/compose.js';
 import { ContentGateProvider } from '../silas/gates/content-provider.js';
 import { PredicateGateProvider } from '../silas/gates/predicate-provider.js';
@@ -68,6 +69,7 @@ export interface StreamComposition {
 }
 
 const PLAN_APPROVAL_TIMEOUT_MS = 300_000;
+const MAX_ACCESS_CONTROLLERS = 1_000;
 
 export function composeStream(deps: StreamCompositionDeps): StreamComposition {
   const now = deps.now ?? (() => new Date());
@@ -98,7 +100,25 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     report: (scope, text, chips) => stream?.report(scope, text, chips),
     approvalTimeoutMs: PLAN_APPROVAL_TIMEOUT_MS,
   });
+  // One access controller per conversation scope (§5.1); with no active goal there are no levels,
+  // so a connection that is not the owner's gets no tools unless a message is owner-signed.
+  const controllers = new Map<string, { shape: string; controller: AccessController }>();
+  const access = (scope: string, owner: boolean, ownerTools: readonly string[]) => {
+    const shape = `${owner ? 'owner' : 'guest'}:${ownerTools.join(',')}`;
+    let entry = controllers.get(scope);
+    if (entry?.shape !== shape) {
+      entry = { shape, controller: new AccessController({ connectionId: owner ? 'owner' : scope, levels: {}, ownerTools, audit: deps.audit }) };
+      controllers.set(scope, entry);
+      // Most recently used last; the oldest scopes' controllers go (they are rebuilt, at the base level, if used again).
+      if (controllers.size > MAX_ACCESS_CONTROLLERS) controllers.delete(controllers.keys().next().value!);
+    } else {
+      controllers.delete(scope);
+      controllers.set(scope, entry);
+    }
+    return entry.controller;
+  };
   const processor = new TurnProcessor({
+    access,
     audit: deps.audit,
     context,
     chronicle,

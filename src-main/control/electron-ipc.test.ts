@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../src-shared/contract/bridge.js';
 import { ok } from '../../src-shared/contract/envelope.js';
 import { EventBus } from './event-bus.js';
-import { EventTargets, registerIpcTransport, type EventTargetLike, type IpcInvokeEventLike, type IpcMainLike } from './electron-ipc.js';
+import { EventTargets, IPC_SESSION, registerIpcTransport, type EventTargetLike, type IpcInvokeEventLike, type IpcMainLike } from './electron-ipc.js';
 import type { CallContext } from './router.js';
 
 type Listener = (event: IpcInvokeEventLike, ...args: unknown[]) => unknown;
@@ -97,6 +97,16 @@ describe('Electron IPC transport: events', () => {
     targets.add(contents);
     events.publish('runtime.stopping', { reason: 'quit' });
     expect(contents.sent).toEqual([[IPC_EVENT_CHANNEL, 'runtime.stopping', { reason: 'quit' }]]);
+  });
+
+  it("forwards a conversation's events addressed to the desktop session, never those of another session", () => {
+    const { events, targets } = setup();
+    const contents = new FakeContents();
+    targets.add(contents);
+    const draft = (scope: string) => ({ type: 'draft' as const, scope, turn_id: 't', delta: 'hi' });
+    expect(events.publishTo(IPC_SESSION, 'stream.event', draft('scope-AAAAAAAAAAAAAAAAAAAAAA'))).toBe(true);
+    expect(events.publishTo('session-browser-tab', 'stream.event', draft('scope-BBBBBBBBBBBBBBBBBBBBBB'))).toBe(false);
+    expect(contents.sent).toEqual([[IPC_EVENT_CHANNEL, 'stream.event', draft('scope-AAAAAAAAAAAAAAAAAAAAAA')]]);
   });
 
   it('never sends to a webContents showing another page, and never to unregistered ones', () => {

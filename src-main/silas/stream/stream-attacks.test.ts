@@ -203,3 +203,53 @@ describe('approval can never be skipped', () => {
     expect(planCards(h)).toEqual([]);
   });
 });
+
+describe('the toolset (§5.1 step 6)', () => {
+  const toolsInPrompt = (h: StreamHarness) => (h.server.http.requests.at(-1)!.json as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === 'system')!.content;
+
+  it('the owner\'s cockpit sees the executor tools as approval-required; an unsigned local-socket connection is filtered to none', async () => {
+    const h = await start();
+    const cockpit = h.connect('session-a');
+    const a = await cockpit.ok<StreamOpenResult>('stream.open', {});
+    h.server.http.enqueue(streamedJson({ route: 'planner', reason: 'work', response: null, interaction_register: 'execution', interaction_mode: 'act_and_report', continuation_of: null, context_profile: 'conversation' }), streamedJson({ message: 'ok', plan_action: null, needs_approval: true }));
+    await cockpit.turn((await cockpit.ok<{ turn_id: string }>('stream.send', { scope: a.scope, text: 'plan something' })).turn_id);
+    const ownerPlanner = toolsInPrompt(h);
+    expect(ownerPlanner).toContain('shell_exec: run a program with an argument list in the sandboxed work directory (no network); runs only inside a plan the person approved');
+    expect(ownerPlanner).toContain('memory_search');
+
+    const local = h.connect('session-local', 'local-socket');
+    const b = await local.ok<StreamOpenResult>('stream.open', {});
+    h.server.http.enqueue(streamedJson({ route: 'planner', reason: 'work', response: null, interaction_register: 'execution', interaction_mode: 'act_and_report', continuation_of: null, context_profile: 'conversation' }), streamedJson({ message: 'ok', plan_action: null, needs_approval: true }));
+    await local.turn((await local.ok<{ turn_id: string }>('stream.send', { scope: b.scope, text: 'plan something' })).turn_id);
+    const guestPlanner = toolsInPrompt(h);
+    expect(guestPlanner).not.toContain('shell_exec');
+    expect(guestPlanner).not.toContain('memory_search');
+  });
+});
+
+describe('turn concurrency (§5.1 "one lock per connection")', () => {
+  it('turns of one scope run one after the other; another scope answers while the first is stuck', async () => {
+    const h = await start();
+    const a = h.connect('session-a');
+    const b = h.connect('session-b');
+    const scopeA = (await a.ok<StreamOpenResult>('stream.open', {})).scope;
+    const scopeB = (await b.ok<StreamOpenResult>('stream.open', {})).scope;
+    h.server.http.enqueue(openaiReply.hang());
+    const first = await a.ok<{ turn_id: string; queued_behind: number }>('stream.send', { scope: scopeA, text: 'first' });
+    const second = await a.ok<{ turn_id: string; queued_behind: number }>('stream.send', { scope: scopeA, text: 'second' });
+    expect([first.queued_behind, second.queued_behind]).toEqual([0, 1]);
+    await until(() => h.server.http.requests.length === 1, 'the first model call');
+
+    h.server.http.enqueue(streamedJson(directRoute('B answers while A waits.')));
+    const answered = await b.turn((await b.ok<{ turn_id: string }>('stream.send', { scope: scopeB, text: 'hello' })).turn_id);
+    expect(ofType(answered, 'message')[0]!.message.text).toBe('B answers while A waits.');
+    // A's second message has not started: its scope's lock is still held by the first.
+    expect(a.events.some((e) => e.type === 'turn_started' && e.turn_id === second.turn_id)).toBe(false);
+
+    expect(await a.ok('stream.cancel', { scope: scopeA })).toEqual({ cancelled: true });
+    expect(ofType(await a.turn(first.turn_id), 'turn_finished')[0]).toMatchObject({ outcome: 'cancelled' });
+    expect(ofType(await a.turn(second.turn_id), 'turn_finished')[0]).toMatchObject({ outcome: 'cancelled' });
+    // The second was dropped before it started: it never reached the model.
+    expect(h.server.http.requests).toHaveLength(2);
+  });
+});

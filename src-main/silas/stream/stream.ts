@@ -204,6 +204,8 @@ export class Stream implements StreamChannel {
         senderId,
         channel: caller.transport === 'local-socket' ? 'channel:terminal' : 'channel:cockpit',
         taint: verdict.taint,
+        // The cockpit's credential is the owner's (single-user mode); the local socket's is anyone's.
+        ownerConnection: caller.transport !== 'local-socket',
         signal: controller.signal,
         emit,
         meter,

@@ -17,6 +17,8 @@ import type { PlanDispatcher } from './plan-dispatcher.js';
 import { streamingStructuredCall } from './streaming-call.js';
 import type { RoleModel, StreamModels } from './stream-models.js';
 import { messageOf, taintOrder } from './history.js';
+import { buildToolset, ownerToolNames, type ToolEntry } from './toolset.js';
+import type { AccessController } from '../access/access-controller.js';
 import { TurnMeter } from './turn-meter.js';
 
 /*
@@ -51,7 +53,9 @@ export interface TurnDeps {
   models: StreamModels;
   plans: PlanDispatcher;
   /** Tools beyond the built-in ones the executor can use (the connected MCP servers), for the Planner's prompt. */
-  extraTools?: () => readonly { name: string; description: string }[];
+  extraTools?: () => readonly ToolEntry[];
+  /** The connection's access controller (§5.1 "one per connection"); the Stream keeps one per scope. */
+  access: (scope: string, owner: boolean, ownerTools: readonly string[]) => AccessController;
   config: StreamTurnConfig;
   now: () => Date;
 }
@@ -66,6 +70,8 @@ export interface TurnRequest {
   /** `channel:cockpit`, `channel:terminal`. */
   channel: string;
   taint: TaintLevel;
+  /** The connection is the owner's (the cockpit); other connections are held to the access levels. */
+  ownerConnection: boolean;
   signal: AbortSignal;
   emit: (event: StreamEvent) => void;
   /** Tokens of the answer reach the person as drafts unless an output gate must see the answer first. */
@@ -120,15 +126,21 @@ export class TurnProcessor {
       deps.memory.ingestRaw(scope, [{ content: item.content, taint: item.taint, source_kind: 'context_evicted', memory_type: 'episode', token_count: item.token_count }]);
     }
 
-    // Step 7: route through the Proxy (steps 6/6.5: its toolset is the core retrieval tools; there is no active skill).
+    // Steps 6 and 6.5: the toolset chain, filtered by this connection's access level.
+    const extra = deps.extraTools?.() ?? [];
+    const access = deps.access(scope, request.ownerConnection, ownerToolNames(extra));
+    const toolset = buildToolset({ access, taint: request.taint, extra });
+
+    // Step 7: route through the Proxy.
     const holdDrafts = gateSet.gates.some((gate) => gate.on === 'every_agent_response');
     const proxyModel = await deps.models.client('proxy');
     if (!proxyModel.ok) return this.fail(request, proxyModel.problem);
     const prompt = this.prompt(scope, turn, text);
-    request.meter.countPrompt(deps.counter.count(this.proxy.systemPrompt({ accessLevel: 'owner', tools: CORE_TOOLS, skills: [] })) + deps.counter.count(prompt));
+    const proxyContext = { accessLevel: access.currentLevel(), tools: toolset.proxy, skills: [] };
+    request.meter.countPrompt(deps.counter.count(this.proxy.systemPrompt(proxyContext)) + deps.counter.count(prompt));
     const proxyCall = this.streaming(request, proxyModel, holdDrafts);
     const routed = await runAgent(this.proxy, {
-      context: { accessLevel: 'owner', tools: CORE_TOOLS, skills: [] },
+      context: proxyContext,
       messages: [{ role: 'user', content: prompt }],
       call: proxyCall.call,
       audit: (event) => this.auditStructured(at, event),
@@ -159,7 +171,7 @@ export class TurnProcessor {
       const plannerModel = await deps.models.client('planner');
       if (!plannerModel.ok) return this.fail(request, plannerModel.problem);
       const plannerCall = this.streaming(request, plannerModel, holdDrafts);
-      const tools = [...EXECUTOR_TOOLS, ...(deps.extraTools?.() ?? [])];
+      const tools = toolset.planner;
       request.meter.countPrompt(deps.counter.count(plannerAgent.systemPrompt({ tools, skills: [], interactionMode: mode })) + deps.counter.count(prompt));
       const planned = await runAgent(plannerAgent, {
         context: { tools, skills: [], interactionMode: mode },
@@ -189,6 +201,9 @@ export class TurnProcessor {
       responseTaint = taintOrder([responseTaint, ...injectMemories(deps, scope, turn, hits)]);
     }
     await applyMemoryOps(deps, { scope, turn, taint: responseTaint, gateSet, ops: response.memory_ops, max: deps.config.maxMemoryOpsPerTurn });
+    // Step 14: a passed identity check (custom_check on every message) may raise this connection's level.
+    const checks = new Set(gateSet.gates.filter((gate) => gate.on === 'every_user_message' && gate.type === 'custom_check').map((gate) => gate.name));
+    access.recordGateResults(input.policy.filter((result) => checks.has(result.gate_name)));
 
     // Steps 11 and 11.5: the answer joins the chronicle and the raw lane.
     this.remember(scope, { kind: 'message', source: `agent:${origin}`, taint: responseTaint, content: `${SILAS}: ${message}`, turn });
@@ -266,17 +281,6 @@ export class TurnProcessor {
     this.deps.audit.append('silas.agent.output_fallback', { ...at, ...data });
   }
 }
-
-/** §5.1 step 6: the core retrieval tools every role sees; the executor adds the sandboxed ones. */
-const CORE_TOOLS = [
-  { name: 'memory_search', description: 'keyword search over what was said and stored in this conversation (ask for it with memory_queries)' },
-  { name: 'context_inspection', description: 'what is in the context window now (its zones are shown above)' },
-];
-const EXECUTOR_TOOLS = [
-  ...CORE_TOOLS,
-  { name: 'shell_exec', description: 'run a program with an argument list in the sandboxed work directory (no network); approval required' },
-  { name: 'python_exec', description: 'run Python source in the sandboxed work directory (no network); approval required' },
-];
 
 export type { ActiveGateSet };
 export { SILAS };
