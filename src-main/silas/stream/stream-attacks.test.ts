@@ -8,6 +8,7 @@ import { MemoryRepository } from '../../store/repositories/memory.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { openLedger } from '../../app/ledger.js';
 import { planCards, directRoute, executorWritesGreeting, homeIn, plannerAnswer, startStreamHarness, streamedJson, until, GREETING_PLAN, type StreamHarness } from './stream-test-support.js';
+import { MAX_LOADED_SCOPES } from './stream.js';
 
 // The Stream from the attacker's side (issue 13, spec 002 §5.1, §5.1.2, §5.12, §8.1): another
 // connection, a forged or replayed signature, an instruction planted in a tool's output, an
@@ -251,5 +252,23 @@ describe('turn concurrency (§5.1 "one lock per connection")', () => {
     expect(ofType(await a.turn(second.turn_id), 'turn_finished')[0]).toMatchObject({ outcome: 'cancelled' });
     // The second was dropped before it started: it never reached the model.
     expect(h.server.http.requests).toHaveLength(2);
+  });
+});
+
+describe('memory bound on conversations', () => {
+  it('an idle conversation whose context was dropped (more than MAX_LOADED_SCOPES in use) is rehydrated from the chronicle when used again', async () => {
+    const h = await start();
+    const first = h.connect('session-first');
+    const opened = await first.ok<StreamOpenResult>('stream.open', {});
+    h.server.http.enqueue(streamedJson(directRoute('Remembered: the build server is hal9000.')));
+    await first.turn((await first.ok<{ turn_id: string }>('stream.send', { scope: opened.scope, text: 'the build server is hal9000' })).turn_id);
+    // Many other conversations come and go.
+    const others = h.connect('session-others');
+    for (let i = 0; i < MAX_LOADED_SCOPES + 5; i += 1) await others.ok('stream.open', {});
+    h.server.http.enqueue(streamedJson(directRoute('It is hal9000.')));
+    await first.turn((await first.ok<{ turn_id: string }>('stream.send', { scope: opened.scope, text: 'which build server?' })).turn_id);
+    expect(lastPrompt(h)).toContain('[auth] cockpit: the build server is hal9000');
+    // It came back from the chronicle store, not from a context kept in memory.
+    expect(lastPrompt(h)).toContain('Session rehydrated after restart.');
   });
 });

@@ -22,6 +22,9 @@ import { TurnMeter } from './turn-meter.js';
  * (§5.1.3). Each scope's events go to the one session holding it. docs/silas/stream.md.
  */
 
+/** Conversation contexts kept in memory at once (each is bounded by its token budget). */
+export const MAX_LOADED_SCOPES = 200;
+
 export interface StreamDeps {
   audit: Pick<AuditLog, 'append'>;
   events: { publishTo(session: string, name: 'stream.event', payload: StreamEvent): boolean };
@@ -86,7 +89,7 @@ export class Stream implements StreamChannel {
       .getRecent(scope, MAX_STREAM_HISTORY)
       .map(historyMessage)
       .filter((message) => message !== null);
-    return { scope, key, resumed, history, busy: this.lanes.get(scope)?.running !== null && this.lanes.has(scope), models: this.deps.models.status() };
+    return { scope, key, resumed, history, busy: (this.lanes.get(scope)?.running ?? null) !== null, models: this.deps.models.status() };
   }
 
   send(args: z.output<typeof StreamSendArgs>, caller: StreamCaller): { turn_id: string; queued_behind: number } {
@@ -164,10 +167,28 @@ export class Stream implements StreamChannel {
     return lane;
   }
 
-  /** §5.1.3 for one scope: its recent chronicle back into its context, once per runtime start. */
+  /**
+   * §5.1.3 for one scope: its recent chronicle back into its context, once per runtime start. At
+   * most MAX_LOADED_SCOPES contexts stay in memory; the least recently used one (with no turn
+   * running) is dropped and rehydrated from the chronicle if it is used again.
+   */
   private ensureLoaded(scope: string): void {
-    if (this.loaded.has(scope)) return;
+    if (this.loaded.has(scope)) {
+      this.loaded.delete(scope);
+      this.loaded.add(scope);
+      return;
+    }
     this.loaded.add(scope);
+    if (this.loaded.size > MAX_LOADED_SCOPES) {
+      for (const candidate of this.loaded) {
+        const lane = this.lanes.get(candidate);
+        if (candidate === scope || lane?.running || (lane?.waiting ?? 0) > 0) continue;
+        this.loaded.delete(candidate);
+        this.lanes.delete(candidate);
+        this.deps.context.removeScope(candidate);
+        break;
+      }
+    }
     const recent = this.deps.chronicle.getRecent(scope, this.deps.rehydrateEntries);
     if (recent.length === 0) return;
     for (const item of recent) this.deps.context.add(scope, item);
@@ -186,6 +207,7 @@ export class Stream implements StreamChannel {
     }
     const controller = new AbortController();
     lane.running = { turnId, controller };
+    this.ensureLoaded(scope);
     const started = this.deps.clock?.() ?? performance.now();
     let outcome: TurnOutcome = 'failed';
     let route: string | null = null;
