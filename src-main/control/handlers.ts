@@ -11,6 +11,7 @@ import type { ModelSetupService } from '../silas/stream/model-setup.js';
 import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
+import { validatePolicyDraft } from '../aip/trial/validate-draft.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -62,6 +63,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'models.status': () => need(services.models, 'model setup').status(),
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
     'models.test': ({ role }) => need(services.models, 'model setup').test(role),
+    'policies.validate': ({ text }) => validatePolicyDraft(text),
     'secrets.store': ({ name, value }, ctx) => {
       // A secret never rides the WebSocket (§8.1): the browser cockpit POSTs it to /secrets/NAME.
       if (ctx.transport === 'websocket') throw new SilasError(ErrorCode.Unauthorized, 'secrets are not accepted over the WebSocket; the cockpit sends them with POST /secrets/NAME');

@@ -8,6 +8,7 @@ import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
+import { PolicyValidateArgs, PolicyValidateResult } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -152,6 +153,12 @@ export const calls = {
       "Answers a plan of this session's scope that waits for approval with an owner-signed token made at the terminal (`silas chat --approve-here`): its card leaves Review, and the executor verifies and consumes the token like any other (a forged or mismatched one runs nothing).",
     args: StreamApproveArgs,
     result: z.object({ accepted: z.boolean(), reason: z.string().max(500) }).strict(),
+  }),
+  'policies.validate': defineCall({
+    access: 'read',
+    summary: "Checks a policy draft with the runtime's own loader (every AgentPolicy field, §3) and returns each error and warning at its line and column; nothing is written.",
+    args: PolicyValidateArgs,
+    result: PolicyValidateResult,
   }),
   'models.status': defineCall({
     access: 'read',

@@ -36,6 +36,8 @@ export type PolicyLoadResult =
       policy: AgentPolicy;
       /** SHOULD-level findings, each as "LINE:COL path: message". */
       warnings: string[];
+      /** The same findings with their position, for an editor to underline. */
+      warningsAt: PolicyWarning[];
       /** Fingerprint of the trusted key that verified `metadata.signature`, or null when unsigned. */
       signedBy: string | null;
     }
@@ -75,7 +77,8 @@ export function loadPolicyText(text: string, options: PolicyLoadOptions = {}): P
   const policy = buildPolicy(findings, checked.document, checked.version, parsed.json, options.sourcePath ?? null);
   const signedBy = policy ? checkSignature(findings, policy, options) : null;
   if (!policy || findings.errors.length > 0) return { ok: false, errors: byPosition(findings.errors) };
-  return { ok: true, policy, warnings: byPosition(findings.warnings).map(formatWarning), signedBy };
+  const warningsAt = byPosition(findings.warnings);
+  return { ok: true, policy, warnings: warningsAt.map(formatWarning), warningsAt, signedBy };
 }
 
 /** Reads and loads a policy file; its absolute path becomes `sourcePath`. Never throws. */

@@ -11,7 +11,7 @@ import { policyEval } from './policy-eval.js';
 import { formatPolicyError, formatWarningLine, keyFlags, loadForCli } from './policy-loading.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
-const usage = `Usage: silas policy <validate|hash|schema-hash|sign|eval> [options]
+const usage = `Usage: silas policy <validate|hash|schema-hash|sign|eval|test|replay> [options]
 
   silas policy validate FILE [--json] [--home DIR] [--public-key HEX]... [--require-signature]
       Load an AIP AgentPolicy (spec 001) and report every problem as FILE:LINE:COL path: message.
@@ -27,6 +27,10 @@ const usage = `Usage: silas policy <validate|hash|schema-hash|sign|eval> [option
   silas policy sign FILE [--home DIR] [--output FILE]
       Sign the policy with the owner key from the OS keyring (metadata.signature, §3.3.1).
       Rewrites FILE atomically (or writes --output) and prints the key fingerprint.
+  silas policy test --policy DRAFT --suite FILE [--current POLICY] [--json]
+      Run a test suite of calls with expected decisions against a draft; exit 1 when one fails.
+  silas policy replay --policy DRAFT --server NAME [--last N] [--current POLICY] [--home DIR] [--json]
+      Replay the server's last N recorded tool calls under the draft; exit 1 when one would change.
 
 Options:
   --home DIR         data home whose owner key signs or verifies (default: $SILAS_HOME, else the platform's app-data directory)
@@ -192,7 +196,11 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-const subcommands: Record<string, Subcommand> = { validate, hash, 'schema-hash': schemaHash, sign, eval: policyEval };
+// The test bench loads the ledger and the trial engine only when asked (start-up stays light).
+const policyTest: Subcommand = async (argv, io) => (await import('./policy-trial.js')).policyTest(argv, io);
+const policyReplay: Subcommand = async (argv, io) => (await import('./policy-trial.js')).policyReplay(argv, io);
+
+const subcommands: Record<string, Subcommand> = { validate, hash, 'schema-hash': schemaHash, sign, eval: policyEval, test: policyTest, replay: policyReplay };
 
 export const policyCommand: Command = {
   name: 'policy',

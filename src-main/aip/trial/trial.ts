@@ -1,0 +1,127 @@
+import { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from '../engine.js';
+import { evaluateWithContext, type SimulatedContext } from '../evaluate/simulated-context.js';
+import type { JsonRpcId } from '../evaluate/errors.js';
+import type { AgentPolicy } from '../policy/types.js';
+import { normalizeName } from '../../../src-shared/policy/normalize.js';
+import type { ExpectedDecision, PolicySuite } from './suite.js';
+
+/*
+ * The policy test bench (issue 14 item 2): calls evaluated under a draft, beside the policy in
+ * force, with the rule that decided, the DLP matches and the rate-limit state. Every call gets a
+ * fresh engine, so one case's rate-limit history never leaks into the next; `previous_calls`
+ * simulates the history a case needs.
+ */
+
+export type TrialDecision = ExpectedDecision;
+
+export interface TrialOutcome {
+  decision: TrialDecision;
+  reason: string;
+  /** The rule that decided (`tool_rules[write_file]`, `allowed_tools`, …), or null when none did. */
+  rule: string | null;
+  failedArg: string | null;
+  errorCode: number | null;
+  /** DLP patterns that matched the arguments, and what DLP would do with the request. */
+  dlp: { action: string; rules: string[] };
+  /** Calls the tool's rate limit still allows in its window after this one, or null without a limit. */
+  rateLimitRemaining: number | null;
+}
+
+export interface TrialCall {
+  name: string;
+  method: string;
+  tool?: string;
+  args: Record<string, unknown>;
+  context?: SimulatedContext;
+}
+
+export type TrialEnvironment = Pick<PolicyEngineOptions, 'homeDir' | 'cwd' | 'dataHome'>;
+
+/** One call under one policy, on an engine of its own. */
+export function tryCall(policy: AgentPolicy, call: TrialCall, environment: TrialEnvironment): TrialOutcome {
+  const engine = createPolicyEngine(policy, environment);
+  return evaluateOn(engine, policy, call);
+}
+
+function evaluateOn(engine: PolicyEngine, policy: AgentPolicy, call: TrialCall): TrialOutcome {
+  const decision = evaluateWithContext(engine.evaluator, { method: call.method, tool: call.tool, args: call.args, requestId: 1 as JsonRpcId }, call.context ?? {});
+  const dlp = engine.dlp && call.method === 'tools/call' ? engine.dlp.scanRequest(call.args) : null;
+  const toolRule = call.tool === undefined ? undefined : policy.toolRules.get(normalizeName(call.tool));
+  const limit = toolRule?.rateLimit;
+  const used = Number(call.context?.previous_calls ?? 0) + 1;
+  return {
+    decision: decision.monitored ? 'ALLOW_MONITOR' : decision.decision,
+    reason: decision.reason,
+    rule: decision.failedRule ?? decidingRule(policy, call, toolRule),
+    failedArg: decision.failedArg,
+    errorCode: decision.errorCode,
+    dlp: { action: dlp?.action ?? 'none', rules: [...new Set((dlp?.events ?? []).map((event) => event.rule))] },
+    rateLimitRemaining: limit ? Math.max(0, limit.count - used) : null,
+  };
+}
+
+/** The rule behind a decision that violated nothing (an allow, an ask): the tool's rule, or the allow-list. */
+function decidingRule(policy: AgentPolicy, call: TrialCall, toolRule: { rawTool: string; action: string } | undefined): string | null {
+  if (call.method !== 'tools/call' || call.tool === undefined) return policy.allowedMethods.has(call.method) ? 'allowed_methods' : null;
+  if (toolRule) return `tool_rules[${toolRule.rawTool}] (${toolRule.action})`;
+  if (policy.allowedTools.has('*') || policy.allowedTools.has(normalizeName(call.tool))) return 'allowed_tools';
+  return null;
+}
+
+export interface SuiteResult {
+  name: string;
+  expected: TrialDecision;
+  draft: TrialOutcome;
+  /** Under the policy in force, when there is one. */
+  current: TrialOutcome | null;
+  passed: boolean;
+  /** The draft decides differently from the policy in force. */
+  changed: boolean;
+}
+
+export function runSuite(suite: PolicySuite, draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): SuiteResult[] {
+  return suite.calls.map((call) => {
+    const trial: TrialCall = { name: call.name, method: call.method, ...(call.tool !== undefined ? { tool: call.tool } : {}), args: call.args, context: call.context };
+    const underDraft = tryCall(draft, trial, environment);
+    const underCurrent = current ? tryCall(current, trial, environment) : null;
+    return { name: call.name, expected: call.expect, draft: underDraft, current: underCurrent, passed: underDraft.decision === call.expect, changed: underCurrent !== null && underCurrent.decision !== underDraft.decision };
+  });
+}
+
+/** A decision the proxy recorded (`aip.decision`), with its arguments as stored (DLP-redacted where they were). */
+export interface RecordedCall {
+  index: number;
+  ts: string;
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  recorded: string;
+}
+
+export interface ReplayResult {
+  call: RecordedCall;
+  draft: TrialOutcome;
+  current: TrialOutcome | null;
+  /** The draft decides differently from what was recorded. */
+  changed: boolean;
+}
+
+/**
+ * Replays recorded calls under the draft (and the policy in force). One engine per policy for the
+ * whole replay, like a running proxy, so rate limits count the calls in the order they happened.
+ */
+export function replay(calls: readonly RecordedCall[], draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): ReplayResult[] {
+  const draftEngine = createPolicyEngine(draft, environment);
+  const currentEngine = current ? createPolicyEngine(current, environment) : null;
+  return calls.map((call) => {
+    const trial: TrialCall = { name: `#${call.index}`, method: 'tools/call', tool: call.tool, args: call.args };
+    const underDraft = evaluateOn(draftEngine, draft, trial);
+    const underCurrent = currentEngine && current ? evaluateOn(currentEngine, current, trial) : null;
+    return { call, draft: underDraft, current: underCurrent, changed: comparable(call.recorded) !== comparable(underDraft.decision) };
+  });
+}
+
+/** A recorded ASK that the person answered is still the policy's ASK. */
+function comparable(decision: string): string {
+  return decision.toUpperCase();
+}

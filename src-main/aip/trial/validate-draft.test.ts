@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { validatePolicyDraft } from './validate-draft.js';
+
+// The editor's check (issue 14 item 1): the enforcing loader, every problem at its line and column.
+describe('validatePolicyDraft', () => {
+  const head = 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: draft\nspec:\n';
+
+  it('a typo\'d key is an error at its line and column with the "did you mean" hint; fixed, the draft loads with its hash', () => {
+    const typo = validatePolicyDraft(`${head}  mode: enforce\n  alowed_tools: [read_file]\n`);
+    expect(typo.ok).toBe(false);
+    expect(typo.hash).toBeNull();
+    expect(typo.diagnostics).toEqual([expect.objectContaining({ severity: 'error', line: 7, column: 3, message: expect.stringContaining('(did you mean "allowed_tools"?)') })]);
+    const fixed = validatePolicyDraft(`${head}  mode: enforce\n  allowed_tools: [read_file]\n`);
+    expect(fixed).toMatchObject({ ok: true, diagnostics: [], hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it('warnings keep their position; broken YAML and hostile input are errors, never throws', () => {
+    const broken = validatePolicyDraft(`${head}  mode: [enforce\n`);
+    expect(broken.ok).toBe(false);
+    expect(broken.diagnostics[0]!.line).toBeGreaterThan(0);
+    const bomb = validatePolicyDraft(`${head}  a: &a [x, x, x, x, x, x, x, x, x, x]\n  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n  c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n  d: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n`);
+    expect(bomb.ok).toBe(false);
+    expect(validatePolicyDraft('').ok).toBe(false);
+  });
+});
