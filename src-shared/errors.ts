@@ -21,6 +21,11 @@ export const ErrorCode = {
   PortInUse: 'E_PORT_IN_USE',
   Permission: 'E_PERMISSION',
   LedgerTampered: 'E_LEDGER_TAMPERED',
+  /** What was to be changed changed meanwhile (a file edited behind the editor's back): reload, then retry. */
+  Conflict: 'E_CONFLICT',
+  NotFound: 'E_NOT_FOUND',
+  /** A stored record no longer matches its own hash: reported, never used. */
+  Corrupt: 'E_CORRUPT',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -33,7 +33,9 @@ import { runtimeConfig, type RuntimeConfig } from './config.js';
 import type { CockpitBuilder, CockpitEndpoint, Notifier, Runtime } from './types.js';
 import { APP_VERSION } from './version.js';
 import { composeStream } from './compose-stream.js';
-import { connectedServers } from '../mcp/silas-tools/connected-servers.js';
+import { connectedServers, installationPolicies } from '../mcp/silas-tools/connected-servers.js';
+import { PolicyLibrary } from '../aip/library/policy-library.js';
+import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import type { SandboxManager } from '../silas/sandbox/index.js';
 
 export interface RuntimeOverrides {
@@ -138,6 +140,15 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db);
+  // The policies the cockpit edits: signed with the owner key, every version kept (issue 14).
+  const policies = new PolicyLibrary({
+    versions: new PolicyVersionRepository(ledger.db),
+    audit,
+    signer,
+    trustedKeys: () => ledger.trustedKeys(),
+    knownPolicies: () => installationPolicies(locations, config.home),
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({
     silasHome: config.home,
@@ -170,7 +181,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, policies, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;

@@ -12,6 +12,7 @@ import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
 import { validatePolicyDraft } from '../aip/trial/validate-draft.js';
+import type { PolicyLibrary } from '../aip/library/policy-library.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -30,6 +31,8 @@ export interface HandlerServices {
   /** Absent in tests of other calls: a conversation call then says the Stream is not running. */
   stream?: StreamChannel;
   models?: ModelSetupService;
+  /** The policies the cockpit edits (issue 14). */
+  policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -64,6 +67,13 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
     'models.test': ({ role }) => need(services.models, 'model setup').test(role),
     'policies.validate': ({ text }) => validatePolicyDraft(text),
+    'policies.list': () => ({ policies: need(services.policies, 'the policy library').list() }),
+    'policies.read': ({ path }) => need(services.policies, 'the policy library').read(path),
+    'policies.save': ({ path, text, expected_sha256 }) => need(services.policies, 'the policy library').save(path, text, expected_sha256),
+    'policies.history': ({ path, limit }) => ({ versions: need(services.policies, 'the policy library').history(path, limit) }),
+    'policies.version': ({ id }) => need(services.policies, 'the policy library').version(id),
+    'policies.restore': ({ id }) => need(services.policies, 'the policy library').restore(id),
+    'policies.adopt': ({ path }) => need(services.policies, 'the policy library').adopt(path),
     'secrets.store': ({ name, value }, ctx) => {
       // A secret never rides the WebSocket (§8.1): the browser cockpit POSTs it to /secrets/NAME.
       if (ctx.transport === 'websocket') throw new SilasError(ErrorCode.Unauthorized, 'secrets are not accepted over the WebSocket; the cockpit sends them with POST /secrets/NAME');

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { checkModelsConfig, type ModelsConfig } from '../../src-shared/llm/config.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { homePaths } from '../home/paths.js';
+import { writeFileAtomic } from '../home/atomic-file.js';
 
 /*
  * HOME/models.json: which model each agent role talks to (`silas models set`). JSON like the
@@ -74,22 +74,11 @@ export function saveModelsFile(home: string, raw: Record<string, unknown>): { ok
   return { ok: true, config: checked.value };
 }
 
-/** Temporary file in the same directory, fsync, rename: a reader sees the old file or the new one, never half of one. */
+/** Through the one atomic writer; a failure names the file and the fix. */
 function writeAtomically(target: string, text: string): void {
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const fd = openSync(temp, 'wx', 0o600);
-    try {
-      const bytes = Buffer.from(text, 'utf8');
-      let offset = 0;
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, target);
+    writeFileAtomic(target, text, 0o600);
   } catch (error) {
-    rmSync(temp, { force: true });
     const code = (error as NodeJS.ErrnoException).code;
     throw new SilasError(ErrorCode.Permission, `cannot write ${target} (${code ?? (error as Error).message}); give your user write access to ${dirname(target)}`, { cause: error });
   }

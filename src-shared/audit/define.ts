@@ -52,6 +52,7 @@ export function defineAuditEvent<D extends z.ZodType>(spec: AuditEventSpec<D>): 
 /** The domains an event name may start with; `silas.` names carry their subsystem. */
 export const AUDIT_DOMAINS = [
   'aip',
+  'policies',
   'approvals',
   'mcp',
   'control',

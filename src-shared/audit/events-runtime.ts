@@ -184,6 +184,13 @@ export const runtimeEvents = {
     category: 'operator',
     data: z.strictObject({ name: str, channel: str }),
   }),
+  'policies.saved': ev({
+    summary: 'A policy was signed with the owner key and written from the cockpit (a save, a restore of an earlier version, or an outside edit adopted).',
+    category: 'policy',
+    data: z.strictObject({ path: str, seq: int, policy_hash: str, signer: str, action: str }),
+  }),
+  'policies.restore_refused': ev({ summary: 'A saved policy version was not restored: its stored text no longer matches its hash.', category: 'policy', data: z.strictObject({ path: str, seq: int, reason: str }) }),
+  'policies.write_refused': ev({ summary: 'The cockpit was refused a write to a file that is not a policy of this installation.', category: 'security', data: z.strictObject({ path: str, reason: str }) }),
   'operator.note': ev({ summary: 'A note the operator wrote into the ledger (`silas audit note`).', category: 'operator', data: z.strictObject({ text: str }) }),
 
   'audit.checkpoint': ev({ summary: 'A signed checkpoint over the chain up to this entry.', category: 'ledger', reserved: true, data: z.looseObject({}) }),

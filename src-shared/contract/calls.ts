@@ -8,7 +8,7 @@ import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
-import { PolicyValidateArgs, PolicyValidateResult } from '../schemas/policy-editor.js';
+import { PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -159,6 +159,48 @@ export const calls = {
     summary: "Checks a policy draft with the runtime's own loader (every AgentPolicy field, §3) and returns each error and warning at its line and column; nothing is written.",
     args: PolicyValidateArgs,
     result: PolicyValidateResult,
+  }),
+  'policies.list': defineCall({
+    access: 'read',
+    summary: 'The policies of this installation (those its wrapped servers run under, and HOME/policies): whether each loads, its signature (owner, unsigned, invalid), hash, saved versions, and whether it was changed outside the cockpit.',
+    args: z.object({}).strict(),
+    result: z.object({ policies: z.array(PolicyFileStatus) }).strict(),
+  }),
+  'policies.read': defineCall({
+    access: 'read',
+    summary: "One policy's text and status, for the editor.",
+    args: PolicyPathArgs,
+    result: z.object({ status: PolicyFileStatus, text: z.string() }).strict(),
+  }),
+  'policies.save': defineCall({
+    access: 'decide',
+    summary: 'Signs a draft that loads with the owner key (§5.2), writes it atomically and keeps it as a new version; running proxies hot-reload it. Refused when the draft has errors, when the file changed since it was read, or for a path that is not a policy of this installation.',
+    args: PolicySaveArgs,
+    result: PolicySaved,
+  }),
+  'policies.history': defineCall({
+    access: 'read',
+    summary: "A policy's saved versions, newest first, each with its hash, signer, time and whether its stored text is still intact.",
+    args: PolicyHistoryArgs,
+    result: z.object({ versions: z.array(PolicyVersionView) }).strict(),
+  }),
+  'policies.version': defineCall({
+    access: 'read',
+    summary: 'The text of one saved version (to diff against another, or the draft).',
+    args: PolicyVersionArgs,
+    result: z.object({ version: PolicyVersionView, text: z.string() }).strict(),
+  }),
+  'policies.restore': defineCall({
+    access: 'decide',
+    summary: 'Writes an earlier version again, signed now, as a new version (audited); a corrupt version is refused.',
+    args: PolicyVersionArgs,
+    result: PolicySaved,
+  }),
+  'policies.adopt': defineCall({
+    access: 'decide',
+    summary: 'Takes a policy edited outside the cockpit as it is: signs it with the owner key and keeps it as a version.',
+    args: PolicyPathArgs,
+    result: PolicySaved,
   }),
   'models.status': defineCall({
     access: 'read',

@@ -31,3 +31,40 @@ export const PolicyValidateResult = z.strictObject({
   took_ms: z.number().nonnegative(),
 });
 export type PolicyValidateResult = z.infer<typeof PolicyValidateResult>;
+
+const AbsolutePath = z.string({ error: 'expected the absolute path of a policy' }).min(1).max(4096);
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected a SHA-256 (64 hex characters)' });
+
+export const PolicyFileStatus = z.strictObject({
+  path: z.string(),
+  exists: z.boolean(),
+  loads: z.boolean(),
+  signature: z.enum(['owner', 'unsigned', 'invalid']),
+  hash: z.string().nullable(),
+  modifiedOutside: z.boolean(),
+  versions: z.number().int().nonnegative(),
+  textSha256: z.string().nullable(),
+});
+export type PolicyFileStatus = z.infer<typeof PolicyFileStatus>;
+
+export const PolicyVersionView = z.strictObject({
+  id: z.number().int().positive(),
+  seq: z.number().int().positive(),
+  policyHash: z.string(),
+  signer: z.string(),
+  action: z.enum(['save', 'restore', 'adopt']),
+  savedAt: z.string(),
+  corrupt: z.boolean(),
+});
+export type PolicyVersionView = z.infer<typeof PolicyVersionView>;
+
+export const PolicyPathArgs = z.strictObject({ path: AbsolutePath });
+export const PolicySaveArgs = z.strictObject({
+  path: AbsolutePath,
+  text: z.string().max(MAX_POLICY_DRAFT_CHARS),
+  /** The file's SHA-256 when the editor read it (null: it did not exist); a file changed since is not overwritten. */
+  expected_sha256: Sha256.nullable(),
+});
+export const PolicyVersionArgs = z.strictObject({ id: z.number().int().positive() });
+export const PolicyHistoryArgs = z.strictObject({ path: AbsolutePath, limit: z.number().int().min(1).max(1000).default(100) });
+export const PolicySaved = z.strictObject({ status: PolicyFileStatus, version: PolicyVersionView });

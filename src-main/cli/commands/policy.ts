@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicyText } from '../../aip/policy/load.js';
 import { findTool, listTools, SCHEMA_HASH_ALGORITHMS, toolSchemaHash, type SchemaHashAlgorithm } from '../../aip/policy/schema-hash.js';
@@ -9,6 +8,7 @@ import { ownerSignerForHome } from '../../app/cli-keyring.js';
 import { parseFlags } from '../args.js';
 import { policyEval } from './policy-eval.js';
 import { formatPolicyError, formatWarningLine, keyFlags, loadForCli } from './policy-loading.js';
+import { writeFileAtomic } from '../../home/atomic-file.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas policy <validate|hash|schema-hash|sign|eval|test|replay> [options]
@@ -141,7 +141,7 @@ async function schemaHash(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** Writes through a temporary file in the same directory and renames it over the target. */
+/** Keeps the policy file's mode (0644 for a new one). */
 function writeAtomically(target: string, data: string): void {
   let mode = 0o644;
   try {
@@ -149,24 +149,7 @@ function writeAtomically(target: string, data: string): void {
   } catch {
     // a new file
   }
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', mode);
-  try {
-    try {
-      writeSync(fd, data);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, target);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // already gone
-    }
-    throw error;
-  }
+  writeFileAtomic(target, data, mode);
 }
 
 async function sign(argv: string[], io: CliIo): Promise<number> {

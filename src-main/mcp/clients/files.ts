@@ -1,5 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, chmodSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { writeAllSync, writeFileAtomic } from '../../home/atomic-file.js';
+
+export { writeFileAtomic };
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
@@ -23,7 +26,7 @@ export function writeBackup(file: string, bytes: Uint8Array, mode: number, now: 
       throw new SilasError(ErrorCode.Permission, `cannot write the backup ${candidate}: ${(error as Error).message}; nothing was changed. Make ${dirname(file)} writable and run the command again.`, { cause: error });
     }
     try {
-      writeAll(fd, bytes);
+      writeAllSync(fd, bytes);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
@@ -31,34 +34,6 @@ export function writeBackup(file: string, bytes: Uint8Array, mode: number, now: 
     return candidate;
   }
   throw new SilasError(ErrorCode.Internal, `could not find a free backup name next to ${file}; remove old ${basename(stem)}* files and run the command again`);
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-}
-
-/**
- * Replaces a file's contents atomically: a temporary file in the same directory, fsync, the
- * original mode, rename. A symbolic link is followed, so a link to a dotfiles repository stays a link.
- */
-export function writeFileAtomic(file: string, bytes: Uint8Array, mode: number): void {
-  const target = existsSync(file) ? realpathSync(file) : file;
-  const temp = join(dirname(target), `.${basename(target)}.silas-tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-  try {
-    const fd = openSync(temp, 'wx', mode & 0o777);
-    try {
-      writeAll(fd, bytes);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(temp, mode & 0o7777);
-    renameSync(temp, target);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
 }
 
 export const WrapRecord = z.object({

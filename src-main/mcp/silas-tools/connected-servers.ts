@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
 import { CLIENTS, configLocation, type LocationContext } from '../clients/locations.js';
 import { loadConfig } from '../clients/operations.js';
 
@@ -12,6 +14,32 @@ export interface ConnectedServer {
   client: string;
   command: string;
   args: string[];
+}
+
+/**
+ * The policies of this installation (issue 14 item 3): every `--policy` of a wrapped client entry,
+ * and the YAML files in HOME/policies (where `silas clients wrap` puts per-server policies). The
+ * cockpit may write these and no other file.
+ */
+export function installationPolicies(ctx: LocationContext, silasHome: string): string[] {
+  const paths = new Set<string>();
+  for (const client of CLIENTS) {
+    try {
+      for (const entry of loadConfig(client, configLocation(client.id, ctx)).parsed.servers) {
+        const policy = entry.wrapped?.policy;
+        if (policy !== undefined && isAbsolute(policy)) paths.add(policy);
+      }
+    } catch {
+      // A missing or broken configuration names no policy.
+    }
+  }
+  const dir = join(silasHome, 'policies');
+  try {
+    for (const name of readdirSync(dir)) if (/\.ya?ml$/i.test(name)) paths.add(join(dir, name));
+  } catch {
+    // No policies directory yet.
+  }
+  return [...paths];
 }
 
 export function connectedServers(ctx: LocationContext): ConnectedServer[] {

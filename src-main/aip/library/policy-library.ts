@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { writeFileAtomic } from '../../home/atomic-file.js';
+import type { OwnerSigner } from '../../keys/owner-key.js';
+import type { PolicyVersionRepository, PolicyVersionRow } from '../../store/repositories/policy-versions.js';
+import { loadPolicyText, MAX_POLICY_BYTES } from '../policy/load.js';
+import { PolicySignError, signPolicyText } from '../policy/sign.js';
+
+/*
+ * The policies the cockpit edits (issue 14 item 3): save signs a draft that loads with the owner
+ * key (§5.2 canonical form) and writes it atomically, keeping every version with its hash, signer
+ * and time; running proxies hot-reload the file. Only the policies of this installation can be
+ * written (those its wrapped servers run under, and HOME/policies): the cockpit's `decide` is not
+ * a way to write arbitrary files. A file changed behind the app's back is detected (its text is not
+ * the last saved version, or its signature is not the owner's) and can be adopted or reverted.
+ */
+
+export type PolicySignature = 'owner' | 'unsigned' | 'invalid';
+
+export interface PolicyFileStatus {
+  path: string;
+  exists: boolean;
+  /** The file loads (with its signature checked against the keyring's owner key). */
+  loads: boolean;
+  signature: PolicySignature;
+  hash: string | null;
+  /** The text on disk is not the last version saved from the cockpit (or none was saved). */
+  modifiedOutside: boolean;
+  versions: number;
+  textSha256: string | null;
+}
+
+export interface PolicyVersionView {
+  id: number;
+  seq: number;
+  policyHash: string;
+  signer: string;
+  action: PolicyVersionRow['action'];
+  savedAt: string;
+  /** The stored text no longer matches its recorded hash: shown, never restored. */
+  corrupt: boolean;
+}
+
+export interface PolicyLibraryDeps {
+  versions: PolicyVersionRepository;
+  audit: Pick<AuditLog, 'append'>;
+  signer: OwnerSigner;
+  trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  /** Absolute paths of the policies this installation may write. */
+  knownPolicies: () => readonly string[];
+  now?: () => Date;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const MAX_HISTORY = 1_000;
+
+export class PolicyLibrary {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: PolicyLibraryDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  list(): PolicyFileStatus[] {
+    return [...new Set(this.deps.knownPolicies().map((path) => resolve(path)))].sort().map((path) => this.status(path));
+  }
+
+  status(pathInput: string): PolicyFileStatus {
+    const path = this.known(pathInput);
+    const text = readText(path);
+    const latest = this.deps.versions.latest(path);
+    const versions = this.deps.versions.list(path, MAX_HISTORY).length;
+    if (text === null) return { path, exists: false, loads: false, signature: 'unsigned', hash: null, modifiedOutside: latest !== null, versions, textSha256: null };
+    const loaded = loadPolicyText(text, { sourcePath: path, trustedKeys: this.deps.trustedKeys() });
+    const signature: PolicySignature = loaded.ok ? (loaded.signedBy !== null ? 'owner' : 'unsigned') : loaded.errors.some((e) => e.code === -32010) ? 'invalid' : 'unsigned';
+    const textSha256 = sha256(text);
+    return { path, exists: true, loads: loaded.ok, signature, hash: loaded.ok ? loaded.policy.hash : null, modifiedOutside: latest?.textSha256 !== textSha256, versions, textSha256 };
+  }
+
+  read(pathInput: string): { status: PolicyFileStatus; text: string } {
+    const path = this.known(pathInput);
+    return { status: this.status(path), text: readText(path) ?? '' };
+  }
+
+  /**
+   * Signs and writes `text` as the new version of `path`. `expectedSha256` is the file's hash when
+   * the editor read it: a file changed meanwhile is not overwritten (null: the file must not exist).
+   */
+  save(pathInput: string, text: string, expectedSha256: string | null | undefined, action: PolicyVersionRow['action'] = 'save'): { status: PolicyFileStatus; version: PolicyVersionView } {
+    const path = this.known(pathInput);
+    if (expectedSha256 !== undefined) {
+      const onDisk = readText(path);
+      const current = onDisk === null ? null : sha256(onDisk);
+      if (current !== expectedSha256) throw new SilasError(ErrorCode.Conflict, `${path} changed on disk since it was opened; reload it (your draft is kept in the editor) and save again`);
+    }
+    let signed: string;
+    try {
+      signed = signPolicyText(text, this.deps.signer);
+    } catch (error) {
+      if (error instanceof PolicySignError) {
+        const first = error.errors[0]!;
+        throw new SilasError(ErrorCode.InvalidArgs, `the draft does not load, so it cannot be saved: line ${first.line}, column ${first.column}: ${first.message}`);
+      }
+      throw error;
+    }
+    const loaded = loadPolicyText(signed, { sourcePath: path, trustedKeys: this.deps.trustedKeys() });
+    if (!loaded.ok || loaded.signedBy === null) throw new SilasError(ErrorCode.Internal, 'the signed policy does not verify against the owner key; nothing was written');
+    if (Buffer.byteLength(signed, 'utf8') > MAX_POLICY_BYTES) throw new SilasError(ErrorCode.InvalidArgs, `the policy is larger than ${MAX_POLICY_BYTES} bytes`);
+    const row = this.deps.versions.append({ path, text: signed, textSha256: sha256(signed), policyHash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action, savedAt: this.now().toISOString() });
+    writeFileAtomic(path, signed, modeOf(path));
+    this.deps.audit.append('policies.saved', { path, seq: row.seq, policy_hash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action });
+    return { status: this.status(path), version: view(row) };
+  }
+
+  history(pathInput: string, limit = 100): PolicyVersionView[] {
+    return this.deps.versions.list(this.known(pathInput), Math.min(limit, MAX_HISTORY)).map(view);
+  }
+
+  version(id: number): { version: PolicyVersionView; text: string } {
+    const row = this.deps.versions.get(id);
+    if (!row) throw new SilasError(ErrorCode.NotFound, `no saved policy version ${id}`);
+    this.known(row.path);
+    return { version: view(row), text: row.text };
+  }
+
+  /** Writes an earlier version again, signed now, as a new version (audited as a restore). */
+  restore(id: number): { status: PolicyFileStatus; version: PolicyVersionView } {
+    const row = this.deps.versions.get(id);
+    if (!row) throw new SilasError(ErrorCode.NotFound, `no saved policy version ${id}`);
+    if (view(row).corrupt) {
+      this.deps.audit.append('policies.restore_refused', { path: row.path, seq: row.seq, reason: 'the stored version does not match its recorded hash' });
+      throw new SilasError(ErrorCode.Corrupt, `version ${row.seq} of ${row.path} is corrupt (its text no longer matches its recorded hash); it cannot be restored`);
+    }
+    return this.save(row.path, row.text, undefined, 'restore');
+  }
+
+  /** A file edited outside the cockpit, taken as it is: signed with the owner key, kept as a version. */
+  adopt(pathInput: string): { status: PolicyFileStatus; version: PolicyVersionView } {
+    const path = this.known(pathInput);
+    const text = readText(path);
+    if (text === null) throw new SilasError(ErrorCode.NotFound, `${path} does not exist; nothing to adopt`);
+    return this.save(path, stripSignature(text), sha256(text), 'adopt');
+  }
+
+  private known(pathInput: string): string {
+    if (!isAbsolute(pathInput)) throw new SilasError(ErrorCode.InvalidArgs, `path: expected the absolute path of a policy, got "${pathInput.slice(0, 200)}"`);
+    const path = resolve(pathInput);
+    const allowed = new Set(this.deps.knownPolicies().map((p) => resolve(p)));
+    if (!allowed.has(path)) {
+      this.deps.audit.append('policies.write_refused', { path: path.slice(0, 4096), reason: 'not a policy of this installation' });
+      throw new SilasError(ErrorCode.Unauthorized, `${path} is not a policy of this installation (those its wrapped servers run under, and HOME/policies); the cockpit edits only those`);
+    }
+    return path;
+  }
+}
+
+function view(row: PolicyVersionRow): PolicyVersionView {
+  return { id: row.id, seq: row.seq, policyHash: row.policyHash, signer: row.signer, action: row.action, savedAt: row.savedAt, corrupt: sha256(row.text) !== row.textSha256 };
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function modeOf(path: string): number {
+  try {
+    return statSync(path).mode & 0o777;
+  } catch {
+    return 0o644;
+  }
+}
+
+/** An outside edit may carry a signature that no longer matches; adopting re-signs the text. */
+function stripSignature(text: string): string {
+  return text.replace(/^(\s*)signature:\s*["']?ed25519:[^\n]*\n/m, '');
+}
