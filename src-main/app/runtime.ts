@@ -35,6 +35,7 @@ import { APP_VERSION } from './version.js';
 import { composeStream } from './compose-stream.js';
 import { connectedServers, installationPolicies } from '../mcp/silas-tools/connected-servers.js';
 import { PolicyLibrary } from '../aip/library/policy-library.js';
+import { PolicyTrials } from '../aip/trial/policy-trials.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import type { SandboxManager } from '../silas/sandbox/index.js';
 
@@ -149,6 +150,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     knownPolicies: () => installationPolicies(locations, config.home),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
+  const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({
     silasHome: config.home,
@@ -181,7 +183,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, policies, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;

@@ -13,6 +13,7 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
 import { validatePolicyDraft } from '../aip/trial/validate-draft.js';
 import type { PolicyLibrary } from '../aip/library/policy-library.js';
+import type { PolicyTrials } from '../aip/trial/policy-trials.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -31,6 +32,8 @@ export interface HandlerServices {
   /** Absent in tests of other calls: a conversation call then says the Stream is not running. */
   stream?: StreamChannel;
   models?: ModelSetupService;
+  /** The policy test bench (issue 14). */
+  trials?: Pick<PolicyTrials, 'tryCall' | 'replay' | 'suite'>;
   /** The policies the cockpit edits (issue 14). */
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt'>;
   runtimeInfo: () => RuntimeInfo;
@@ -67,6 +70,9 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
     'models.test': ({ role }) => need(services.models, 'model setup').test(role),
     'policies.validate': ({ text }) => validatePolicyDraft(text),
+    'policies.try': ({ text, path, call }) => need(services.trials, 'the policy test bench').tryCall(text, path, { name: 'typed', ...call, args: call.args }),
+    'policies.replay': ({ text, path, server, last }) => need(services.trials, 'the policy test bench').replay(text, path, server, last),
+    'policies.suite': ({ text, path }) => need(services.trials, 'the policy test bench').suite(text, path),
     'policies.list': () => ({ policies: need(services.policies, 'the policy library').list() }),
     'policies.read': ({ path }) => need(services.policies, 'the policy library').read(path),
     'policies.save': ({ path, text, expected_sha256 }) => need(services.policies, 'the policy library').save(path, text, expected_sha256),

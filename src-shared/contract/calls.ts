@@ -8,7 +8,7 @@ import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
-import { PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView } from '../schemas/policy-editor.js';
+import { PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -159,6 +159,24 @@ export const calls = {
     summary: "Checks a policy draft with the runtime's own loader (every AgentPolicy field, §3) and returns each error and warning at its line and column; nothing is written.",
     args: PolicyValidateArgs,
     result: PolicyValidateResult,
+  }),
+  'policies.try': defineCall({
+    access: 'read',
+    summary: 'The test bench: one tools/call typed by hand, under the draft and under the policy in force at `path`: decision, deciding rule, DLP matches, rate-limit state.',
+    args: PolicyTryArgs,
+    result: PolicyTryResult,
+  }),
+  'policies.replay': defineCall({
+    access: 'read',
+    summary: "The test bench: a server's last N recorded tool calls (arguments as the ledger stores them, redacted where they were) under the draft and the policy in force, each marked when its decision changes.",
+    args: PolicyReplayArgs,
+    result: PolicyReplayResult,
+  }),
+  'policies.suite': defineCall({
+    access: 'read',
+    summary: 'The test bench: the suite kept beside the policy (NAME.suite.json) run against the draft, with each expectation passed or failed.',
+    args: PolicySuiteArgs,
+    result: PolicySuiteResult,
   }),
   'policies.list': defineCall({
     access: 'read',

@@ -68,3 +68,47 @@ export const PolicySaveArgs = z.strictObject({
 export const PolicyVersionArgs = z.strictObject({ id: z.number().int().positive() });
 export const PolicyHistoryArgs = z.strictObject({ path: AbsolutePath, limit: z.number().int().min(1).max(1000).default(100) });
 export const PolicySaved = z.strictObject({ status: PolicyFileStatus, version: PolicyVersionView });
+
+const Decision = z.enum(['ALLOW', 'BLOCK', 'ASK', 'RATE_LIMITED', 'ALLOW_MONITOR']);
+
+export const TrialOutcome = z.strictObject({
+  decision: Decision,
+  reason: z.string(),
+  rule: z.string().nullable(),
+  failedArg: z.string().nullable(),
+  errorCode: z.number().nullable(),
+  dlp: z.strictObject({ action: z.string(), rules: z.array(z.string()) }),
+  rateLimitRemaining: z.number().int().nullable(),
+});
+
+const Draft = { text: z.string().max(MAX_POLICY_DRAFT_CHARS), path: AbsolutePath.nullable().default(null) };
+
+export const PolicyTryArgs = z.strictObject({
+  ...Draft,
+  call: z.strictObject({
+    method: z.string().min(1).max(200).default('tools/call'),
+    tool: z.string().min(1).max(500),
+    args: z.record(z.string(), z.unknown()).default({}),
+    context: z.strictObject({ previous_calls: z.number().int().min(0).max(1_000_000).optional(), user_response: z.enum(['deny', 'timeout', 'approve']).optional() }).default({}),
+  }),
+});
+export const PolicyTryResult = z.strictObject({ draft: TrialOutcome, current: TrialOutcome.nullable() });
+
+export const PolicyReplayArgs = z.strictObject({ ...Draft, server: z.string().min(1).max(200), last: z.number().int().min(1).max(10_000).default(100) });
+export const PolicyReplayResult = z.strictObject({
+  scanned: z.number().int().nonnegative(),
+  results: z.array(
+    z.strictObject({
+      call: z.strictObject({ index: z.number().int(), ts: z.string(), server: z.string(), tool: z.string(), args: z.record(z.string(), z.unknown()), recorded: z.string() }),
+      draft: TrialOutcome,
+      current: TrialOutcome.nullable(),
+      changed: z.boolean(),
+    }),
+  ),
+});
+
+export const PolicySuiteArgs = z.strictObject({ text: z.string().max(MAX_POLICY_DRAFT_CHARS), path: AbsolutePath });
+export const PolicySuiteResult = z.strictObject({
+  suitePath: z.string(),
+  results: z.array(z.strictObject({ name: z.string(), expected: Decision, draft: TrialOutcome, current: TrialOutcome.nullable(), passed: z.boolean(), changed: z.boolean() })),
+});

@@ -1,3 +1,4 @@
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { JsonObject } from '../../../src-shared/schemas/json.js';
 
@@ -39,8 +40,8 @@ export function parseSuite(text: string, file: string): SuiteParse {
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problem: `${file}: ${jsonErrorAt(text, (error as Error).message)}` };
+  } catch {
+    return { ok: false, problem: `${file}: ${jsonErrorAt(text)}` };
   }
   const parsed = PolicySuite.safeParse(json);
   if (!parsed.success) {
@@ -52,14 +53,18 @@ export function parseSuite(text: string, file: string): SuiteParse {
   return { ok: true, suite: parsed.data };
 }
 
-/** "line L, column C: the JSON is not valid (…)" from JSON.parse's position, without quoting the text. */
-export function jsonErrorAt(text: string, message: string): string {
-  const position = /position (\d+)/.exec(message)?.[1];
-  const what = message.replace(/ in JSON at position \d+.*$/s, '').replace(/^.*?(Unexpected|Expected|Bad)/s, '$1').slice(0, 120);
-  if (position === undefined) return `not valid JSON (${what}); check the end of the file`;
-  const offset = Number(position);
-  const before = text.slice(0, offset);
+/**
+ * "line L, column C: not valid JSON (what)" for text JSON.parse refused. Node's own message does not
+ * always carry a position and may quote the text, so the position comes from a second, strict
+ * parse (jsonc-parser with comments and trailing commas refused) and the text is never quoted.
+ */
+export function jsonErrorAt(text: string): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first === undefined) return 'not valid JSON; check the end of the file';
+  const before = text.slice(0, first.offset);
   const line = before.split('\n').length;
-  const column = offset - before.lastIndexOf('\n');
-  return `line ${line}, column ${column}: not valid JSON (${what})`;
+  const column = first.offset - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}: not valid JSON (${printParseErrorCode(first.error)})`;
 }

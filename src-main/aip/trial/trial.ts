@@ -46,16 +46,29 @@ export function tryCall(policy: AgentPolicy, call: TrialCall, environment: Trial
 function evaluateOn(engine: PolicyEngine, policy: AgentPolicy, call: TrialCall): TrialOutcome {
   const decision = evaluateWithContext(engine.evaluator, { method: call.method, tool: call.tool, args: call.args, requestId: 1 as JsonRpcId }, call.context ?? {});
   const dlp = engine.dlp && call.method === 'tools/call' ? engine.dlp.scanRequest(call.args) : null;
+  const used = Number(call.context?.previous_calls ?? 0) + 1;
   const toolRule = call.tool === undefined ? undefined : policy.toolRules.get(normalizeName(call.tool));
   const limit = toolRule?.rateLimit;
-  const used = Number(call.context?.previous_calls ?? 0) + 1;
+  const dlpRules = [...new Set((dlp?.events ?? []).map((event) => event.rule))];
+  // The proxy refuses a request DLP blocks whatever the rules said (an allow, or an ask never shown).
+  if (dlp?.action === 'block' && (decision.decision === 'ALLOW' || decision.decision === 'ASK')) {
+    return {
+      decision: policy.mode === 'monitor' ? 'ALLOW_MONITOR' : 'BLOCK',
+      reason: dlp.error?.message ?? `DLP blocked the request (${dlpRules.join(', ')})`,
+      rule: `dlp.patterns[${dlpRules.join(', ')}]`,
+      failedArg: null,
+      errorCode: dlp.errorCode,
+      dlp: { action: dlp.action, rules: dlpRules },
+      rateLimitRemaining: limit ? Math.max(0, limit.count - used) : null,
+    };
+  }
   return {
     decision: decision.monitored ? 'ALLOW_MONITOR' : decision.decision,
     reason: decision.reason,
     rule: decision.failedRule ?? decidingRule(policy, call, toolRule),
     failedArg: decision.failedArg,
     errorCode: decision.errorCode,
-    dlp: { action: dlp?.action ?? 'none', rules: [...new Set((dlp?.events ?? []).map((event) => event.rule))] },
+    dlp: { action: dlp?.action ?? 'none', rules: dlpRules },
     rateLimitRemaining: limit ? Math.max(0, limit.count - used) : null,
   };
 }

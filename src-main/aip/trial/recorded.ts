@@ -1,0 +1,34 @@
+import type { AuditLog } from '../../audit/audit-log.js';
+import type { RecordedCall } from './trial.js';
+
+/** Entries read per page while looking for a server's decisions, newest first. */
+const PAGE = 1_000;
+/** At most this many entries are read for one replay, whatever the ledger's size. */
+export const MAX_SCANNED_ENTRIES = 2_000_000;
+
+/**
+ * The last `last` tool calls a server's proxy decided (`aip.decision`, upstream `tools/call`),
+ * oldest first, with their arguments as the ledger stores them (DLP-redacted where they were).
+ * Pages are read by key, newest first, and the scan is bounded (docs/architecture.md §1).
+ */
+export function recordedCallsFrom(audit: Pick<AuditLog, 'list'>, server: string, last: number): { calls: RecordedCall[]; scanned: number } {
+  const found: RecordedCall[] = [];
+  let before: number | undefined;
+  let scanned = 0;
+  while (found.length < last && scanned < MAX_SCANNED_ENTRIES) {
+    const page = audit.list(before, PAGE);
+    if (page.entries.length === 0) break;
+    for (const entry of page.entries) {
+      scanned += 1;
+      if (entry.event !== 'aip.decision') continue;
+      const data = entry.data as Record<string, unknown>;
+      if (data.server !== server || data.direction !== 'upstream' || data.method !== 'tools/call' || typeof data.tool !== 'string') continue;
+      const args = data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Record<string, unknown>) : {};
+      found.push({ index: entry.index, ts: entry.ts, server, tool: data.tool, args, recorded: String(data.decision) });
+      if (found.length >= last) break;
+    }
+    before = page.entries.at(-1)!.index;
+    if (before === 0) break;
+  }
+  return { calls: found.reverse(), scanned };
+}
