@@ -12,6 +12,7 @@ import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
 import { validatePolicyDraft } from '../aip/trial/validate-draft.js';
+import { applyFormChange } from '../aip/library/policy-form.js';
 import type { PolicyLibrary } from '../aip/library/policy-library.js';
 import type { PolicyTrials } from '../aip/trial/policy-trials.js';
 
@@ -70,6 +71,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
     'models.test': ({ role }) => need(services.models, 'model setup').test(role),
     'policies.validate': ({ text }) => validatePolicyDraft(text),
+    'policies.edit': ({ text, change }) => applyFormChange(text, change),
     'policies.try': ({ text, path, call }) => need(services.trials, 'the policy test bench').tryCall(text, path, { name: 'typed', ...call, args: call.args }),
     'policies.replay': ({ text, path, server, last }) => need(services.trials, 'the policy test bench').replay(text, path, server, last),
     'policies.suite': ({ text, path }) => need(services.trials, 'the policy test bench').suite(text, path),

@@ -8,7 +8,7 @@ import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
-import { PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView } from '../schemas/policy-editor.js';
+import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -159,6 +159,12 @@ export const calls = {
     summary: "Checks a policy draft with the runtime's own loader (every AgentPolicy field, §3) and returns each error and warning at its line and column; nothing is written.",
     args: PolicyValidateArgs,
     result: PolicyValidateResult,
+  }),
+  'policies.edit': defineCall({
+    access: 'read',
+    summary: "The form view: one change (mode, an allowed tool, a protected path, a tool's action, a standing approval as a rule) applied to the draft's text as a splice, comments and formatting kept byte for byte. Returns the new draft; nothing is written.",
+    args: PolicyEditArgs,
+    result: PolicyEditResult,
   }),
   'policies.try': defineCall({
     access: 'read',

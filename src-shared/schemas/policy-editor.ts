@@ -112,3 +112,13 @@ export const PolicySuiteResult = z.strictObject({
   suitePath: z.string(),
   results: z.array(z.strictObject({ name: z.string(), expected: Decision, draft: TrialOutcome, current: TrialOutcome.nullable(), passed: z.boolean(), changed: z.boolean() })),
 });
+
+/** One change made in the form view (or from a standing approval), applied as a splice of the draft's text. */
+export const PolicyFormChange = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('mode'), mode: z.enum(['enforce', 'monitor']) }),
+  z.strictObject({ kind: z.literal('add_item'), list: z.enum(['allowed_tools', 'protected_paths']), value: z.string().min(1).max(4096) }),
+  z.strictObject({ kind: z.literal('tool_action'), tool: z.string().min(1).max(500), action: z.enum(['allow', 'ask', 'block']) }),
+  z.strictObject({ kind: z.literal('rule_from_standing'), tool: z.string().min(1).max(500), args: z.record(z.string(), z.unknown()) }),
+]);
+export const PolicyEditArgs = z.strictObject({ text: z.string().max(MAX_POLICY_DRAFT_CHARS), change: PolicyFormChange });
+export const PolicyEditResult = z.strictObject({ text: z.string(), notes: z.array(z.string()) });
