@@ -5,9 +5,11 @@ import type { VerifyMode } from '../../src-shared/schemas/audit.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { affectsClients } from '../store/clients-slice.js';
 import { newArrivals } from '../store/review-queue.js';
+import { affectsPolicies } from '../store/policy-editor-slice.js';
 import { affectsServers } from '../store/servers-slice.js';
 import { affectsStanding } from '../store/standing-slice.js';
 import { ClientError, createClient, describeError } from './client.js';
+import { connectPolicies, type PolicyActions } from './cockpit-policies.js';
 import { connectStream, type StreamActions } from './cockpit-stream.js';
 import { notificationText, type NotificationsPort } from './notifications.js';
 import { parseRoute, routeHash, type Route } from './routes.js';
@@ -27,7 +29,7 @@ export const STANDING_REFRESH_DELAY_MS = 300;
 export const CLIENTS_REFRESH_DELAY_MS = 300;
 
 /** What components may ask for; everything with a side effect goes through here. */
-export interface CockpitActions extends StreamActions {
+export interface CockpitActions extends StreamActions, PolicyActions {
   loadOlderAudit(): void;
   /** Verifies the chain in the runtime's worker: `full` (the default, what the person asks for) or only what is `new`. */
   verifyChain(mode?: VerifyMode): void;
@@ -122,6 +124,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     if (!answer.ok) throw new ClientError(answer.error.code, answer.error.message);
   };
   const stream = connectStream({ call, storeSecret, store, storage: scopeStorage, generation: () => generation });
+  const policies = connectPolicies({ call, store });
 
   /**
    * A connect checks only what is new (`background`: the last verdict stays shown meanwhile);
@@ -298,6 +301,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     servers.load();
     clients.load();
     standing.load();
+    policies.reload();
     verifyChain('new', true);
     loadVerifyStatus(current);
   }
@@ -314,11 +318,16 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     );
   }
 
-  /** Client configurations change outside Silas (the person edits them), so the Servers page reads them again when opened. */
+  /**
+   * Client configurations and policy files change outside Silas (the person edits them), so the
+   * Servers and Policies pages read them again when opened.
+   */
   function routeChanged(route: Route): void {
     const previous = store.getState().navigation.route;
     store.getState().setRoute(route);
-    if (route === 'servers' && previous !== 'servers' && transport.state === 'connected') clients.load();
+    if (route === previous || transport.state !== 'connected') return;
+    if (route === 'servers') clients.load();
+    if (route === 'policies') policies.reload();
   }
 
   function navigate(route: Route): void {
@@ -340,6 +349,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
         if (affectsServers(entry.data.event)) servers.schedule();
         if (affectsStanding(entry.data.event)) standing.schedule();
         if (affectsClients(entry.data.event)) clients.schedule();
+        if (affectsPolicies(entry.data.event)) policies.schedule();
       }
     } else if (name === 'review.changed') {
       const queue = events['review.changed'].payload.safeParse(payload);
@@ -379,11 +389,13 @@ export function connectCockpit({ transport, store, window: win, notifications, s
       applyWrap,
       unwrapClient,
       ...stream.actions,
+      ...policies.actions,
     },
     dispose: () => {
       servers.cancel();
       standing.cancel();
       clients.cancel();
+      policies.dispose();
       wrapRequest += 1;
       offEvent();
       offState();

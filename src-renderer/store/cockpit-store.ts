@@ -6,13 +6,14 @@ import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
+import { createPolicyEditorSlice, type PolicyEditorSlice } from './policy-editor-slice.js';
 import { createReviewSlice, type ReviewSlice } from './review-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 import { createStreamSlice, type StreamSlice } from './stream-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & StreamSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & StreamSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -35,6 +36,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createServersSlice(...a),
     ...createClientsSlice(...a),
     ...createStandingSlice(...a),
+    ...createPolicyEditorSlice(...a),
     ...createStreamSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));

@@ -50,6 +50,11 @@ export interface PolicyLoadOptions {
   trustedKeys?: ReadonlyMap<string, Uint8Array>;
   /** Refuse an unsigned policy (-32010), e.g. when the deployment requires signed policies. */
   requireSignature?: boolean;
+  /**
+   * A draft in the editor: `metadata.signature` is not checked (any edit breaks it, and saving
+   * signs the text anew). Never for a policy that will be enforced.
+   */
+  draft?: boolean;
 }
 
 /** The largest policy accepted: 1 MiB of UTF-8. */
@@ -75,7 +80,7 @@ export function loadPolicyText(text: string, options: PolicyLoadOptions = {}): P
   if (!checked.ok) return checked;
   const findings: Findings = { source, errors: [], warnings: [...checked.warnings] };
   const policy = buildPolicy(findings, checked.document, checked.version, parsed.json, options.sourcePath ?? null);
-  const signedBy = policy ? checkSignature(findings, policy, options) : null;
+  const signedBy = policy && !options.draft ? checkSignature(findings, policy, options) : null;
   if (!policy || findings.errors.length > 0) return { ok: false, errors: byPosition(findings.errors) };
   const warningsAt = byPosition(findings.warnings);
   return { ok: true, policy, warnings: warningsAt.map(formatWarning), warningsAt, signedBy };

@@ -54,13 +54,14 @@ export class PolicyTrials {
   }
 
   private policies(draftText: string, path: string | null): { draft: AgentPolicy; current: AgentPolicy | null } {
-    const draft = loadPolicyText(draftText);
+    const draft = loadPolicyText(draftText, { draft: true });
     if (!draft.ok) {
       const first = draft.errors[0]!;
       throw new SilasError(ErrorCode.InvalidArgs, `the draft does not load: line ${first.line}, column ${first.column}: ${first.message}`);
     }
     if (path === null) return { draft: draft.policy, current: null };
-    const current = loadPolicyText(this.deps.readPolicy(path), { sourcePath: path });
+    // The policy in force is compared for its rules; its signature is the library's concern (policies.list).
+    const current = loadPolicyText(this.deps.readPolicy(path), { sourcePath: path, draft: true });
     return { draft: draft.policy, current: current.ok ? current.policy : null };
   }
 }

@@ -23,3 +23,18 @@ describe('validatePolicyDraft', () => {
     expect(validatePolicyDraft('').ok).toBe(false);
   });
 });
+
+describe('validatePolicyDraft on a signed policy', () => {
+  it('does not check the signature of a draft (saving signs it anew), so a saved policy being edited shows no error', async () => {
+    const { generateEd25519, rawPublicKey } = await import('../../keys/ed25519.js');
+    const { signPolicyText } = await import('../policy/sign.js');
+    const { keyFingerprint } = await import('../../keys/ed25519.js');
+    const { privateKey, publicKey } = generateEd25519();
+    const raw = rawPublicKey(publicKey);
+    const { signEd25519 } = await import('../../keys/ed25519.js');
+    const signer = { fingerprint: keyFingerprint(raw), publicKey: raw, sign: (m: Uint8Array) => signEd25519(privateKey, m), verify: () => true };
+    const signed = signPolicyText('apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: s\nspec:\n  mode: enforce\n  allowed_tools: [read_file]\n', signer);
+    expect(validatePolicyDraft(signed)).toMatchObject({ ok: true, diagnostics: [] });
+    expect(validatePolicyDraft(signed.replace('read_file', 'write_file'))).toMatchObject({ ok: true, diagnostics: [] });
+  });
+});

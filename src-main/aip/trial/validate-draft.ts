@@ -10,7 +10,7 @@ const MAX_DIAGNOSTICS = 500;
  */
 export function validatePolicyDraft(text: string): PolicyValidateResult {
   const started = performance.now();
-  const loaded = loadPolicyText(text);
+  const loaded = loadPolicyText(text, { draft: true });
   const took_ms = performance.now() - started;
   const diagnostics: PolicyDiagnostic[] = loaded.ok
     ? loaded.warningsAt.map((warning) => ({ ...position(warning), severity: 'warning' as const }))

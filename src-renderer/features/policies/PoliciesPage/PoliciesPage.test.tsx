@@ -1,21 +1,26 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { STANDING_REFRESH_DELAY_MS } from '../../../lib/cockpit.js';
 import type { StandingApproval } from '../../../store/standing-slice.js';
 import { auditEntry } from '../../../test/audit-fixtures.js';
+import { stubRangeLayout } from '../../../test/codemirror-dom.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
+import { POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../test/policy-fixtures.js';
+import { afterDebounce, flushAll, typeDraft } from '../../../test/render-policies.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';
 import { standingApproval } from '../../../test/standing-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { PoliciesPage } from './PoliciesPage.js';
+
+beforeAll(stubRangeLayout);
 
 afterEach(() => {
   cleanup();
   vi.useRealTimers();
 });
 
-function runtime(standing: () => StandingApproval[]): FakeTransport {
-  return new FakeTransport('connected').handle('approvals.listStanding', () => ({ ok: true, value: { standing: standing() } }));
+function runtime(standing: () => StandingApproval[], disk = new PolicyDisk({})): FakeTransport {
+  return disk.serve(new FakeTransport('connected')).handle('approvals.listStanding', () => ({ ok: true, value: { standing: standing() } }));
 }
 
 async function renderPolicies(transport: FakeTransport) {
@@ -28,10 +33,10 @@ const section = () => screen.getByRole('region', { name: 'Standing approvals' })
 const revokeDelete = () => screen.getByRole('button', { name: 'Revoke always-allow for delete_file on files' });
 
 describe('PoliciesPage', () => {
-  it('has its h1, says the policy editor arrives later, and explains standing approvals when there are none', async () => {
+  it('has its h1 and lead, and explains standing approvals when there are none', async () => {
     await renderPolicies(runtime(() => []));
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Policies');
-    expect(screen.getByRole('region', { name: 'Policies' }).textContent).toMatch(/AIP policy editor[\s\S]*arrives later/);
+    expect(screen.getByRole('region', { name: 'Policies' }).textContent).toMatch(/The AIP policies your proxies enforce/);
     expect(section().textContent).toContain('No standing approvals');
     expect(section().textContent).toContain('When you choose Always allow on a Review card');
     expect(screen.queryByRole('list')).toBeNull();
@@ -149,8 +154,46 @@ describe('PoliciesPage', () => {
   });
 
   it('says why the standing approvals could not be loaded', async () => {
-    const transport = new FakeTransport('connected').handle('approvals.listStanding', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }));
+    const transport = new PolicyDisk({}).serve(new FakeTransport('connected')).handle('approvals.listStanding', () => ({ ok: false, error: { code: 'E_DB_FAILURE', message: 'database is locked' } }));
     await renderPolicies(transport);
-    expect(screen.getByRole('alert').textContent).toBe('Could not load the standing approvals: database is locked (E_DB_FAILURE)');
+    expect(within(section()).getByRole('alert').textContent).toBe('Could not load the standing approvals: database is locked (E_DB_FAILURE)');
+  });
+
+  it('opens a policy in the editor, checks each edit with the runtime, saves it signed, and tries the draft', async () => {
+    const disk = new PolicyDisk();
+    const harness = await renderPolicies(runtime(() => [], disk));
+    expect(within(screen.getByRole('list', { name: 'Policies' })).getAllByRole('listitem').map((item) => item.getAttribute('aria-label'))).toEqual(['files.yaml']);
+    expect(screen.queryByRole('region', { name: 'Test bench' })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Open files.yaml' }));
+    await flushAll();
+    expect(await screen.findByText('Nothing marked in the editor')).toBeTruthy();
+    const editor = document.querySelector('.policy-code__host')!.shadowRoot!.querySelector('[aria-label="Policy YAML"]');
+    expect(editor?.textContent).toContain('allowed_tools: [read_file]');
+    expect(screen.getByRole('region', { name: 'Problems' }).textContent).toContain('No problems');
+    expect(screen.getByRole('region', { name: 'Test bench' })).toBeTruthy();
+    expect(screen.getByRole('region', { name: 'History' }).textContent).toContain('No saved version yet');
+
+    typeDraft(harness, TYPO_POLICY);
+    await afterDebounce();
+    expect(screen.getByRole('region', { name: 'Problems' }).textContent).toContain('line 6, column 3: unknown key "alowed_tools"');
+    expect(await screen.findByText('1 problem marked in the editor')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Save and sign', description: 'Fix the 1 problem first' })).toHaveProperty('disabled', true);
+
+    const fixed = `${VALID_POLICY}# reviewed\n`;
+    typeDraft(harness, fixed);
+    await afterDebounce();
+    fireEvent.click(screen.getByRole('button', { name: 'Save and sign' }));
+    await flushAll();
+    expect(harness.transport.callsTo('policies.save')).toHaveLength(1);
+    expect(within(screen.getByRole('region', { name: 'Editing files.yaml' })).getByRole('status').textContent).toBe('Saved version 1, signed');
+    expect(disk.files.get(POLICY_PATH)).toBe(PolicyDisk.sign(fixed));
+    expect(within(screen.getByRole('region', { name: 'History' })).getByRole('button', { name: 'Restore version 1' })).toBeTruthy();
+    expect(within(screen.getByRole('listitem', { name: 'files.yaml' })).getByText('Signed')).toBeTruthy();
+
+    fireEvent.change(screen.getByRole('textbox', { name: 'Tool' }), { target: { value: 'read_file' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Try' }));
+    await flushAll();
+    expect(within(screen.getByRole('table', { name: 'Test results' })).getAllByRole('row')).toHaveLength(2);
   });
 });

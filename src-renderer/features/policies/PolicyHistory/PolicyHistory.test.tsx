@@ -1,0 +1,74 @@
+import { cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatLocalTime } from '../../activity/audit-format.js';
+import { POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../test/policy-fixtures.js';
+import { flushAll, renderPolicies, typeDraft } from '../../../test/render-policies.js';
+import { PolicyHistory } from './PolicyHistory.js';
+
+afterEach(cleanup);
+
+const history = () => screen.getByRole('region', { name: 'History' });
+const restore = (seq: number) => within(history()).getByRole('button', { name: `Restore version ${seq}` }) as HTMLButtonElement;
+
+function library(): PolicyDisk {
+  const disk = new PolicyDisk();
+  disk.keep(POLICY_PATH, VALID_POLICY);
+  disk.keep(POLICY_PATH, `${VALID_POLICY}# two\n`, 'adopt', { corrupt: true });
+  disk.keep(POLICY_PATH, TYPO_POLICY, 'restore');
+  return disk;
+}
+
+describe('PolicyHistory', () => {
+  it('lists the saved versions newest first: seq, action, time, signer, and corrupt ones that cannot be restored', async () => {
+    await renderPolicies(<PolicyHistory />, library());
+    const items = within(history()).getAllByRole('listitem');
+    expect(items.map((item) => item.getAttribute('aria-label'))).toEqual(['Version 3', 'Version 2', 'Version 1']);
+    expect(items[0]!.textContent).toContain('Restored');
+    expect(items[1]!.textContent).toContain('Adopted');
+    expect(items[2]!.textContent).toContain('Saved');
+    expect(items[2]!.textContent).toContain(formatLocalTime('2026-01-01T10:00:00.000Z'));
+    expect(within(items[2]!).getByText('ed25519:9f2c1be07a51').getAttribute('title')).toBe('ed25519:9f2c1be07a51d4c3e8f0aa11bb22cc33');
+    expect(within(items[1]!).getByText('corrupt')).toBeTruthy();
+    expect(restore(2).disabled).toBe(true);
+    expect(screen.getByRole('button', { name: 'Restore version 2', description: /^Corrupt: its stored text no longer matches/ })).toBeTruthy();
+    expect(restore(1).disabled).toBe(false);
+    expect(screen.getByRole('button', { name: 'Restore version 1', description: 'Writes this version back, signed now, as a new version' })).toBeTruthy();
+  });
+
+  it('diffs a version against the text in the editor, following edits', async () => {
+    const harness = await renderPolicies(<PolicyHistory />, library());
+    const diffButton = within(history()).getByRole('button', { name: 'Diff version 1' });
+    fireEvent.click(diffButton);
+    await flushAll();
+    expect(harness.transport.callsTo('policies.version')).toEqual([{ id: 1 }]);
+    expect(diffButton.getAttribute('aria-pressed')).toBe('true');
+    const diff = screen.getByLabelText('Version 1 (−) against the editor (+): 1 removed, 1 added');
+    expect(diff.textContent).toContain('-   allowed_tools: [read_file]');
+    expect(diff.textContent).toContain('+   alowed_tools: [read_file]');
+    typeDraft(harness, VALID_POLICY);
+    expect(screen.getByLabelText('Version 1 (−) against the editor (+): identical')).toBeTruthy();
+    fireEvent.click(diffButton);
+    expect(screen.queryByLabelText(/^Version 1 \(−\)/)).toBeNull();
+  });
+
+  it('restores a version into the editor as a new signed version', async () => {
+    const harness = await renderPolicies(<PolicyHistory />, library());
+    fireEvent.click(restore(1));
+    expect(restore(3).disabled).toBe(true);
+    expect(within(history()).getByText('Restoring…')).toBeTruthy();
+    await flushAll();
+    expect(harness.transport.callsTo('policies.restore')).toEqual([{ id: 1 }]);
+    expect(harness.store.getState().policyEditor.open?.draft).toBe(VALID_POLICY);
+    expect(harness.store.getState().policyEditor.save.message).toBe('Restored version 1 as version 4, signed');
+    expect(within(history()).getAllByRole('listitem')[0]!.getAttribute('aria-label')).toBe('Version 4');
+  });
+
+  it('says why a restore was refused', async () => {
+    const harness = await renderPolicies(<PolicyHistory />, library());
+    harness.transport.handle('policies.restore', () => ({ ok: false, error: { code: 'E_CORRUPT', message: 'version 1 is corrupt' } }));
+    fireEvent.click(restore(1));
+    await flushAll();
+    expect(within(history()).getByRole('alert').textContent).toBe('version 1 is corrupt (E_CORRUPT)');
+    expect(restore(1).disabled).toBe(false);
+  });
+});

@@ -1,0 +1,99 @@
+import { useId } from 'react';
+import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
+import type { PolicyVersion } from '../../../store/policy-editor-state.js';
+import { formatLocalTime } from '../../activity/audit-format.js';
+import { LineDiffView } from '../LineDiffView/LineDiffView.js';
+import { shortFingerprint } from '../policies-format.js';
+import { diffName, historyActionLabel, restoreName } from '../policy-editor-format.js';
+
+const CORRUPT_REASON = 'Corrupt: its stored text no longer matches its recorded hash, so it cannot be restored';
+const RESTORE_CONSEQUENCE = 'Writes this version back, signed now, as a new version';
+
+interface VersionItemProps {
+  version: PolicyVersion;
+  busy: boolean;
+  restoring: boolean;
+  diffOpen: boolean;
+  onDiff(): void;
+  onRestore(): void;
+}
+
+function VersionItem({ version, busy, restoring, diffOpen, onDiff, onRestore }: VersionItemProps) {
+  const reasonId = useId();
+  return (
+    <li className={`policy-version${version.corrupt ? ' policy-version--corrupt' : ''}`} aria-label={`Version ${version.seq}`}>
+      <span className="policy-version__seq">Version {version.seq}</span>
+      <span className="policy-version__action">{historyActionLabel(version.action)}</span>
+      <time dateTime={version.savedAt}>{formatLocalTime(version.savedAt)}</time>
+      <code className="hash" title={version.signer}>
+        {shortFingerprint(version.signer)}
+      </code>
+      {version.corrupt ? <span className="policy-badge policy-badge--bad">corrupt</span> : null}
+      <span className="policy-version__actions">
+        <button type="button" className="button button--quiet" aria-label={diffName(version.seq)} aria-pressed={diffOpen} onClick={onDiff}>
+          Diff
+        </button>
+        <button type="button" className="button" aria-label={restoreName(version.seq)} aria-describedby={reasonId} disabled={busy || version.corrupt} onClick={onRestore}>
+          Restore
+        </button>
+        {/* Read out with the button; shown only when it says why the button is disabled. */}
+        <span id={reasonId} className="policy-version__reason" hidden={!version.corrupt}>
+          {version.corrupt ? CORRUPT_REASON : RESTORE_CONSEQUENCE}
+        </span>
+        {restoring ? <span className="policy-version__sending">Restoring…</span> : null}
+      </span>
+    </li>
+  );
+}
+
+/** The open policy's saved versions, newest first: each can be diffed against the editor's text, or restored. */
+export function PolicyHistory() {
+  const headingId = useId();
+  const versions = useCockpit((s) => s.policyEditor.history.versions);
+  const status = useCockpit((s) => s.policyEditor.history.status);
+  const error = useCockpit((s) => s.policyEditor.history.error);
+  const restoring = useCockpit((s) => s.policyEditor.history.restoring);
+  const diff = useCockpit((s) => s.policyEditor.history.diff);
+  const diffLoading = useCockpit((s) => s.policyEditor.history.diffLoading);
+  const draft = useCockpit((s) => s.policyEditor.open?.draft ?? '');
+  const { showPolicyDiff, hidePolicyDiff, restorePolicyVersion } = useCockpitActions();
+
+  return (
+    <section className="policy-history" aria-labelledby={headingId}>
+      <h2 id={headingId}>History</h2>
+      {error ? (
+        <p role="alert" className="notice notice--error">
+          {error}
+        </p>
+      ) : null}
+      {versions.length === 0 ? (
+        <p className="policy-history__empty">{status === 'ready' ? 'No saved version yet: saving, adopting or restoring keeps one.' : 'Loading the history…'}</p>
+      ) : (
+        <ol className="policy-history__list" aria-labelledby={headingId}>
+          {versions.map((version) => {
+            const diffOpen = diff?.id === version.id || diffLoading === version.id;
+            return (
+              <VersionItem
+                key={version.id}
+                version={version}
+                busy={restoring !== null}
+                restoring={restoring === version.id}
+                diffOpen={diffOpen}
+                onDiff={() => (diffOpen ? hidePolicyDiff() : showPolicyDiff(version.id))}
+                onRestore={() => restorePolicyVersion(version.id)}
+              />
+            );
+          })}
+        </ol>
+      )}
+      {diff ? (
+        <div className="policy-history__diff">
+          <LineDiffView title={`Version ${diff.seq} (−) against the editor (+)`} before={diff.text} after={draft} />
+          <button type="button" className="button button--quiet" onClick={hidePolicyDiff}>
+            Hide the diff
+          </button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
