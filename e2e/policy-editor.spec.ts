@@ -89,5 +89,13 @@ test('write, test against recorded calls, sign, deploy and roll back a policy', 
   await expect(page.getByRole('status').filter({ hasText: 'Restored' })).toHaveText('Restored version 1 as version 3, signed');
   await expect.poll(() => echo(client), { timeout: 15_000, intervals: [250] }).toBe('allowed');
   expect(readFileSync(file, 'utf8')).toContain('# echo is for the smoke test only');
+
+  // The form view edits the same document: the tool joins the list, the comment stays.
+  const form = page.getByRole('region', { name: 'Form' });
+  await form.getByRole('textbox', { name: 'Allow tool' }).fill('search_files');
+  await form.getByRole('button', { name: 'Add tool' }).click();
+  await expect(editor).toContainText('allowed_tools: [echo, read_file, search_files]');
+  await expect(editor).toContainText('# echo is for the smoke test only');
+  await expect(problems).toContainText('No problems');
   expect(browserProblems).toEqual([]);
 });

@@ -4,6 +4,7 @@ import type { CockpitStore } from '../store/cockpit-store.js';
 import { replayResult, suiteResult, tryResult } from '../store/policy-bench-rows.js';
 import { saveBlockReason, savedMessage } from '../store/policy-editor-state.js';
 import { describeError, isClientError } from './client.js';
+import { connectPolicyForm, type PolicyFormActions } from './cockpit-policy-form.js';
 import { refreshingLoader } from './refreshing-loader.js';
 
 /** Quiet time after the last keystroke before the draft is sent to `policies.validate`. */
@@ -13,7 +14,7 @@ export const VALIDATE_DELAY_MS = 250;
 export const POLICIES_REFRESH_DELAY_MS = 300;
 
 /** What the Policies page's editor may ask for. */
-export interface PolicyActions {
+export interface PolicyActions extends PolicyFormActions {
   /** Reads a policy into the editor (replacing the one open), checks it and loads its history. */
   openPolicy(path: string): void;
   closePolicy(): void;
@@ -124,19 +125,24 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
     reread(path, options, 'Written, but could not read the file back');
   }
 
-  function openPolicy(path: string): void {
+  /** Resolves true when `path` was read into the editor (false: it failed, or a newer open won). */
+  function openPolicy(path: string): Promise<boolean> {
     const request = ++openRequest;
     state().policyOpening(path);
-    call('policies.read', { path }).then(
+    return call('policies.read', { path }).then(
       (read) => {
-        if (request !== openRequest) return;
+        if (request !== openRequest) return false;
         const switched = editor().open?.path !== path;
         if (switched) benchRequest += 1;
         state().policyOpened(path, read);
         validateNow();
         loadHistory(path);
+        return true;
       },
-      (error: unknown) => request === openRequest && state().policyOpenFailed(path, describeError(error)),
+      (error: unknown) => {
+        if (request === openRequest) state().policyOpenFailed(path, describeError(error));
+        return false;
+      },
     );
   }
 
@@ -245,6 +251,8 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
     );
   }
 
+  const form = connectPolicyForm({ call, store, openPolicy, validateNow });
+
   return {
     reload() {
       list.load();
@@ -253,7 +261,7 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
     },
     schedule: () => list.schedule(),
     actions: {
-      openPolicy,
+      openPolicy: (path) => void openPolicy(path),
       closePolicy,
       editPolicy,
       savePolicy,
@@ -267,8 +275,10 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
       showPolicyDiff,
       hidePolicyDiff: () => state().policyDiffClosed(),
       restorePolicyVersion,
+      ...form.actions,
     },
     dispose() {
+      form.dispose();
       list.cancel();
       clearValidateTimer();
       validateRequest += 1;

@@ -17,6 +17,9 @@ export interface PolicyEditorSlice {
   policyOpened(path: string, read: PolicyRead): void;
   policyClosed(): void;
   policyDraftEdited(text: string): void;
+  policyFormStarted(): void;
+  policyFormApplied(path: string, text: string, notes: readonly string[]): void;
+  policyFormFailed(message: string): void;
   policyValidating(): void;
   policyValidated(validation: PolicyValidation): void;
   policyValidateFailed(message: string): void;
@@ -55,6 +58,9 @@ export const createPolicyEditorSlice: StateCreator<CockpitState, [], [], PolicyE
     policyOpened: (path, read) => update((s) => r.policyOpened(s, path, read)),
     policyClosed: () => update(r.policyClosed),
     policyDraftEdited: (text) => update((s) => r.draftEdited(s, text)),
+    policyFormStarted: () => update(r.formStarted),
+    policyFormApplied: (path, text, notes) => update((s) => r.formApplied(s, path, text, notes)),
+    policyFormFailed: (message) => update((s) => r.formFailed(s, message)),
     policyValidating: () => update(r.validationStarted),
     policyValidated: (validation) => update((s) => r.validated(s, validation)),
     policyValidateFailed: (message) => update((s) => r.validationFailed(s, message)),

@@ -11,6 +11,22 @@ const checked = (s: r.PolicyEditorState, text: string, diagnostics = [] as r.Pol
   r.validated(s, { text, ok: diagnostics.every((d) => d.severity !== 'error'), diagnostics, hash: null, tookMs: 1 });
 
 describe('policy editor reducers', () => {
+  it('puts a form change into the draft as an edit, with a new revision for the editor, and keeps its notes until another file opens', () => {
+    let s = r.formStarted(opened());
+    expect(s.form).toEqual({ pending: true, notes: [], error: null });
+    s = r.formApplied(s, POLICY_PATH, `${VALID_POLICY}# rule\n`, ['pinned path']);
+    expect(s.open).toMatchObject({ draft: `${VALID_POLICY}# rule\n`, savedText: VALID_POLICY, revision: 2 });
+    expect(s.form).toEqual({ pending: false, notes: ['pinned path'], error: null });
+    expect(r.formApplied(s, OTHER_PATH, 'other', [])).toBe(s);
+    // Nothing changed in the text (the tool was already allowed): same revision, the notes say why.
+    const same = r.formApplied(r.formStarted(s), POLICY_PATH, `${VALID_POLICY}# rule\n`, ['already allowed']);
+    expect(same.open?.revision).toBe(2);
+    expect(same.form.notes).toEqual(['already allowed']);
+    expect(r.formFailed(s, 'flow style').form).toEqual({ pending: false, notes: [], error: 'flow style' });
+    expect(r.policyOpened(s, OTHER_PATH, read()).form).toEqual({ pending: false, notes: [], error: null });
+    expect(r.policyClosed(s).form.notes).toEqual([]);
+  });
+
   it('loads the list, keeps it through a failed reload, and refreshes the open policy\'s status from it', () => {
     let s = r.listLoading(r.initialPolicyEditor);
     expect(s.listStatus).toBe('loading');

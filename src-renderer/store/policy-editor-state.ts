@@ -40,6 +40,13 @@ export interface PolicyValidation {
 
 export type SavePhase = 'idle' | 'saving' | 'saved' | 'conflict' | 'error';
 
+/** The form view's last change (`policies.edit`): on its way, its notes, or why it failed. */
+export interface PolicyFormState {
+  pending: boolean;
+  notes: readonly string[];
+  error: string | null;
+}
+
 export interface PolicyEditorState {
   policies: readonly PolicyFileStatus[];
   listStatus: LoadStatus;
@@ -57,6 +64,7 @@ export interface PolicyEditorState {
   validateError: string | null;
   save: { phase: SavePhase; message: string | null };
   bench: { running: BenchKind | null; result: BenchResult | null; error: string | null };
+  form: PolicyFormState;
   history: {
     versions: readonly PolicyVersion[];
     status: LoadStatus;
@@ -72,6 +80,7 @@ export interface PolicyEditorState {
 const initialBench: PolicyEditorState['bench'] = { running: null, result: null, error: null };
 const initialHistory: PolicyEditorState['history'] = { versions: [], status: 'idle', error: null, restoring: null, diff: null, diffLoading: null };
 const idleSave: PolicyEditorState['save'] = { phase: 'idle', message: null };
+const idleForm: PolicyFormState = { pending: false, notes: [], error: null };
 
 export const initialPolicyEditor: PolicyEditorState = {
   policies: [],
@@ -87,6 +96,7 @@ export const initialPolicyEditor: PolicyEditorState = {
   validateError: null,
   save: idleSave,
   bench: initialBench,
+  form: idleForm,
   history: initialHistory,
 };
 
@@ -131,17 +141,32 @@ export function policyOpened(s: S, path: string, read: PolicyRead): S {
     validateError: null,
     save: idleSave,
     bench: same ? s.bench : initialBench,
+    form: same ? s.form : idleForm,
     history: same ? s.history : initialHistory,
   };
 }
 
-export const policyClosed = (s: S): S => ({ ...s, open: null, opening: null, validation: null, validating: false, validateError: null, save: idleSave, bench: initialBench, history: initialHistory });
+export const policyClosed = (s: S): S => ({ ...s, open: null, opening: null, validation: null, validating: false, validateError: null, save: idleSave, bench: initialBench, form: idleForm, history: initialHistory });
 
 /** The person typed: the draft changes, a draft set aside is let go, and a save outcome other than a conflict is no longer news. */
 export function draftEdited(s: S, text: string): S {
   if (!s.open || s.open.draft === text) return s;
   const save = s.save.phase === 'saving' || s.save.phase === 'conflict' ? s.save : idleSave;
   return { ...s, open: { ...s.open, draft: text, setAside: null }, save };
+}
+
+export const formStarted = (s: S): S => ({ ...s, form: { pending: true, notes: [], error: null } });
+export const formFailed = (s: S, message: string): S => ({ ...s, form: { pending: false, notes: [], error: message } });
+
+/**
+ * The runtime applied a form change to the draft of `path`: the new text goes in as an edit would
+ * (a draft set aside is let go), and the revision moves so that the editor shows it.
+ */
+export function formApplied(s: S, path: string, text: string, notes: readonly string[]): S {
+  if (s.open?.path !== path) return s;
+  const edited = draftEdited(s, text);
+  const open = edited === s ? s.open : { ...edited.open!, revision: s.open.revision + 1 };
+  return { ...edited, open, form: { pending: false, notes, error: null } };
 }
 
 export const validationStarted = (s: S): S => ({ ...s, validating: true });

@@ -191,8 +191,9 @@ describe('PoliciesPage', () => {
     expect(within(screen.getByRole('region', { name: 'History' })).getByRole('button', { name: 'Restore version 1' })).toBeTruthy();
     expect(within(screen.getByRole('listitem', { name: 'files.yaml' })).getByText('Signed')).toBeTruthy();
 
-    fireEvent.change(screen.getByRole('textbox', { name: 'Tool' }), { target: { value: 'read_file' } });
-    fireEvent.click(screen.getByRole('button', { name: 'Try' }));
+    const bench = screen.getByRole('region', { name: 'Test bench' });
+    fireEvent.change(within(bench).getByRole('textbox', { name: 'Tool' }), { target: { value: 'read_file' } });
+    fireEvent.click(within(bench).getByRole('button', { name: 'Try' }));
     await flushAll();
     expect(within(screen.getByRole('table', { name: 'Test results' })).getAllByRole('row')).toHaveLength(2);
   });

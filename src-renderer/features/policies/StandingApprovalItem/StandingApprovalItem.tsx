@@ -1,6 +1,8 @@
 import { useId, useState } from 'react';
 import type { StandingApproval } from '../../../store/standing-slice.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
+import { fileName } from '../policy-editor-format.js';
+import { makeRuleName } from '../policy-form-format.js';
 import { formatArgsDisplay, REVOKE_CONSEQUENCE, revokeName, shortFingerprint, standingName } from '../policies-format.js';
 
 export interface StandingApprovalItemProps {
@@ -12,10 +14,14 @@ export interface StandingApprovalItemProps {
   /** The runtime's message for a failed revocation of this one. */
   error: string | null;
   onRevoke(): void;
+  /** The policy file the server's proxy runs under, which this approval extends; null when unknown. */
+  policyPath: string | null;
+  /** Turns this approval into an allow rule in that policy's draft; absent when it cannot be (no policy, arguments not an object). */
+  onMakeRule?: () => void;
 }
 
 /** One standing "always allow": what it covers, when and with which key it was signed, and Revoke. */
-export function StandingApprovalItem({ item, busy, revoking, error, onRevoke }: StandingApprovalItemProps) {
+export function StandingApprovalItem({ item, busy, revoking, error, onRevoke, policyPath, onMakeRule }: StandingApprovalItemProps) {
   const [argsOpen, setArgsOpen] = useState(false);
   const argsId = useId();
   const consequenceId = useId();
@@ -63,6 +69,19 @@ export function StandingApprovalItem({ item, busy, revoking, error, onRevoke }: 
           ) : null}
         </div>
       </div>
+      {policyPath !== null ? (
+        <p className="standing__policy" title={policyPath}>
+          Extends policy {fileName(policyPath)}
+          {onMakeRule ? (
+            <>
+              {' '}
+              <button type="button" className="button button--quiet" aria-label={makeRuleName(item)} onClick={onMakeRule}>
+                Make a rule
+              </button>
+            </>
+          ) : null}
+        </p>
+      ) : null}
       <div className="standing__action">
         <button type="button" className="button button--warn" disabled={busy} aria-label={revokeName(item)} aria-describedby={consequenceId} onClick={onRevoke}>
           Revoke

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
 import { StandingApprovalItem } from '../StandingApprovalItem/StandingApprovalItem.js';
+import { serverPolicyPath, standingArgs } from '../policy-form-format.js';
 
 function EmptyState({ loading }: { loading: boolean }) {
   if (loading) return <p className="standing-empty">Loading standing approvals…</p>;
@@ -24,7 +25,10 @@ export function StandingApprovals() {
   const error = useCockpit((s) => s.standing.error);
   const revoking = useCockpit((s) => s.standing.revoking);
   const revokeError = useCockpit((s) => s.standing.revokeError);
-  const { revokeStanding } = useCockpitActions();
+  const clients = useCockpit((s) => s.clients.clients);
+  const servers = useCockpit((s) => s.servers.servers);
+  const policies = useCockpit((s) => s.policyEditor.policies);
+  const { revokeStanding, makeRuleFromStanding } = useCockpitActions();
   // A failed revocation whose approval is no longer listed (revoked elsewhere) is reported above the list.
   const orphanError = revokeError && !items.some((item) => item.id === revokeError.id) ? revokeError : null;
 
@@ -49,16 +53,22 @@ export function StandingApprovals() {
         <EmptyState loading={status === 'loading' || status === 'idle'} />
       ) : (
         <ul className="standing-list" aria-labelledby={headingId}>
-          {items.map((item) => (
-            <StandingApprovalItem
-              key={item.id}
-              item={item}
-              busy={revoking !== null}
-              revoking={revoking === item.id}
-              error={revokeError?.id === item.id ? revokeError.message : null}
-              onRevoke={() => revokeStanding(item.id)}
-            />
-          ))}
+          {items.map((item) => {
+            const policyPath = serverPolicyPath(item.server, clients, servers, policies);
+            const args = standingArgs(item.argsDisplay);
+            return (
+              <StandingApprovalItem
+                key={item.id}
+                item={item}
+                busy={revoking !== null}
+                revoking={revoking === item.id}
+                error={revokeError?.id === item.id ? revokeError.message : null}
+                onRevoke={() => revokeStanding(item.id)}
+                policyPath={policyPath}
+                {...(policyPath !== null && args !== null ? { onMakeRule: () => makeRuleFromStanding(policyPath, item.tool, args) } : {})}
+              />
+            );
+          })}
         </ul>
       )}
     </section>
