@@ -119,6 +119,7 @@ export const PolicyFormChange = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('add_item'), list: z.enum(['allowed_tools', 'protected_paths']), value: z.string().min(1).max(4096) }),
   z.strictObject({ kind: z.literal('tool_action'), tool: z.string().min(1).max(500), action: z.enum(['allow', 'ask', 'block']) }),
   z.strictObject({ kind: z.literal('rule_from_standing'), tool: z.string().min(1).max(500), args: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ kind: z.literal('dlp_pattern'), name: z.string().min(1).max(200), regex: z.string().min(1).max(8192) }),
 ]);
 export const PolicyEditArgs = z.strictObject({ text: z.string().max(MAX_POLICY_DRAFT_CHARS), change: PolicyFormChange });
 export const PolicyEditResult = z.strictObject({ text: z.string(), notes: z.array(z.string()) });

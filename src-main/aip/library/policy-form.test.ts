@@ -82,6 +82,20 @@ describe('applyFormChange', () => {
     expect(() => applyFormChange('spec:\n  mode: [\n', { kind: 'mode', mode: 'monitor' })).toThrow(/not valid YAML/);
   });
 
+  it('adds a DLP pattern: to an existing list, as a patterns: key of dlp:, or as a new dlp: section that blocks matches', () => {
+    const pattern = { kind: 'dlp_pattern' as const, name: 'Slack token', regex: 'xox[bp]-[0-9A-Za-z-]{10,}' };
+    const withDlp = `${DOC}  dlp:\n    scan_requests: true\n    patterns:\n      - name: "AWS key"\n        regex: "AKIA[0-9A-Z]{16}"\n`;
+    expect(onlyAdded(withDlp, applyFormChange(withDlp, pattern).text)).toEqual(['      - name: "Slack token"', '        regex: "xox[bp]-[0-9A-Za-z-]{10,}"']);
+    const noPatterns = `${DOC}  dlp:\n    scan_requests: true\n`;
+    expect(onlyAdded(noPatterns, applyFormChange(noPatterns, pattern).text)).toEqual(['    patterns:', '      - name: "Slack token"', '        regex: "xox[bp]-[0-9A-Za-z-]{10,}"']);
+    const fresh = applyFormChange(DOC, pattern).text;
+    expect(onlyAdded(DOC, fresh)).toEqual(['  dlp:', '    scan_requests: true', '    on_request_match: block', '    patterns:', '      - name: "Slack token"', '        regex: "xox[bp]-[0-9A-Za-z-]{10,}"']);
+    const loaded = loadPolicyText(applyFormChange(fresh, { kind: 'mode', mode: 'enforce' }).text);
+    if (!loaded.ok) throw new Error(loaded.errors[0]!.message);
+    const outcome = tryCall(loaded.policy, { name: 'leak', method: 'tools/call', tool: 'write_file', args: { path: '/srv/data/a', content: 'xoxb-1234567890abc' } }, { homeDir: '/home/nobody', cwd: '/' });
+    expect(outcome).toMatchObject({ decision: 'BLOCK', dlp: { rules: ['Slack token'] } });
+  });
+
   it('quotes scalars YAML would read as something else', () => {
     expect(yamlScalar('read_file')).toBe('read_file');
     expect(['true', 'null', '123', '-1', 'a: b', '#x', ' lead'].map(yamlScalar)).toEqual(['"true"', '"null"', '"123"', '"-1"', '"a: b"', '"#x"', '" lead"']);

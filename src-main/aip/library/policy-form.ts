@@ -13,7 +13,8 @@ export type FormChange =
   | { kind: 'mode'; mode: 'enforce' | 'monitor' }
   | { kind: 'add_item'; list: 'allowed_tools' | 'protected_paths'; value: string }
   | { kind: 'tool_action'; tool: string; action: 'allow' | 'ask' | 'block' }
-  | { kind: 'rule_from_standing'; tool: string; args: Record<string, unknown> };
+  | { kind: 'rule_from_standing'; tool: string; args: Record<string, unknown> }
+  | { kind: 'dlp_pattern'; name: string; regex: string };
 
 export interface FormEdit {
   text: string;
@@ -121,17 +122,14 @@ function toolRules(located: Located): { seq: YAMLSeq | null; pair: Pair | undefi
 
 /** Appends one tool rule (its lines without the leading dash) to spec.tool_rules, creating it when absent. */
 function appendRule(located: Located, ruleLines: string[]): string {
-  const { text, eol, specIndent } = located;
+  const { specIndent } = located;
   const { seq } = toolRules(located);
   if (seq === null || seq.items.length === 0) {
     const itemIndent = specIndent + 2;
     return appendToSpec(located, [`${pad(specIndent)}tool_rules:`, ...ruleLines.map((line, i) => `${pad(itemIndent)}${i === 0 ? '- ' : '  '}${line}`)]);
   }
   if (seq.flow) throw new SilasError(ErrorCode.InvalidArgs, 'spec.tool_rules is written in flow style ([…]); edit it as text');
-  const lastItem = seq.items[seq.items.length - 1] as Node;
-  const itemIndent = located.column(lastItem.range![0]) - 2;
-  const lines = ruleLines.map((line, i) => `${pad(itemIndent)}${i === 0 ? '- ' : '  '}${line}`);
-  return splice(text, afterLineOf(text, lastItem.range![1]), 0, `${lines.join(eol)}${eol}`);
+  return appendBlockItem(located, seq, ruleLines);
 }
 
 function setToolAction(located: Located, tool: string, action: string): string {
@@ -147,6 +145,38 @@ function setToolAction(located: Located, tool: string, action: string): string {
   const toolPair = pairOf(existing, 'tool')!;
   const keyStart = (toolPair.key as Node).range![0];
   return splice(located.text, afterLineOf(located.text, (toolPair.value as Node).range![1]), 0, `${pad(located.column(keyStart))}action: ${action}${located.eol}`);
+}
+
+/** Appends an item (its lines without the dash) to a block sequence, at its items' indentation. */
+function appendBlockItem(located: Located, seq: YAMLSeq, itemLines: string[]): string {
+  const lastItem = seq.items[seq.items.length - 1] as Node;
+  const itemIndent = located.column(lastItem.range![0]) - 2;
+  const lines = itemLines.map((line, i) => `${pad(itemIndent)}${i === 0 ? '- ' : '  '}${line}`);
+  return splice(located.text, afterLineOf(located.text, lastItem.range![1]), 0, `${lines.join(located.eol)}${located.eol}`);
+}
+
+/** A DLP pattern (request scanning on, matches blocked when the policy had no dlp: yet). */
+function addDlpPattern(located: Located, name: string, regex: string): string {
+  const item = [`name: ${JSON.stringify(name)}`, `regex: ${JSON.stringify(regex)}`];
+  const { specIndent, text, eol } = located;
+  const dlpPair = pairOf(located.spec, 'dlp');
+  if (!dlpPair || dlpPair.value === null || dlpPair.value === undefined) {
+    const at = pad(specIndent + 2);
+    return appendToSpec(located, [`${pad(specIndent)}dlp:`, `${at}scan_requests: true`, `${at}on_request_match: block`, `${at}patterns:`, ...item.map((line, i) => `${at}  ${i === 0 ? '- ' : '  '}${line}`)]);
+  }
+  const dlp = dlpPair.value as YAMLMap;
+  if (!isMap(dlp) || dlp.flow) throw new SilasError(ErrorCode.InvalidArgs, 'spec.dlp is not a block mapping; edit it as text');
+  const patternsPair = pairOf(dlp, 'patterns');
+  const patterns = patternsPair?.value as YAMLSeq | null | undefined;
+  if (isSeq(patterns) && !patterns.flow && patterns.items.length > 0) return appendBlockItem(located, patterns, item);
+  if (patternsPair) throw new SilasError(ErrorCode.InvalidArgs, 'spec.dlp.patterns is empty, in flow style or not a list; edit it as text');
+  // No patterns yet: a patterns: key as the last key of dlp:, at its keys' indentation.
+  const firstKey = dlp.items[0]!.key as Node;
+  const keyIndent = located.column(firstKey.range![0]);
+  const last = dlp.items[dlp.items.length - 1]!;
+  const end = ((last.value ?? last.key) as Node).range![1];
+  const lines = [`${pad(keyIndent)}patterns:`, ...item.map((line, i) => `${pad(keyIndent + 2)}${i === 0 ? '- ' : '  '}${line}`)];
+  return splice(text, afterLineOf(text, end), 0, `${lines.join(eol)}${eol}`);
 }
 
 function escapeRegex(value: string): string {
@@ -181,5 +211,7 @@ export function applyFormChange(text: string, change: FormChange): FormEdit {
       return { text: setToolAction(located, change.tool, change.action), notes: [] };
     case 'rule_from_standing':
       return ruleFromStanding(located, change.tool, change.args);
+    case 'dlp_pattern':
+      return { text: addDlpPattern(located, change.name, change.regex), notes: [] };
   }
 }

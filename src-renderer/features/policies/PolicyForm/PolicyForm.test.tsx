@@ -90,6 +90,19 @@ describe('PolicyForm', () => {
     expect(draft(harness)).toContain('"action":"block"');
   });
 
+  it('adds a DLP pattern with its name and regular expression', async () => {
+    const harness = await renderForm();
+    const add = within(form()).getByRole('button', { name: 'Add pattern' });
+    expect(add).toHaveProperty('disabled', true);
+    fireEvent.change(within(form()).getByRole('textbox', { name: 'Pattern name' }), { target: { value: ' Slack token ' } });
+    fireEvent.change(within(form()).getByRole('textbox', { name: 'Pattern' }), { target: { value: 'xox[bp]-[0-9A-Za-z-]{10,}' } });
+    fireEvent.click(add);
+    await flushAll();
+    expect(harness.transport.callsTo('policies.edit')).toEqual([{ text: MODE_POLICY, change: { kind: 'dlp_pattern', name: 'Slack token', regex: 'xox[bp]-[0-9A-Za-z-]{10,}' } }]);
+    expect(draft(harness)).toContain('"kind":"dlp_pattern"');
+    expect((within(form()).getByRole('textbox', { name: 'Pattern' }) as HTMLInputElement).value).toBe('');
+  });
+
   it("shows the runtime's refusal as an alert and leaves the draft alone", async () => {
     const harness = await renderForm(MODE_POLICY, () => ({ ok: false, error: { code: 'E_INVALID_ARGS', message: 'spec.allowed_tools is a flow sequence; edit it in the YAML' } }));
     fireEvent.change(within(form()).getByRole('textbox', { name: 'Allow tool' }), { target: { value: 'list_dir' } });

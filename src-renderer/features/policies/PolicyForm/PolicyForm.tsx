@@ -48,6 +48,17 @@ export function PolicyForm() {
   const { applyPolicyChange } = useCockpitActions();
   const [tool, setTool] = useState('');
   const [action, setAction] = useState<ToolAction>('ask');
+  const patternNameId = useId();
+  const patternId = useId();
+  const [patternName, setPatternName] = useState('');
+  const [pattern, setPattern] = useState('');
+
+  function addPattern(event: FormEvent): void {
+    event.preventDefault();
+    applyPolicyChange({ kind: 'dlp_pattern', name: patternName.trim(), regex: pattern });
+    setPatternName('');
+    setPattern('');
+  }
 
   function setToolAction(event: FormEvent): void {
     event.preventDefault();
@@ -83,6 +94,19 @@ export function PolicyForm() {
       </div>
       <AddItem label="Allow tool" button="Add tool" placeholder="read_file" busy={pending} onAdd={(value) => applyPolicyChange({ kind: 'add_item', list: 'allowed_tools', value })} />
       <AddItem label="Protect path" button="Add path" placeholder="~/.ssh" busy={pending} onAdd={(value) => applyPolicyChange({ kind: 'add_item', list: 'protected_paths', value })} />
+      <form className="bench-form" aria-label="DLP pattern" onSubmit={addPattern}>
+        <div className="bench-form__field">
+          <label htmlFor={patternNameId}>Pattern name</label>
+          <input id={patternNameId} className="bench-form__input" value={patternName} onChange={(e) => setPatternName(e.target.value)} placeholder="Slack token" spellCheck={false} autoComplete="off" />
+        </div>
+        <div className="bench-form__field">
+          <label htmlFor={patternId}>Pattern</label>
+          <input id={patternId} className="bench-form__input" value={pattern} onChange={(e) => setPattern(e.target.value)} placeholder="xox[bp]-[0-9A-Za-z-]{10,}" spellCheck={false} autoComplete="off" />
+        </div>
+        <button type="submit" className="button" disabled={pending || patternName.trim() === '' || pattern === ''}>
+          Add pattern
+        </button>
+      </form>
       <form className="bench-form" aria-label="Tool action" onSubmit={setToolAction}>
         <div className="bench-form__field">
           <label htmlFor={toolId}>Tool</label>
