@@ -98,7 +98,6 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     audit: deps.audit,
     emit: (scope, event) => stream?.emit(scope, event),
     report: (scope, text, chips) => stream?.report(scope, text, chips),
-    approvalTimeoutMs: PLAN_APPROVAL_TIMEOUT_MS,
   });
   // One access controller per conversation scope (§5.1); with no active goal there are no levels,
   // so a connection that is not the owner's gets no tools unless a message is owner-signed.

@@ -65,14 +65,18 @@ export class PolicyLibrary {
   }
 
   list(): PolicyFileStatus[] {
-    return [...new Set(this.deps.knownPolicies().map((path) => resolve(path)))].sort().map((path) => this.status(path));
+    // The known paths are read once (client configurations, HOME/policies), not once per file.
+    return [...new Set(this.deps.knownPolicies().map((path) => resolve(path)))].sort().map((path) => this.statusOf(path));
   }
 
   status(pathInput: string): PolicyFileStatus {
-    const path = this.known(pathInput);
+    return this.statusOf(this.known(pathInput));
+  }
+
+  private statusOf(path: string): PolicyFileStatus {
     const text = readText(path);
     const latest = this.deps.versions.latest(path);
-    const versions = this.deps.versions.list(path, MAX_HISTORY).length;
+    const versions = this.deps.versions.count(path);
     if (text === null) return { path, exists: false, loads: false, signature: 'unsigned', hash: null, modifiedOutside: latest !== null, versions, textSha256: null };
     const loaded = loadPolicyText(text, { sourcePath: path, trustedKeys: this.deps.trustedKeys() });
     const signature: PolicySignature = loaded.ok ? (loaded.signedBy !== null ? 'owner' : 'unsigned') : loaded.errors.some((e) => e.code === -32010) ? 'invalid' : 'unsigned';
@@ -82,7 +86,7 @@ export class PolicyLibrary {
 
   read(pathInput: string): { status: PolicyFileStatus; text: string } {
     const path = this.known(pathInput);
-    return { status: this.status(path), text: readText(path) ?? '' };
+    return { status: this.statusOf(path), text: readText(path) ?? '' };
   }
 
   /**
@@ -112,7 +116,7 @@ export class PolicyLibrary {
     const row = this.deps.versions.append({ path, text: signed, textSha256: sha256(signed), policyHash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action, savedAt: this.now().toISOString() });
     writeFileAtomic(path, signed, modeOf(path));
     this.deps.audit.append('policies.saved', { path, seq: row.seq, policy_hash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action });
-    return { status: this.status(path), version: view(row) };
+    return { status: this.statusOf(path), version: view(row) };
   }
 
   history(pathInput: string, limit = 100): PolicyVersionView[] {

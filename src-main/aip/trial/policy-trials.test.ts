@@ -56,6 +56,17 @@ describe('policies.try | replay | suite', () => {
     ]);
   });
 
+  it("a long replay gives the event loop turns: a call made meanwhile is answered before it ends", async () => {
+    const { path, call, r } = await setup();
+    const calls = Array.from({ length: 3000 }, (_, i) => ({ event: 'aip.decision' as const, data: { direction: 'upstream' as const, decision: 'ALLOW', policy_mode: 'enforce', violation: false, method: 'tools/call', tool: 'write_file', args: { path: `/a/${i}`, content: 'x' }, server: 'files' } }));
+    r.audit.appendBatch(calls);
+    const order: string[] = [];
+    const replayed = call('policies.replay', { text: DRAFT, path, server: 'files', last: 3000 }).then((x) => order.push(`replay ${x.value.results.length}`));
+    const info = call('runtime.info', {}).then(() => order.push('info'));
+    await Promise.all([replayed, info]);
+    expect(order).toEqual(['info', 'replay 3000']);
+  });
+
   it('runs the suite kept beside the policy; a missing or broken suite is named', async () => {
     const { path, call } = await setup();
     const missing = await call('policies.suite', { text: DRAFT, path });

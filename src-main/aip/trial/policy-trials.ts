@@ -3,9 +3,9 @@ import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { loadPolicyText } from '../policy/load.js';
 import type { AgentPolicy } from '../policy/types.js';
-import { recordedCallsFrom } from './recorded.js';
+import { recordedCallsYielding } from './recorded.js';
 import { parseSuite } from './suite.js';
-import { replay, runSuite, tryCall, type ReplayResult, type SuiteResult, type TrialCall, type TrialEnvironment, type TrialOutcome } from './trial.js';
+import { replayYielding, runSuiteYielding, tryCall, type ReplayResult, type SuiteResult, type TrialCall, type TrialEnvironment, type TrialOutcome } from './trial.js';
 
 /*
  * The cockpit's test bench (issue 14 item 2), in the runtime: a draft (text, not yet saved)
@@ -32,13 +32,13 @@ export class PolicyTrials {
     return { draft: tryCall(draft, call, this.deps.environment), current: current ? tryCall(current, call, this.deps.environment) : null };
   }
 
-  replay(draftText: string, path: string | null, server: string, last: number): { results: ReplayResult[]; scanned: number } {
+  async replay(draftText: string, path: string | null, server: string, last: number): Promise<{ results: ReplayResult[]; scanned: number }> {
     const { draft, current } = this.policies(draftText, path);
-    const { calls, scanned } = recordedCallsFrom(this.deps.audit, server, last);
-    return { results: replay(calls, draft, current, this.deps.environment), scanned };
+    const { calls, scanned } = await recordedCallsYielding(this.deps.audit, server, last);
+    return { results: await replayYielding(calls, draft, current, this.deps.environment), scanned };
   }
 
-  suite(draftText: string, path: string): { suitePath: string; results: SuiteResult[] } {
+  async suite(draftText: string, path: string): Promise<{ suitePath: string; results: SuiteResult[] }> {
     const suitePath = suitePathOf(path);
     this.deps.readPolicy(path); // the same path check as the editor's reads
     let text: string;
@@ -50,7 +50,7 @@ export class PolicyTrials {
     const parsed = parseSuite(text, suitePath);
     if (!parsed.ok) throw new SilasError(ErrorCode.InvalidArgs, parsed.problem);
     const { draft, current } = this.policies(draftText, path);
-    return { suitePath, results: runSuite(parsed.suite, draft, current, this.deps.environment) };
+    return { suitePath, results: await runSuiteYielding(parsed.suite, draft, current, this.deps.environment) };
   }
 
   private policies(draftText: string, path: string | null): { draft: AgentPolicy; current: AgentPolicy | null } {

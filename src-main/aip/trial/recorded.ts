@@ -11,7 +11,27 @@ export const MAX_SCANNED_ENTRIES = 2_000_000;
  * oldest first, with their arguments as the ledger stores them (DLP-redacted where they were).
  * Pages are read by key, newest first, and the scan is bounded (docs/architecture.md §1).
  */
-export function recordedCallsFrom(audit: Pick<AuditLog, 'list'>, server: string, last: number): { calls: RecordedCall[]; scanned: number } {
+export function recordedCallsFrom(audit: Pick<AuditLog, 'list'>, server: string, last: number): RecordedScan {
+  const scan = scanRecorded(audit, server, last);
+  for (let step = scan.next(); ; step = scan.next()) if (step.done) return step.value;
+}
+
+/** The same scan for the runtime: the event loop gets a turn after every page (docs/architecture.md §1). */
+export async function recordedCallsYielding(audit: Pick<AuditLog, 'list'>, server: string, last: number): Promise<RecordedScan> {
+  const scan = scanRecorded(audit, server, last);
+  for (let step = scan.next(); ; step = scan.next()) {
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+export interface RecordedScan {
+  calls: RecordedCall[];
+  scanned: number;
+}
+
+/** Yields after each page read; returns what it found. */
+function* scanRecorded(audit: Pick<AuditLog, 'list'>, server: string, last: number): Generator<void, RecordedScan> {
   const found: RecordedCall[] = [];
   let before: number | undefined;
   let scanned = 0;
@@ -29,6 +49,7 @@ export function recordedCallsFrom(audit: Pick<AuditLog, 'list'>, server: string,
     }
     before = page.entries.at(-1)!.index;
     if (before === 0) break;
+    yield;
   }
   return { calls: found.reverse(), scanned };
 }

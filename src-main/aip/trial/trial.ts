@@ -93,12 +93,16 @@ export interface SuiteResult {
 }
 
 export function runSuite(suite: PolicySuite, draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): SuiteResult[] {
-  return suite.calls.map((call) => {
+  return [...suiteSteps(suite, draft, current, environment)];
+}
+
+function* suiteSteps(suite: PolicySuite, draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): Generator<SuiteResult> {
+  for (const call of suite.calls) {
     const trial: TrialCall = { name: call.name, method: call.method, ...(call.tool !== undefined ? { tool: call.tool } : {}), args: call.args, context: call.context };
     const underDraft = tryCall(draft, trial, environment);
     const underCurrent = current ? tryCall(current, trial, environment) : null;
-    return { name: call.name, expected: call.expect, draft: underDraft, current: underCurrent, passed: underDraft.decision === call.expect, changed: underCurrent !== null && underCurrent.decision !== underDraft.decision };
-  });
+    yield { name: call.name, expected: call.expect, draft: underDraft, current: underCurrent, passed: underDraft.decision === call.expect, changed: underCurrent !== null && underCurrent.decision !== underDraft.decision };
+  }
 }
 
 /** A decision the proxy recorded (`aip.decision`), with its arguments as stored (DLP-redacted where they were). */
@@ -124,14 +128,42 @@ export interface ReplayResult {
  * whole replay, like a running proxy, so rate limits count the calls in the order they happened.
  */
 export function replay(calls: readonly RecordedCall[], draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): ReplayResult[] {
+  return [...replaySteps(calls, draft, current, environment)];
+}
+
+function* replaySteps(calls: readonly RecordedCall[], draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): Generator<ReplayResult> {
   const draftEngine = createPolicyEngine(draft, environment);
   const currentEngine = current ? createPolicyEngine(current, environment) : null;
-  return calls.map((call) => {
+  for (const call of calls) {
     const trial: TrialCall = { name: `#${call.index}`, method: 'tools/call', tool: call.tool, args: call.args };
     const underDraft = evaluateOn(draftEngine, draft, trial);
     const underCurrent = currentEngine && current ? evaluateOn(currentEngine, current, trial) : null;
-    return { call, draft: underDraft, current: underCurrent, changed: comparable(call.recorded) !== comparable(underDraft.decision) };
-  });
+    yield { call, draft: underDraft, current: underCurrent, changed: comparable(call.recorded) !== comparable(underDraft.decision) };
+  }
+}
+
+/** Calls evaluated between two turns of the runtime's event loop: a few milliseconds of work. */
+const SLICE = 100;
+
+/**
+ * The bench in the runtime: the same evaluations, with the event loop given a turn every SLICE
+ * calls, so a 10,000-call replay never stalls the proxies' asks or the cockpit (docs/architecture.md §1).
+ */
+export async function replayYielding(calls: readonly RecordedCall[], draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): Promise<ReplayResult[]> {
+  return drainYielding(replaySteps(calls, draft, current, environment));
+}
+
+export async function runSuiteYielding(suite: PolicySuite, draft: AgentPolicy, current: AgentPolicy | null, environment: TrialEnvironment): Promise<SuiteResult[]> {
+  return drainYielding(suiteSteps(suite, draft, current, environment));
+}
+
+async function drainYielding<T>(steps: Iterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (const step of steps) {
+    out.push(step);
+    if (out.length % SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return out;
 }
 
 /** A recorded ASK that the person answered is still the policy's ASK. */

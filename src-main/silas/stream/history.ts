@@ -1,12 +1,11 @@
 import type { ContextItem } from '../../../src-shared/silas/context.js';
 import type { TaintLevel } from '../../../src-shared/silas/execution.js';
+import { lowerTaint } from '../../../src-shared/silas/memory.js';
 import type { StreamMessage, StreamSender } from '../../../src-shared/schemas/stream.js';
 
-/** §5.12: the least trusted of several taints (owner > auth > external). */
+/** §5.12: the least trusted of several taints, by the memory store's one rule (`lowerTaint`). */
 export function taintOrder(taints: readonly TaintLevel[]): TaintLevel {
-  if (taints.includes('external')) return 'external';
-  if (taints.includes('auth')) return 'auth';
-  return 'owner';
+  return taints.reduce(lowerTaint, 'owner');
 }
 
 export function messageOf(input: { id: string; sender: StreamSender; text: string; taint: TaintLevel; turn: number; at: Date }): StreamMessage {

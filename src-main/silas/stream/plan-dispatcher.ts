@@ -34,7 +34,6 @@ export interface PlanDispatcherDeps {
   emit: (scope: string, event: StreamEvent) => void;
   /** A line for the scope's conversation (chronicle and channel), e.g. the result's summary, with reply chips. */
   report: (scope: string, text: string, chips?: readonly { value: string; label: string }[]) => void;
-  approvalTimeoutMs: number;
 }
 
 export interface PlanRun {
@@ -129,10 +128,6 @@ export class BackgroundPlans implements PlanDispatcher {
       resumed += 1;
     }
     return resumed;
-  }
-
-  get size(): number {
-    return this.running.size;
   }
 
   /**

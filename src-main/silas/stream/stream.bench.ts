@@ -1,6 +1,6 @@
 // The Stream's benchmarks (issue 13):
 // 1. Turn overhead excluding the model: a direct turn through every §5.1 step with an in-process
-//    model that answers at once, p50/p99, with 1,000 chronicle items and 10,000 (then 100,000)
+//    model that answers at once, p50/p99, with 1,000 chronicle items and 10,000 (then 100,000), then 100,000 chronicle items
 //    memory items in the scope, beside its floor: a JSON.parse of the same model answer.
 // 2. Time to the first streamed token added by the runtime: from `stream.send` to the first
 //    `draft` event, against the provider's own time to its first text through the same client and
@@ -52,7 +52,7 @@ function sentence(seed: number): string {
   return out.join(' ');
 }
 
-async function turnOverhead(memoryItems: number): Promise<void> {
+async function turnOverhead(memoryItems: number, chronicleItems = 1_000): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'silas-stream-bench-'));
   const store = new MemorySecretStore();
   const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: store });
@@ -84,7 +84,7 @@ async function turnOverhead(memoryItems: number): Promise<void> {
     const opened: StreamOpenResult = stream.open({}, caller);
     const chronicle = new ChronicleRepository(ledger.db);
     const memory = new MemoryRepository(ledger.db);
-    for (let i = 0; i < 1_000; i += 1) {
+    for (let i = 0; i < chronicleItems; i += 1) {
       chronicle.append(opened.scope, { ctx_id: `c${i}`, zone: 'chronicle', kind: 'message', source: 'channel:cockpit', taint: 'auth', content: `[auth] cockpit: ${sentence(i)}`, token_count: 40, turn_number: i, created_at: new Date().toISOString(), relevance: 1, masked: false, pinned: false });
     }
     for (let i = 0; i < memoryItems; i += 1000) {
@@ -106,7 +106,7 @@ async function turnOverhead(memoryItems: number): Promise<void> {
     const parseStart = performance.now();
     for (let i = 0; i < 10_000; i += 1) JSON.parse(ANSWER);
     const parseUs = ((performance.now() - parseStart) / 10_000) * 1000;
-    const extra = { chronicle_items: 1_000, memory_items: memoryItems, floor_json_parse_us: Number(parseUs.toFixed(2)), target_p50_ms: 5 };
+    const extra = { chronicle_items: chronicleItems, memory_items: memoryItems, floor_json_parse_us: Number(parseUs.toFixed(2)), target_p50_ms: 5 };
     report('stream.turn_overhead.p50', 'ms', percentile(times, 0.5), extra);
     report('stream.turn_overhead.p99', 'ms', percentile(times, 0.99), extra);
     if (finished.some((event) => event.type === 'turn_finished' && event.outcome !== 'answered')) throw new Error('a benchmark turn did not answer');
@@ -170,5 +170,7 @@ async function firstTokenOverhead(): Promise<void> {
 
 await turnOverhead(10_000);
 await turnOverhead(100_000);
+// The chronicle axis: rehydration reads the last 50 entries by key, whatever the scope holds.
+await turnOverhead(10_000, 100_000);
 await firstTokenOverhead();
 

@@ -198,7 +198,7 @@ export class Stream implements StreamChannel {
   private async runTurn(args: z.output<typeof StreamSendArgs>, caller: StreamCaller, turnId: string, lane: Lane, generation: number): Promise<void> {
     lane.waiting -= 1;
     const { scope } = args;
-    const meter = new TurnMeter(this.deps.clock);
+    const meter = new TurnMeter();
     const emit = (event: StreamEvent) => this.emit(scope, event);
     const turn = this.deps.chronicle.turnCounter(scope) + 1;
     if (generation !== lane.generation) {

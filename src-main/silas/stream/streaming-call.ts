@@ -19,8 +19,6 @@ export interface StreamingCallOptions {
   onCall?: (record: ModelCallRecord) => void;
   /** Decoded message text as it arrives; null: the draft so far is void (a new attempt). */
   onDraft?: (delta: string | null) => void;
-  /** The first text of each answer reached the runtime (the first-token benchmark's mark). */
-  onFirstText?: () => void;
 }
 
 export interface StreamingCall {
@@ -38,14 +36,9 @@ export function streamingStructuredCall(options: StreamingCallOptions): Streamin
     const messages: ModelMessage[] = [...prompt.messages, ...(repair ? [{ role: 'user' as const, content: repairNote }] : [])];
     const streamer = new MessageFieldStreamer();
     let raw = '';
-    let first = true;
     try {
       for await (const event of options.client.streamText({ system: prompt.system, messages, ...(callOptions?.signal ? { signal: callOptions.signal } : {}) })) {
         if (event.type === 'text-delta') {
-          if (first) {
-            first = false;
-            options.onFirstText?.();
-          }
           raw += event.text;
           const delta = streamer.push(event.text);
           if (delta !== '') options.onDraft?.(delta);

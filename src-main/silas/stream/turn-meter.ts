@@ -15,9 +15,6 @@ export class TurnMeter {
   private outputTokens = 0;
   private cost: number | null = null;
   private calls = 0;
-  private firstTextAt: number | null = null;
-
-  constructor(private readonly clock: () => number = () => performance.now()) {}
 
   countPrompt(tokens: number): void {
     this.promptTokens += tokens;
@@ -39,15 +36,6 @@ export class TurnMeter {
       cost_usd: record.costUsd,
       repair: record.repair,
     });
-  }
-
-  firstText(): void {
-    this.firstTextAt ??= this.clock();
-  }
-
-  /** When the first text of an answer reached the runtime (for the first-token benchmark). */
-  get firstTextTime(): number | null {
-    return this.firstTextAt;
   }
 
   usage(): TurnUsage {

@@ -240,7 +240,6 @@ export class TurnProcessor {
       client: model.client,
       ...(model.price ? { price: model.price } : {}),
       onCall: (record) => request.meter.add(model.client.role, record, this.deps.audit, { scope_id: request.scope, turn: request.turn }, model.client),
-      onFirstText: () => request.meter.firstText(),
       onDraft: holdDrafts
         ? undefined
         : (delta) => request.emit(delta === null ? { type: 'draft_reset', scope: request.scope, turn_id: request.turnId, reason: 'the answer did not match its schema; asking the model once more' } : { type: 'draft', scope: request.scope, turn_id: request.turnId, delta }),

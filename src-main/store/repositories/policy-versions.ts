@@ -64,6 +64,10 @@ export class PolicyVersionRepository {
     return row ? fromRow(row) : null;
   }
 
+  count(path: string): number {
+    return this.db.prepare('SELECT count(*) FROM policy_versions WHERE path = ?').pluck().get(path) as number;
+  }
+
   latest(path: string): PolicyVersionRow | null {
     const row = this.db.prepare('SELECT * FROM policy_versions WHERE path = ? ORDER BY seq DESC LIMIT 1').get(path) as Row | undefined;
     return row ? fromRow(row) : null;

@@ -1,13 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SqliteDatabase } from '../transaction.js';
 
-/** One row per conversation scope: its public id and the hash of its resume key (migration 010). */
-export interface StreamScopeRecord {
-  scopeId: string;
-  createdAt: string;
-  lastUsedAt: string;
-}
-
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
@@ -33,15 +26,7 @@ export class StreamScopeRepository {
     return true;
   }
 
-  exists(scopeId: string): boolean {
-    return this.db.prepare('SELECT 1 FROM silas_stream_scopes WHERE scope_id = ?').get(scopeId) !== undefined;
-  }
 
-  /** Most recently used first: the scopes a restart rehydrates. */
-  recent(limit: number): StreamScopeRecord[] {
-    const rows = this.db.prepare('SELECT scope_id, created_at, last_used_at FROM silas_stream_scopes ORDER BY last_used_at DESC LIMIT ?').all(limit) as { scope_id: string; created_at: string; last_used_at: string }[];
-    return rows.map((row) => ({ scopeId: row.scope_id, createdAt: row.created_at, lastUsedAt: row.last_used_at }));
-  }
 }
 
 /** Work the Stream dispatched and its last status (migration 010); `item_json` is the plan as it was asked for. */
