@@ -1,8 +1,27 @@
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import type { Plugin } from 'vite';
 
 const root = import.meta.dirname;
+
+/**
+ * The policy templates are read from beside the module that lists them (src-main/aip/templates/
+ * catalog.ts, by `import.meta.url`); in the bundle that module is out/main/index.js, so the
+ * YAML and suites are emitted there unchanged.
+ */
+function policyTemplates(): Plugin {
+  const dir = resolve(import.meta.dirname, 'src-main/aip/templates');
+  return {
+    name: 'silas-policy-templates',
+    generateBundle() {
+      for (const file of readdirSync(dir).filter((name) => /\.(ya?ml|suite\.json)$/.test(name))) {
+        this.emitFile({ type: 'asset', fileName: file, source: readFileSync(join(dir, file), 'utf8') });
+      }
+    },
+  };
+}
 
 /**
  * Desktop build: three explicit entries. The main process bundles the whole Node runtime
@@ -10,6 +29,7 @@ const root = import.meta.dirname;
  */
 export default defineConfig({
   main: {
+    plugins: [policyTemplates()],
     build: {
       outDir: resolve(root, 'out/main'),
       rollupOptions: {

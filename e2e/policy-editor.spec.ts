@@ -99,3 +99,61 @@ test('write, test against recorded calls, sign, deploy and roll back a policy', 
   await expect(problems).toContainText('No problems');
   expect(browserProblems).toEqual([]);
 });
+
+test('a policy from a template: its suite passes, fields explain themselves, versions compare, and an unsaved draft is not dropped silently', async ({ page, silas, browserProblems }) => {
+  await openCockpit(page, silas);
+  await mainNav(page).getByRole('link', { name: 'Policies' }).click();
+
+  // The gallery: a read-only filesystem policy, made, signed and opened.
+  const gallery = page.getByRole('region', { name: 'New policy from a template' });
+  await gallery.getByRole('button', { name: 'Show the templates' }).click();
+  await expect(gallery.getByRole('radio')).toHaveCount(5);
+  await gallery.getByRole('radio', { name: 'Filesystem, read-only' }).check();
+  await gallery.getByRole('textbox', { name: 'Name of the new policy' }).fill('project-files');
+  await gallery.getByRole('button', { name: 'Create and open' }).click();
+  await expect(gallery.getByRole('status')).toContainText('Created project-files.yaml from "Filesystem, read-only", signed as version 1');
+  const file = join(silas.home, 'policies', 'project-files.yaml');
+  expect(readFileSync(file, 'utf8')).toMatch(/^ {2}name: project-files$/m);
+  expect(readFileSync(file, 'utf8')).toMatch(/^ {2}signature: ["']?ed25519:/m);
+  const editor = page.getByRole('textbox', { name: 'Policy YAML' });
+  await expect(editor).toContainText('name: project-files');
+  await expect(page.getByRole('list', { name: 'Policies' }).getByRole('listitem', { name: 'project-files.yaml' })).toContainText('Signed');
+
+  // Its suite came with it, and passes.
+  await page.getByRole('region', { name: 'Test bench' }).getByRole('button', { name: 'Run suite' }).click();
+  await expect(page.getByText(/^Suite .*project-files\.suite\.json: \d+ passed, 0 failed; no decision changes$/)).toBeVisible();
+
+  // Hovering a key shows the schema's documentation of that field.
+  await editor.getByText('mode', { exact: true }).first().hover();
+  const doc = page.getByRole('tooltip', { name: 'About spec.mode' });
+  await expect(doc).toContainText('monitor only logs them');
+  await expect(doc).toContainText('Values: enforce, monitor');
+
+  // A second version, then version 1 compared with version 2.
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.insertText('# reviewed by Ada\n');
+  await expect(page.getByRole('region', { name: 'Problems' })).toContainText('No problems');
+  await page.getByRole('button', { name: 'Save and sign' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Saved version' })).toHaveText('Saved version 2, signed');
+  const history = page.getByRole('region', { name: 'History' });
+  await history.getByRole('button', { name: 'Diff version 1' }).click();
+  await history.getByRole('combobox', { name: 'Compare version 1 with' }).selectOption({ label: 'Version 2' });
+  await expect(history.getByLabel(/^Version 1 \(−\) against version 2 \(\+\): \d+ removed, \d+ added$/)).toContainText('+ # reviewed by Ada');
+
+  // An unsaved edit: closing the editor asks first; "Keep editing" keeps it, "Discard changes" drops it.
+  await editor.click();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.insertText('# not saved\n');
+  await page.getByRole('button', { name: 'Close the editor' }).click();
+  const question = page.getByRole('alertdialog', { name: 'Unsaved changes' });
+  await expect(question).toContainText('Your changes to project-files.yaml are not saved. Discard them and close the editor?');
+  await expect(question.getByRole('button', { name: 'Keep editing' })).toBeFocused();
+  await question.getByRole('button', { name: 'Keep editing' }).click();
+  await expect(editor).toContainText('# not saved');
+  await page.getByRole('button', { name: 'Close the editor' }).click();
+  await question.getByRole('button', { name: 'Discard changes' }).click();
+  await expect(editor).toHaveCount(0);
+  expect(readFileSync(file, 'utf8')).not.toContain('# not saved');
+  expect(browserProblems).toEqual([]);
+});

@@ -35,6 +35,7 @@ import { APP_VERSION } from './version.js';
 import { composeStream } from './compose-stream.js';
 import { connectedServers, installationPolicies } from '../mcp/silas-tools/connected-servers.js';
 import { PolicyLibrary } from '../aip/library/policy-library.js';
+import { templateGallery } from '../aip/templates/catalog.js';
 import { PolicyTrials } from '../aip/trial/policy-trials.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import type { SandboxManager } from '../silas/sandbox/index.js';
@@ -148,6 +149,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     signer,
     trustedKeys: () => ledger.trustedKeys(),
     knownPolicies: () => installationPolicies(locations, config.home),
+    policiesDir: join(config.home, 'policies'),
+    templates: templateGallery,
     ...(overrides.now ? { now: overrides.now } : {}),
   });
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });

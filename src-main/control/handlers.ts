@@ -36,7 +36,7 @@ export interface HandlerServices {
   /** The policy test bench (issue 14). */
   trials?: Pick<PolicyTrials, 'tryCall' | 'replay' | 'suite'>;
   /** The policies the cockpit edits (issue 14). */
-  policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt'>;
+  policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -82,6 +82,8 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'policies.version': ({ id }) => need(services.policies, 'the policy library').version(id),
     'policies.restore': ({ id }) => need(services.policies, 'the policy library').restore(id),
     'policies.adopt': ({ path }) => need(services.policies, 'the policy library').adopt(path),
+    'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
+    'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),
     'secrets.store': ({ name, value }, ctx) => {
       // A secret never rides the WebSocket (§8.1): the browser cockpit POSTs it to /secrets/NAME.
       if (ctx.transport === 'websocket') throw new SilasError(ErrorCode.Unauthorized, 'secrets are not accepted over the WebSocket; the cockpit sends them with POST /secrets/NAME');

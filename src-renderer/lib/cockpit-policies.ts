@@ -2,9 +2,10 @@ import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/i
 import { ErrorCode } from '../../src-shared/errors.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { replayResult, suiteResult, tryResult } from '../store/policy-bench-rows.js';
-import { saveBlockReason, savedMessage } from '../store/policy-editor-state.js';
+import { hasUnsavedDraft, saveBlockReason, savedMessage } from '../store/policy-editor-state.js';
 import { describeError, isClientError } from './client.js';
 import { connectPolicyForm, type PolicyFormActions } from './cockpit-policy-form.js';
+import { connectPolicyGallery, type PolicyGalleryActions } from './cockpit-policy-gallery.js';
 import { refreshingLoader } from './refreshing-loader.js';
 
 /** Quiet time after the last keystroke before the draft is sent to `policies.validate`. */
@@ -14,10 +15,16 @@ export const VALIDATE_DELAY_MS = 250;
 export const POLICIES_REFRESH_DELAY_MS = 300;
 
 /** What the Policies page's editor may ask for. */
-export interface PolicyActions extends PolicyFormActions {
-  /** Reads a policy into the editor (replacing the one open), checks it and loads its history. */
+export interface PolicyActions extends PolicyFormActions, PolicyGalleryActions {
+  /**
+   * Reads a policy into the editor (replacing the one open), checks it and loads its history. An
+   * unsaved draft is not dropped without the person's word: `discard` asks first.
+   */
   openPolicy(path: string): void;
+  /** Closes the editor; an unsaved draft is asked about first, as for openPolicy. */
   closePolicy(): void;
+  /** Answers the question about an unsaved draft: drop it and go on, or keep editing. */
+  settleDiscard(drop: boolean): void;
   /** The person typed: the draft is checked by the runtime after VALIDATE_DELAY_MS of quiet. */
   editPolicy(text: string): void;
   /** Signs and writes the draft, only when nothing blocks it (saveBlockReason). */
@@ -36,6 +43,8 @@ export interface PolicyActions extends PolicyFormActions {
   /** Loads a saved version's text to diff against the editor's. */
   showPolicyDiff(id: number): void;
   hidePolicyDiff(): void;
+  /** Diffs the open diff's version against another saved version, or (null) the editor's draft again. */
+  compareDiffWith(id: number | null): void;
   restorePolicyVersion(id: number): void;
 }
 
@@ -51,6 +60,11 @@ export interface PolicyWiring {
 export interface PolicyWiringDeps {
   call<N extends CallName>(name: N, args: CallArgs<N>): Promise<CallResult<N>>;
   store: CockpitStore;
+  /**
+   * The browser tab, whose reload or close would lose an unsaved draft: it is asked to warn. Null
+   * in the desktop window, which hides rather than closes and keeps the draft.
+   */
+  page?: Pick<Window, 'addEventListener' | 'removeEventListener'> | null;
 }
 
 /**
@@ -58,7 +72,7 @@ export interface PolicyWiringDeps {
  * its own counter so that only the newest answer lands: a late validation of older text, a bench
  * run for a policy since closed, a history of another file.
  */
-export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring {
+export function connectPolicies({ call, store, page = null }: PolicyWiringDeps): PolicyWiring {
   const state = () => store.getState();
   const editor = () => state().policyEditor;
   let validateTimer: ReturnType<typeof setTimeout> | null = null;
@@ -145,6 +159,27 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
       },
     );
   }
+
+  /** What settleDiscard runs; a newer question answers the older one "keep editing". */
+  let pendingDiscard: ((drop: boolean) => void) | null = null;
+
+  /** Runs `go` at once when nothing unsaved is in the editor; otherwise asks, and runs `go` or `stay` on the answer. */
+  function whenDraftMayGo(next: string | null, go: () => void, stay: () => void = () => undefined): void {
+    if (!hasUnsavedDraft(editor())) return go();
+    pendingDiscard?.(false);
+    pendingDiscard = (drop) => (drop ? go() : stay());
+    state().policyDiscardAsked(next);
+  }
+
+  function settleDiscard(drop: boolean): void {
+    const answer = pendingDiscard;
+    pendingDiscard = null;
+    state().policyDiscardSettled();
+    answer?.(drop);
+  }
+
+  const openPolicyOnWord = (path: string): Promise<boolean> =>
+    new Promise((resolve) => whenDraftMayGo(path, () => void openPolicy(path).then(resolve), () => resolve(false)));
 
   function closePolicy(): void {
     openRequest += 1;
@@ -237,6 +272,15 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
     );
   }
 
+  function compareDiffWith(id: number | null): void {
+    if (id === null) return state().policyDiffAgainstDraft();
+    state().policyDiffAgainstLoading(id);
+    call('policies.version', { id }).then(
+      (result) => state().policyDiffAgainstLoaded({ id, seq: result.version.seq, text: result.text }),
+      (error: unknown) => state().policyDiffAgainstFailed(id, describeError(error)),
+    );
+  }
+
   function restorePolicyVersion(id: number): void {
     const { open, history } = editor();
     if (!open || history.restoring !== null) return;
@@ -251,7 +295,14 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
     );
   }
 
-  const form = connectPolicyForm({ call, store, openPolicy, validateNow });
+  /** The browser shows its own "leave site?" question; the text of it is not ours to set. */
+  function warnBeforeUnload(event: BeforeUnloadEvent): void {
+    if (hasUnsavedDraft(editor())) event.preventDefault();
+  }
+  page?.addEventListener('beforeunload', warnBeforeUnload);
+
+  const form = connectPolicyForm({ call, store, openPolicy: openPolicyOnWord, validateNow });
+  const gallery = connectPolicyGallery({ call, store, openPolicy: openPolicyOnWord, reloadList: () => list.load() });
 
   return {
     reload() {
@@ -261,8 +312,9 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
     },
     schedule: () => list.schedule(),
     actions: {
-      openPolicy: (path) => void openPolicy(path),
-      closePolicy,
+      openPolicy: (path) => whenDraftMayGo(path, () => void openPolicy(path)),
+      closePolicy: () => whenDraftMayGo(null, closePolicy),
+      settleDiscard,
       editPolicy,
       savePolicy,
       reloadPolicy,
@@ -274,10 +326,14 @@ export function connectPolicies({ call, store }: PolicyWiringDeps): PolicyWiring
       runPolicySuite: () => bench('suite', (text, path) => call('policies.suite', { text, path }), (r) => state().policyBenchDone(suiteResult(r))),
       showPolicyDiff,
       hidePolicyDiff: () => state().policyDiffClosed(),
+      compareDiffWith,
       restorePolicyVersion,
       ...form.actions,
+      ...gallery.actions,
     },
     dispose() {
+      page?.removeEventListener('beforeunload', warnBeforeUnload);
+      settleDiscard(false);
       form.dispose();
       list.cancel();
       clearValidateTimer();

@@ -124,7 +124,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     if (!answer.ok) throw new ClientError(answer.error.code, answer.error.message);
   };
   const stream = connectStream({ call, storeSecret, store, storage: scopeStorage, generation: () => generation });
-  const policies = connectPolicies({ call, store });
+  const policies = connectPolicies({ call, store, page: win && !('silas' in win && win.silas) ? win : null });
 
   /**
    * A connect checks only what is new (`background`: the last verdict stays shown meanwhile);

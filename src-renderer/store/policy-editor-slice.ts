@@ -3,7 +3,8 @@ import { canonicalAuditEvent } from '../../src-shared/audit/events.js';
 import type { CockpitState } from './cockpit-store.js';
 import type { BenchKind, BenchResult } from './policy-bench-rows.js';
 import * as r from './policy-editor-state.js';
-import type { PolicyEditorState, PolicyFileStatus, PolicyRead, PolicySaved, PolicyValidation, PolicyVersion } from './policy-editor-state.js';
+import * as g from './policy-gallery-state.js';
+import type { PolicyEditorState, PolicyFileStatus, PolicyRead, PolicySaved, PolicyValidation, PolicyVersion, VersionText } from './policy-editor-state.js';
 
 export interface PolicyEditorSlice {
   policyEditor: PolicyEditorState;
@@ -13,6 +14,14 @@ export interface PolicyEditorSlice {
   policyFileActionStarted(path: string, kind: 'adopt' | 'revert'): void;
   policyFileActionDone(path: string, text: string, error: boolean): void;
   policyOpening(path: string): void;
+  policyDiscardAsked(next: string | null): void;
+  policyGalleryShown(shown: boolean): void;
+  policyTemplatesLoading(): void;
+  policyTemplatesLoaded(templates: readonly g.PolicyTemplateView[]): void;
+  policyTemplatesFailed(message: string): void;
+  policyCreateStarted(): void;
+  policyCreateDone(text: string, error: boolean): void;
+  policyDiscardSettled(): void;
   policyOpenFailed(path: string, message: string): void;
   policyOpened(path: string, read: PolicyRead): void;
   policyClosed(): void;
@@ -36,9 +45,13 @@ export interface PolicyEditorSlice {
   policyHistoryLoaded(path: string, versions: readonly PolicyVersion[]): void;
   policyHistoryFailed(path: string, message: string): void;
   policyDiffLoading(id: number): void;
-  policyDiffLoaded(diff: { id: number; seq: number; text: string }): void;
+  policyDiffLoaded(diff: VersionText): void;
   policyDiffFailed(id: number, message: string): void;
   policyDiffClosed(): void;
+  policyDiffAgainstLoading(id: number): void;
+  policyDiffAgainstLoaded(against: VersionText): void;
+  policyDiffAgainstFailed(id: number, message: string): void;
+  policyDiffAgainstDraft(): void;
   policyRestoring(id: number): void;
   policyRestored(id: number, message: string): void;
   policyRestoreFailed(id: number, message: string): void;
@@ -46,6 +59,7 @@ export interface PolicyEditorSlice {
 
 export const createPolicyEditorSlice: StateCreator<CockpitState, [], [], PolicyEditorSlice> = (set) => {
   const update = (fn: (s: PolicyEditorState) => PolicyEditorState) => set((state) => ({ policyEditor: fn(state.policyEditor) }));
+  const gallery = (fn: (x: g.PolicyGalleryState) => g.PolicyGalleryState) => update((s) => ({ ...s, gallery: fn(s.gallery) }));
   return {
     policyEditor: r.initialPolicyEditor,
     policiesLoading: () => update(r.listLoading),
@@ -54,6 +68,14 @@ export const createPolicyEditorSlice: StateCreator<CockpitState, [], [], PolicyE
     policyFileActionStarted: (path, kind) => update((s) => r.fileActionStarted(s, path, kind)),
     policyFileActionDone: (path, text, error) => update((s) => r.fileActionDone(s, path, text, error)),
     policyOpening: (path) => update((s) => r.policyOpening(s, path)),
+    policyDiscardAsked: (next) => update((s) => r.discardAsked(s, next)),
+    policyGalleryShown: (shown) => gallery((x) => g.galleryShown(x, shown)),
+    policyTemplatesLoading: () => gallery(g.templatesLoading),
+    policyTemplatesLoaded: (templates) => gallery((x) => g.templatesLoaded(x, templates)),
+    policyTemplatesFailed: (message) => gallery((x) => g.templatesFailed(x, message)),
+    policyCreateStarted: () => gallery(g.createStarted),
+    policyCreateDone: (text, error) => gallery((x) => g.createDone(x, text, error)),
+    policyDiscardSettled: () => update(r.discardSettled),
     policyOpenFailed: (path, message) => update((s) => r.policyOpenFailed(s, path, message)),
     policyOpened: (path, read) => update((s) => r.policyOpened(s, path, read)),
     policyClosed: () => update(r.policyClosed),
@@ -80,6 +102,10 @@ export const createPolicyEditorSlice: StateCreator<CockpitState, [], [], PolicyE
     policyDiffLoaded: (diff) => update((s) => r.diffLoaded(s, diff)),
     policyDiffFailed: (id, message) => update((s) => r.diffFailed(s, id, message)),
     policyDiffClosed: () => update(r.diffClosed),
+    policyDiffAgainstLoading: (id) => update((s) => r.againstLoading(s, id)),
+    policyDiffAgainstLoaded: (against) => update((s) => r.againstLoaded(s, against)),
+    policyDiffAgainstFailed: (id, message) => update((s) => r.againstFailed(s, id, message)),
+    policyDiffAgainstDraft: () => update(r.againstDraft),
     policyRestoring: (id) => update((s) => r.restoreStarted(s, id)),
     policyRestored: (id, message) => update((s) => r.restoreDone(s, id, message)),
     policyRestoreFailed: (id, message) => update((s) => r.restoreFailed(s, id, message)),

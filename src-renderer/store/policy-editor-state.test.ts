@@ -130,6 +130,19 @@ describe('policy editor reducers', () => {
     expect(r.policyOpenFailed(r.policyOpening(s, OTHER_PATH), POLICY_PATH, 'x').openError).toBeNull();
   });
 
+  it('compares the diffed version with another only while that one is asked for; a new diff starts against the draft', () => {
+    let s = r.diffLoaded(r.diffLoading(opened(), 10), { id: 10, seq: 1, text: 'a' });
+    expect(r.againstLoading(r.diffClosed(s), 20).history.againstLoading).toBeNull();
+    s = r.againstLoading(s, 20);
+    expect(r.againstLoaded(s, { id: 30, seq: 3, text: 'c' }).history.against).toBeNull();
+    s = r.againstLoaded(s, { id: 20, seq: 2, text: 'b' });
+    expect(s.history).toMatchObject({ against: { id: 20, seq: 2 }, againstLoading: null });
+    expect(r.againstFailed(r.againstLoading(s, 30), 30, 'gone').history).toMatchObject({ againstLoading: null, error: 'gone', against: { id: 20 } });
+    expect(r.againstDraft(s).history.against).toBeNull();
+    expect(r.diffLoading(s, 20).history).toMatchObject({ against: null, againstLoading: null });
+    expect(r.diffClosed(s).history).toMatchObject({ diff: null, against: null });
+  });
+
   it('loads a version for the diff only while it is the one asked for, and tracks restores', () => {
     let s = r.diffLoading(opened(), 10);
     expect(r.diffLoaded(s, { id: 20, seq: 2, text: 'x' }).history.diff).toBeNull();

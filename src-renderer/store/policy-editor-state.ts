@@ -1,5 +1,6 @@
 import type { CallResult } from '../../src-shared/contract/index.js';
 import type { BenchKind, BenchResult } from './policy-bench-rows.js';
+import { initialGallery, type PolicyGalleryState } from './policy-gallery-state.js';
 
 /*
  * The Policies page's editor (issue 14): the policies of this installation, the one open in the
@@ -47,6 +48,13 @@ export interface PolicyFormState {
   error: string | null;
 }
 
+/** A saved version's text, as `policies.version` returned it. */
+export interface VersionText {
+  id: number;
+  seq: number;
+  text: string;
+}
+
 export interface PolicyEditorState {
   policies: readonly PolicyFileStatus[];
   listStatus: LoadStatus;
@@ -57,6 +65,11 @@ export interface PolicyEditorState {
   fileMessage: { path: string; kind: 'adopt' | 'revert'; text: string; error: boolean } | null;
   /** The path being read into the editor. */
   opening: string | null;
+  /**
+   * An unsaved draft about to be dropped, waiting for the person's word: `next` is the policy
+   * that would replace it, or null when the editor would close.
+   */
+  discard: { path: string; next: string | null } | null;
   openError: string | null;
   open: OpenPolicy | null;
   validation: PolicyValidation | null;
@@ -65,20 +78,25 @@ export interface PolicyEditorState {
   save: { phase: SavePhase; message: string | null };
   bench: { running: BenchKind | null; result: BenchResult | null; error: string | null };
   form: PolicyFormState;
+  /** The template gallery: it lives beside the list, whichever policy is open. */
+  gallery: PolicyGalleryState;
   history: {
     versions: readonly PolicyVersion[];
     status: LoadStatus;
     error: string | null;
     /** The version being restored; one restore at a time. */
     restoring: number | null;
-    /** The version whose text is diffed against the editor's. */
-    diff: { id: number; seq: number; text: string } | null;
+    /** The version whose text is diffed (−), against the editor's draft or `against` (+). */
+    diff: VersionText | null;
     diffLoading: number | null;
+    /** The other version of a diff between two saved versions; null diffs against the editor's draft. */
+    against: VersionText | null;
+    againstLoading: number | null;
   };
 }
 
 const initialBench: PolicyEditorState['bench'] = { running: null, result: null, error: null };
-const initialHistory: PolicyEditorState['history'] = { versions: [], status: 'idle', error: null, restoring: null, diff: null, diffLoading: null };
+const initialHistory: PolicyEditorState['history'] = { versions: [], status: 'idle', error: null, restoring: null, diff: null, diffLoading: null, against: null, againstLoading: null };
 const idleSave: PolicyEditorState['save'] = { phase: 'idle', message: null };
 const idleForm: PolicyFormState = { pending: false, notes: [], error: null };
 
@@ -89,6 +107,7 @@ export const initialPolicyEditor: PolicyEditorState = {
   fileAction: null,
   fileMessage: null,
   opening: null,
+  discard: null,
   openError: null,
   open: null,
   validation: null,
@@ -97,6 +116,7 @@ export const initialPolicyEditor: PolicyEditorState = {
   save: idleSave,
   bench: initialBench,
   form: idleForm,
+  gallery: initialGallery,
   history: initialHistory,
 };
 
@@ -125,6 +145,14 @@ export const fileActionDone = (s: S, path: string, text: string, error: boolean)
   fileMessage: { path, kind: s.fileAction?.kind ?? 'adopt', text, error },
 });
 
+/** True while the editor holds text that no save has kept: opening another policy or closing would lose it. */
+export function hasUnsavedDraft(s: S): boolean {
+  return s.open !== null && (s.open.draft !== s.open.savedText || s.open.setAside !== null);
+}
+
+export const discardAsked = (s: S, next: string | null): S => (s.open ? { ...s, discard: { path: s.open.path, next } } : s);
+export const discardSettled = (s: S): S => (s.discard ? { ...s, discard: null } : s);
+
 export const policyOpening = (s: S, path: string): S => ({ ...s, opening: path, openError: null });
 export const policyOpenFailed = (s: S, path: string, message: string): S => (s.opening === path ? { ...s, opening: null, openError: message } : s);
 
@@ -135,6 +163,7 @@ export function policyOpened(s: S, path: string, read: PolicyRead): S {
   return {
     ...s,
     opening: s.opening === path ? null : s.opening,
+    discard: null,
     openError: null,
     open: { path, status: read.status, savedText: read.text, baseSha256: read.status.textSha256, draft: read.text, revision, setAside: null },
     validation: same ? s.validation : null,
@@ -146,7 +175,7 @@ export function policyOpened(s: S, path: string, read: PolicyRead): S {
   };
 }
 
-export const policyClosed = (s: S): S => ({ ...s, open: null, opening: null, validation: null, validating: false, validateError: null, save: idleSave, bench: initialBench, form: idleForm, history: initialHistory });
+export const policyClosed = (s: S): S => ({ ...s, open: null, opening: null, discard: null, validation: null, validating: false, validateError: null, save: idleSave, bench: initialBench, form: idleForm, history: initialHistory });
 
 /** The person typed: the draft changes, a draft set aside is let go, and a save outcome other than a conflict is no longer news. */
 export function draftEdited(s: S, text: string): S {
@@ -212,10 +241,15 @@ export const historyLoaded = (s: S, path: string, versions: readonly PolicyVersi
   s.open?.path === path ? history(s, { versions, status: 'ready', error: null }) : s;
 export const historyFailed = (s: S, path: string, message: string): S =>
   s.open?.path === path ? history(s, { status: s.history.status === 'ready' ? 'ready' : 'error', error: message }) : s;
-export const diffLoading = (s: S, id: number): S => history(s, { diffLoading: id, error: null });
-export const diffLoaded = (s: S, diff: { id: number; seq: number; text: string }): S => (s.history.diffLoading === diff.id ? history(s, { diff, diffLoading: null }) : s);
+/** A new diff starts against the editor's draft; another version can then be chosen to compare with. */
+export const diffLoading = (s: S, id: number): S => history(s, { diffLoading: id, error: null, against: null, againstLoading: null });
+export const diffLoaded = (s: S, diff: VersionText): S => (s.history.diffLoading === diff.id ? history(s, { diff, diffLoading: null }) : s);
 export const diffFailed = (s: S, id: number, message: string): S => (s.history.diffLoading === id ? history(s, { diffLoading: null, error: message }) : s);
-export const diffClosed = (s: S): S => history(s, { diff: null, diffLoading: null });
+export const diffClosed = (s: S): S => history(s, { diff: null, diffLoading: null, against: null, againstLoading: null });
+export const againstLoading = (s: S, id: number): S => (s.history.diff ? history(s, { againstLoading: id, error: null }) : s);
+export const againstLoaded = (s: S, against: VersionText): S => (s.history.againstLoading === against.id ? history(s, { against, againstLoading: null }) : s);
+export const againstFailed = (s: S, id: number, message: string): S => (s.history.againstLoading === id ? history(s, { againstLoading: null, error: message }) : s);
+export const againstDraft = (s: S): S => history(s, { against: null, againstLoading: null });
 export const restoreStarted = (s: S, id: number): S => ({ ...history(s, { restoring: id, error: null }), save: idleSave });
 export const restoreDone = (s: S, id: number, message: string): S => ({ ...history(s, { restoring: s.history.restoring === id ? null : s.history.restoring }), save: { phase: 'saved', message } });
 export const restoreFailed = (s: S, id: number, message: string): S => history(s, { restoring: s.history.restoring === id ? null : s.history.restoring, error: message });

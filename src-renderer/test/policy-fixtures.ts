@@ -60,6 +60,26 @@ export function diagnose(text: string): PolicyDiagnostic[] {
   return out;
 }
 
+/** Two templates of the gallery, as `policies.templates` lists them. */
+export const POLICY_TEMPLATES = [
+  {
+    id: 'filesystem-read-only',
+    title: 'Filesystem, read-only',
+    server: 'A filesystem server',
+    summary: 'Reads are allowed; every write is blocked.',
+    policyText: 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: filesystem-read-only\nspec:\n  # reads only\n  allowed_tools: [read_file]\n',
+    cases: 19,
+  },
+  {
+    id: 'github',
+    title: 'GitHub',
+    server: 'The GitHub MCP server',
+    summary: 'Reading is allowed; writes ask.',
+    policyText: 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: github\nspec:\n  allowed_tools: [get_issue]\n',
+    cases: 24,
+  },
+];
+
 const ok = <T>(value: T): Envelope<T> => ({ ok: true, value });
 const fail = (code: string, message: string): Envelope<never> => ({ ok: false, error: { code, message } });
 
@@ -181,6 +201,16 @@ export class PolicyDisk {
             { name: 'writes ask', expected: 'ASK', draft: outcome('ALLOW', { rule: 'allowed_tools' }), current: outcome('ASK', { rule: 'tool_rules[write_file] (ask)' }), passed: false, changed: true },
           ],
         });
+      })
+      .handle('policies.templates', () => ok({ templates: POLICY_TEMPLATES }))
+      .handle('policies.create', (args) => {
+        const { name, template } = args as { name: string; template: string };
+        const chosen = POLICY_TEMPLATES.find((t) => t.id === template);
+        if (!chosen) return fail('E_INVALID_ARGS', `template: there is no template "${template}"`);
+        const path = `/home/ada/.silas/policies/${name}.yaml`;
+        if (this.files.has(path)) return fail('E_CONFLICT', `${path} already exists; open that policy from the list, or choose another name`);
+        const version = this.keep(path, PolicyDisk.sign(chosen.policyText.replace(/name: \S+/, `name: ${name}`)));
+        return ok({ status: this.status(path), version: this.view(version), suitePath: path.replace(/\.yaml$/, '.suite.json') });
       });
   }
 }

@@ -21,9 +21,9 @@ export async function afterDebounce(): Promise<void> {
 }
 
 /** Renders `ui` against a runtime whose policy library is `disk`; with `open`, that policy is read into the editor first. */
-export async function renderPolicies(ui: ReactElement, disk = new PolicyDisk(), open: string | null = POLICY_PATH): Promise<PolicyHarness> {
+export async function renderPolicies(ui: ReactElement, disk = new PolicyDisk(), open: string | null = POLICY_PATH, options: { withWindow?: boolean } = {}): Promise<PolicyHarness> {
   const transport = disk.serve(new FakeTransport('connected')).handle('approvals.listStanding', () => ({ ok: true, value: { standing: [] } }));
-  const harness = renderCockpit(ui, { transport });
+  const harness = renderCockpit(ui, { transport, ...options });
   await flushAll();
   if (open !== null) {
     act(() => harness.cockpit.actions.openPolicy(open));

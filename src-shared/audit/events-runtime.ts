@@ -189,6 +189,11 @@ export const runtimeEvents = {
     category: 'policy',
     data: z.strictObject({ path: str, seq: int, policy_hash: str, signer: str, action: str }),
   }),
+  'policies.created': ev({
+    summary: 'A new policy was made from a template in the gallery (signed as its first version), with the template\'s test suite beside it.',
+    category: 'policy',
+    data: z.strictObject({ path: str, template: str, suite: str }),
+  }),
   'policies.restore_refused': ev({ summary: 'A saved policy version was not restored: its stored text no longer matches its hash.', category: 'policy', data: z.strictObject({ path: str, seq: int, reason: str }) }),
   'policies.write_refused': ev({ summary: 'The cockpit was refused a write to a file that is not a policy of this installation.', category: 'security', data: z.strictObject({ path: str, reason: str }) }),
   'operator.note': ev({ summary: 'A note the operator wrote into the ledger (`silas audit note`).', category: 'operator', data: z.strictObject({ text: str }) }),

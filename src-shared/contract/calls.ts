@@ -8,7 +8,7 @@ import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
-import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView } from '../schemas/policy-editor.js';
+import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
 export const AUDIT_PAGE_MAX = 1000;
@@ -225,6 +225,18 @@ export const calls = {
     summary: 'Takes a policy edited outside the cockpit as it is: signs it with the owner key and keeps it as a version.',
     args: PolicyPathArgs,
     result: PolicySaved,
+  }),
+  'policies.templates': defineCall({
+    access: 'read',
+    summary: 'The gallery of starting policies (filesystem read-only, filesystem with approvals for writes, shell with approvals, GitHub, browser automation), each with its text and the size of its test suite.',
+    args: z.object({}).strict(),
+    result: z.object({ templates: z.array(PolicyTemplateView) }).strict(),
+  }),
+  'policies.create': defineCall({
+    access: 'decide',
+    summary: "A new policy HOME/policies/NAME.yaml from a template: signed with the owner key as its first version, with the template's suite beside it (NAME.suite.json). Refused when either file exists.",
+    args: PolicyCreateArgs,
+    result: PolicyCreated,
   }),
   'models.status': defineCall({
     access: 'read',

@@ -69,6 +69,21 @@ export const PolicyVersionArgs = z.strictObject({ id: z.number().int().positive(
 export const PolicyHistoryArgs = z.strictObject({ path: AbsolutePath, limit: z.number().int().min(1).max(1000).default(100) });
 export const PolicySaved = z.strictObject({ status: PolicyFileStatus, version: PolicyVersionView });
 
+/** One starting policy of the gallery (aip/templates), with its text to preview and how many cases its suite has. */
+export const PolicyTemplateView = z.strictObject({
+  id: z.string().max(100),
+  title: z.string().max(200),
+  server: z.string().max(500),
+  summary: z.string().max(2000),
+  policyText: z.string(),
+  cases: z.number().int().nonnegative(),
+});
+export const PolicyCreateArgs = z.strictObject({
+  name: z.string({ error: 'expected a name for the new policy, e.g. "project-files"' }).min(1, 'name: give the new policy a name').max(63, 'name: at most 63 characters'),
+  template: z.string({ error: 'expected the id of a template from the gallery' }).min(1).max(100),
+});
+export const PolicyCreated = z.strictObject({ status: PolicyFileStatus, version: PolicyVersionView, suitePath: z.string() });
+
 const Decision = z.enum(['ALLOW', 'BLOCK', 'ASK', 'RATE_LIMITED', 'ALLOW_MONITOR']);
 
 export const TrialOutcome = z.strictObject({

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,9 @@ import { MemorySecretStore } from '../../keys/secret-store.js';
 import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { loadPolicyText } from '../policy/load.js';
+import { POLICY_TEMPLATES, readTemplate, templateGallery } from '../templates/catalog.js';
+import { parseSuite } from '../trial/suite.js';
+import { runSuite } from '../trial/trial.js';
 import { PolicyLibrary } from './policy-library.js';
 
 // Saving, history, restore and outside edits (issue 14 item 3), with the attacker's side: a path
@@ -33,7 +36,9 @@ function setup() {
     audit: ledger.audit,
     signer: ledger.signer!,
     trustedKeys: () => ledger.trustedKeys(),
-    knownPolicies: () => [policy],
+    knownPolicies: () => [policy, ...readdirSync(join(home, 'policies')).filter((name) => name.endsWith('.yaml')).map((name) => join(home, 'policies', name))],
+    policiesDir: join(home, 'policies'),
+    templates: templateGallery,
   });
   const events = (name: string) => ledger.audit.tail(100).filter((e) => e.event === name).map((e) => e.data);
   return { home, policy, library, ledger, events };
@@ -101,5 +106,52 @@ describe('PolicyLibrary', () => {
     }
     expect(events('policies.write_refused')).toHaveLength(3);
     expect(existsSync(join(home, 'models.json'))).toBe(false);
+  });
+
+  it('makes a new policy from each template: signed as its first version, named after its file, its suite beside it and passing', () => {
+    const { home, library, events, ledger } = setup();
+    expect(library.templates().map((t) => t.id)).toEqual(POLICY_TEMPLATES.map((t) => t.id));
+    for (const template of library.templates()) {
+      expect(template.cases).toBeGreaterThan(10);
+      expect(template.policyText).toBe(readTemplate(template.id).policyText);
+      const name = `my-${template.id}`;
+      const created = library.createFromTemplate(name, template.id);
+      const path = join(home, 'policies', `${name}.yaml`);
+      expect(created).toMatchObject({ status: { path, signature: 'owner', modifiedOutside: false, versions: 1 }, version: { seq: 1, action: 'save' }, suitePath: join(home, 'policies', `${name}.suite.json`) });
+      const onDisk = readFileSync(path, 'utf8');
+      const loaded = loadPolicyText(onDisk, { trustedKeys: ledger.trustedKeys() });
+      expect(loaded.ok && loaded.policy.name).toBe(name);
+      // Only metadata.name, the signature and the file names in comments differ from the template.
+      const renamed = template.policyText.replaceAll(`${template.id}.suite.json`, `${name}.suite.json`).replaceAll(`${template.id}.yaml`, `${name}.yaml`);
+      const templateLines = renamed.split('\n').filter((line) => !/^\s+(name|signature):/.test(line));
+      if (template.id === 'filesystem-read-only') expect(onDisk).toContain(`silas policy test --policy ${name}.yaml --suite ${name}.suite.json`);
+      expect(onDisk.split('\n').filter((line) => !/^\s+(name|signature):/.test(line))).toEqual(templateLines);
+      expect(readFileSync(created.suitePath, 'utf8')).toBe(readTemplate(template.id).suiteText);
+      const suite = parseSuite(readFileSync(created.suitePath, 'utf8'), created.suitePath);
+      if (!suite.ok || !loaded.ok) throw new Error(`${template.id}: the suite or the policy does not load`);
+      const cwd = join(home, 'projects', 'app');
+      mkdirSync(cwd, { recursive: true });
+      const failed = runSuite(suite.suite, loaded.policy, null, { homeDir: home, cwd }).filter((result) => !result.passed);
+      expect(failed.map((result) => result.name), template.id).toEqual([]);
+    }
+    expect(events('policies.created')).toHaveLength(POLICY_TEMPLATES.length);
+    expect(events('policies.created')[0]).toEqual({ path: join(home, 'policies', `my-${POLICY_TEMPLATES[0]!.id}.yaml`), template: POLICY_TEMPLATES[0]!.id, suite: join(home, 'policies', `my-${POLICY_TEMPLATES[0]!.id}.suite.json`) });
+    expect(library.list().map((status) => status.path)).toContain(join(home, 'policies', 'my-github.yaml'));
+  });
+
+  it('refuses a bad name, an unknown template and a name already taken, overwriting nothing', () => {
+    const { home, policy, library } = setup();
+    const before = readFileSync(policy, 'utf8');
+    for (const name of ['../escape', 'files/x', 'Upper', '-dash', 'dash-', '', 'a'.repeat(64), 'name.yaml', '.hidden']) {
+      expect(() => library.createFromTemplate(name, 'github'), name).toThrow(/^name: expected lower-case letters/);
+    }
+    expect(() => library.createFromTemplate('fine', '../../etc/passwd')).toThrow(/template: there is no template/);
+    expect(() => library.createFromTemplate('files', 'github')).toThrow(/files.yaml already exists; open that policy from the list, or choose another name/);
+    writeFileSync(join(home, 'policies', 'web.suite.json'), '{"calls": []}');
+    expect(() => library.createFromTemplate('web', 'github')).toThrow(/web.suite.json already exists/);
+    expect(existsSync(join(home, 'policies', 'web.yaml'))).toBe(false);
+    expect(readFileSync(policy, 'utf8')).toBe(before);
+    expect(readdirSync(join(home, 'policies')).sort()).toEqual(['files.yaml', 'web.suite.json']);
+    expect(statSync(policy).isFile()).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { writeFileAtomic } from '../../home/atomic-file.js';
@@ -51,8 +52,31 @@ export interface PolicyLibraryDeps {
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
   /** Absolute paths of the policies this installation may write. */
   knownPolicies: () => readonly string[];
+  /** HOME/policies: where a policy made from a template is created. */
+  policiesDir: string;
+  /** The gallery of starting policies (aip/templates/catalog.ts). */
+  templates: PolicyTemplateSource;
   now?: () => Date;
 }
+
+/** The gallery: each template to show, and a template's policy and suite text (undefined for an id it does not have). */
+export interface PolicyTemplateSource {
+  list(): PolicyTemplateEntry[];
+  read(id: string): { policyText: string; suiteText: string } | undefined;
+}
+
+export interface PolicyTemplateEntry {
+  id: string;
+  title: string;
+  server: string;
+  summary: string;
+  policyText: string;
+  /** How many calls its suite tests. */
+  cases: number;
+}
+
+/** A new policy's file name: what DNS-1123 allows for metadata.name, so the file and the policy share it. */
+const POLICY_NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const MAX_HISTORY = 1_000;
@@ -94,7 +118,36 @@ export class PolicyLibrary {
    * the editor read it: a file changed meanwhile is not overwritten (null: the file must not exist).
    */
   save(pathInput: string, text: string, expectedSha256: string | null | undefined, action: PolicyVersionRow['action'] = 'save'): { status: PolicyFileStatus; version: PolicyVersionView } {
-    const path = this.known(pathInput);
+    return this.write(this.known(pathInput), text, expectedSha256, action);
+  }
+
+  templates(): PolicyTemplateEntry[] {
+    return this.deps.templates.list();
+  }
+
+  /**
+   * A new policy HOME/policies/NAME.yaml from a template, its metadata.name set to NAME, signed
+   * as its first version; the template's suite is written beside it as NAME.suite.json, so the
+   * test bench runs it at once. Nothing existing is overwritten.
+   */
+  createFromTemplate(name: string, templateId: string): { status: PolicyFileStatus; version: PolicyVersionView; suitePath: string } {
+    if (!POLICY_NAME.test(name)) {
+      throw new SilasError(ErrorCode.InvalidArgs, `name: expected lower-case letters, digits and dashes, starting and ending with a letter or digit, at most 63 (e.g. "project-files"), got "${name.slice(0, 80)}"`);
+    }
+    const template = this.deps.templates.read(templateId);
+    if (!template) throw new SilasError(ErrorCode.InvalidArgs, `template: there is no template "${templateId.slice(0, 80)}"; choose one from the gallery`);
+    const path = join(this.deps.policiesDir, `${name}.yaml`);
+    const suitePath = join(this.deps.policiesDir, `${name}.suite.json`);
+    const taken = [path, join(this.deps.policiesDir, `${name}.yml`), suitePath].find((candidate) => existsSync(candidate));
+    if (taken) throw new SilasError(ErrorCode.Conflict, `${taken} already exists; open that policy from the list, or choose another name`);
+    mkdirSync(this.deps.policiesDir, { recursive: true, mode: 0o700 });
+    const saved = this.write(path, renamePolicy(template.policyText, templateId, name), null, 'save');
+    writeFileAtomic(suitePath, template.suiteText, 0o644);
+    this.deps.audit.append('policies.created', { path, template: templateId, suite: suitePath });
+    return { ...saved, suitePath };
+  }
+
+  private write(path: string, text: string, expectedSha256: string | null | undefined, action: PolicyVersionRow['action']): { status: PolicyFileStatus; version: PolicyVersionView } {
     if (expectedSha256 !== undefined) {
       const onDisk = readText(path);
       const current = onDisk === null ? null : sha256(onDisk);
@@ -179,6 +232,18 @@ function modeOf(path: string): number {
   } catch {
     return 0o644;
   }
+}
+
+/**
+ * The template's metadata.name replaced by the file's name, as a splice so its comments stay;
+ * the comments' references to the template's files (`silas policy test --policy ID.yaml --suite
+ * ID.suite.json`) then name the new files.
+ */
+function renamePolicy(text: string, templateId: string, name: string): string {
+  const node = parseDocument(text).getIn(['metadata', 'name'], true) as { range?: [number, number, number] } | undefined;
+  if (!node?.range) throw new SilasError(ErrorCode.Internal, 'the template has no metadata.name to set');
+  const renamed = text.slice(0, node.range[0]) + name + text.slice(node.range[1]);
+  return renamed.replaceAll(`${templateId}.suite.json`, `${name}.suite.json`).replaceAll(`${templateId}.yaml`, `${name}.yaml`);
 }
 
 /** An outside edit may carry a signature that no longer matches; adopting re-signs the text. */

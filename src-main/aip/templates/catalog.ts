@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { PolicyTemplateEntry, PolicyTemplateSource } from '../library/policy-library.js';
 
 /*
  * The gallery of starting policies (issue 14 item 4): one AgentPolicy per common kind of MCP
@@ -98,3 +99,15 @@ export function readTemplate(id: string): TemplateText {
 function readBeside(file: string): string {
   return readFileSync(new URL(`./${file}`, import.meta.url), 'utf8');
 }
+
+/** The gallery as the policy library reads it: the templates beside this module, read when asked. */
+export const templateGallery: PolicyTemplateSource = {
+  list(): PolicyTemplateEntry[] {
+    return POLICY_TEMPLATES.map((template) => {
+      const { policyText, suiteText } = readTemplate(template.id);
+      const calls = (JSON.parse(suiteText) as { calls?: unknown[] }).calls;
+      return { id: template.id, title: template.title, server: template.server, summary: template.summary, policyText, cases: Array.isArray(calls) ? calls.length : 0 };
+    });
+  },
+  read: (id) => (findTemplate(id) ? readTemplate(id) : undefined),
+};

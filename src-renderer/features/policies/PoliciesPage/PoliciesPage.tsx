@@ -1,7 +1,9 @@
 import { lazy, Suspense } from 'react';
 import { useCockpit } from '../../../app/cockpit-context.js';
+import { DiscardDraft } from '../DiscardDraft/DiscardDraft.js';
 import { PolicyList } from '../PolicyList/PolicyList.js';
 import { StandingApprovals } from '../StandingApprovals/StandingApprovals.js';
+import { TemplateGallery } from '../TemplateGallery/TemplateGallery.js';
 import { fileName } from '../policy-editor-format.js';
 
 /** The editor, test bench and history arrive in their own chunk when a policy is first opened. */
@@ -20,6 +22,8 @@ export function PoliciesPage() {
         try the draft against real calls, and save it signed with your owner key: running proxies pick it up at once.
       </p>
       <PolicyList />
+      <TemplateGallery />
+      <DiscardDraft />
       {opening ? <p className="policy-files__opening">Opening {fileName(opening)}…</p> : null}
       {openError ? (
         <p role="alert" className="notice notice--error">

@@ -4,11 +4,12 @@ import { yaml } from '@codemirror/lang-yaml';
 import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { diagnosticCount, lintGutter, lintKeymap, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { Annotation, EditorState } from '@codemirror/state';
-import { drawSelection, EditorView, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
+import { drawSelection, EditorView, highlightActiveLineGutter, hoverTooltip, keymap, lineNumbers, type Tooltip } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import type { PolicyDiagnostic } from '../../../store/policy-editor-state.js';
 import { diagnosticRange } from '../editor-positions.js';
 import { keyContextAt, policyKeysAt } from '../policy-completion.js';
+import { policyFieldAt, valueContextAt, type PolicyFieldDoc } from '../policy-hover.js';
 
 /*
  * CodeMirror 6 for the policy editor, loaded with a dynamic import() so that neither it nor the
@@ -59,6 +60,9 @@ const theme = EditorView.theme({
   '.cm-tooltip': { backgroundColor: 'var(--surface)', color: 'var(--text)', border: '1px solid var(--border)', borderRadius: '6px' },
   '.cm-tooltip-autocomplete ul li[aria-selected]': { backgroundColor: 'var(--accent)', color: 'var(--surface)' },
   '.cm-completionInfo': { maxWidth: '48ch', padding: '6px 8px' },
+  '.cm-policy-doc': { maxWidth: '52ch', padding: '6px 8px', fontFamily: 'var(--font)' },
+  '.cm-policy-doc p': { margin: '4px 0 0' },
+  '.cm-policy-doc__path': { fontFamily: 'var(--mono)', color: 'var(--accent)' },
   '.cm-diagnostic-error': { borderLeftColor: 'var(--bad)' },
   '.cm-diagnostic-warning': { borderLeftColor: 'var(--warn)' },
 });
@@ -77,9 +81,12 @@ const replaceSelectionOnInput = EditorView.domEventHandlers({
   },
 });
 
-/** Completes AgentPolicy keys: those of the mapping the cursor is in, from the schema the loader enforces. */
+/** Completes AgentPolicy keys (those of the mapping the cursor is in) and enumerated values, from the schema the loader enforces. */
 function completeKeys(context: CompletionContext): CompletionResult | null {
-  const where = keyContextAt(context.state.sliceDoc(0, context.pos), context.pos);
+  const before = context.state.sliceDoc(0, context.pos);
+  const value = valueContextAt(before, context.pos);
+  if (value) return { from: value.from, options: value.values.map((label) => ({ label, type: 'enum' })), validFor: /^[\w-]*$/ };
+  const where = keyContextAt(before, context.pos);
   if (!where || (where.prefix === '' && !context.explicit)) return null;
   const keys = policyKeysAt(where.path);
   if (keys.length === 0) return null;
@@ -89,6 +96,29 @@ function completeKeys(context: CompletionContext): CompletionResult | null {
     validFor: /^[\w-]*$/,
   };
 }
+
+/** The hover card of a field: its path, the schema's description, the values it accepts and its default. */
+function fieldCard(field: PolicyFieldDoc): HTMLElement {
+  const card = document.createElement('div');
+  card.className = 'cm-policy-doc';
+  card.setAttribute('role', 'tooltip');
+  card.setAttribute('aria-label', `About ${field.path}`);
+  const title = card.appendChild(document.createElement('code'));
+  title.className = 'cm-policy-doc__path';
+  title.textContent = field.path;
+  const lines = [
+    field.description,
+    field.values.length > 0 ? `Values: ${field.values.join(', ')}` : '',
+    field.defaultValue !== undefined ? `Default: ${field.defaultValue}` : '',
+  ];
+  for (const line of lines.filter(Boolean)) card.appendChild(document.createElement('p')).textContent = line;
+  return card;
+}
+
+const fieldDocs = hoverTooltip((view, pos): Tooltip | null => {
+  const field = policyFieldAt(view.state.doc.toString(), pos);
+  return field ? { pos: field.from, end: field.to, above: true, create: () => ({ dom: fieldCard(field) }) } : null;
+});
 
 export function createPolicyEditor(host: HTMLElement, options: PolicyEditorOptions): PolicyEditorHandle {
   const root = host.shadowRoot ?? host.attachShadow({ mode: 'open' });
@@ -105,6 +135,7 @@ export function createPolicyEditor(host: HTMLElement, options: PolicyEditorOptio
       yaml(),
       syntaxHighlighting(highlightStyle),
       autocompletion({ override: [completeKeys] }),
+      fieldDocs,
       lintGutter(),
       // No Tab binding: Tab keeps moving focus out of the editor (Enter indents the new line).
       keymap.of([...completionKeymap, ...defaultKeymap, ...historyKeymap, ...lintKeymap]),

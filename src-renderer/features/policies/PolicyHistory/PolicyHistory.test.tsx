@@ -51,6 +51,36 @@ describe('PolicyHistory', () => {
     expect(screen.queryByLabelText(/^Version 1 \(−\)/)).toBeNull();
   });
 
+  it('diffs any two saved versions, and goes back to the draft', async () => {
+    const harness = await renderPolicies(<PolicyHistory />, library());
+    fireEvent.click(within(history()).getByRole('button', { name: 'Diff version 1' }));
+    await flushAll();
+    const compare = within(history()).getByRole('combobox', { name: 'Compare version 1 with' }) as HTMLSelectElement;
+    expect([...compare.options].map((option) => option.text)).toEqual(["the editor's draft", 'Version 3', 'Version 2']);
+    fireEvent.change(compare, { target: { value: String(harness.store.getState().policyEditor.history.versions[0]!.id) } });
+    await flushAll();
+    expect(harness.transport.callsTo('policies.version')).toEqual([{ id: 1 }, { id: 3 }]);
+    const between = screen.getByLabelText('Version 1 (−) against version 3 (+): 1 removed, 1 added');
+    expect(between.textContent).toContain('-   allowed_tools: [read_file]');
+    expect(between.textContent).toContain('+   alowed_tools: [read_file]');
+    // Editing the draft does not change a diff between two saved versions.
+    typeDraft(harness, `${VALID_POLICY}# edited\n`);
+    expect(screen.getByLabelText('Version 1 (−) against version 3 (+): 1 removed, 1 added')).toBeTruthy();
+    fireEvent.change(compare, { target: { value: '' } });
+    expect(screen.getByLabelText('Version 1 (−) against the editor (+): 0 removed, 1 added')).toBeTruthy();
+  });
+
+  it('says why the other version of a diff could not be read', async () => {
+    const harness = await renderPolicies(<PolicyHistory />, library());
+    fireEvent.click(within(history()).getByRole('button', { name: 'Diff version 1' }));
+    await flushAll();
+    harness.transport.handle('policies.version', () => ({ ok: false, error: { code: 'E_NOT_FOUND', message: 'no version 3' } }));
+    fireEvent.change(within(history()).getByRole('combobox', { name: 'Compare version 1 with' }), { target: { value: '3' } });
+    await flushAll();
+    expect(within(history()).getByRole('alert').textContent).toBe('no version 3 (E_NOT_FOUND)');
+    expect(screen.getByLabelText(/^Version 1 \(−\) against the editor \(\+\)/)).toBeTruthy();
+  });
+
   it('restores a version into the editor as a new signed version', async () => {
     const harness = await renderPolicies(<PolicyHistory />, library());
     fireEvent.click(restore(1));

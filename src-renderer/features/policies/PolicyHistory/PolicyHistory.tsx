@@ -46,7 +46,7 @@ function VersionItem({ version, busy, restoring, diffOpen, onDiff, onRestore }: 
   );
 }
 
-/** The open policy's saved versions, newest first: each can be diffed against the editor's text, or restored. */
+/** The open policy's saved versions, newest first: each can be diffed against the editor's text or another version, or restored. */
 export function PolicyHistory() {
   const headingId = useId();
   const versions = useCockpit((s) => s.policyEditor.history.versions);
@@ -56,7 +56,10 @@ export function PolicyHistory() {
   const diff = useCockpit((s) => s.policyEditor.history.diff);
   const diffLoading = useCockpit((s) => s.policyEditor.history.diffLoading);
   const draft = useCockpit((s) => s.policyEditor.open?.draft ?? '');
-  const { showPolicyDiff, hidePolicyDiff, restorePolicyVersion } = useCockpitActions();
+  const against = useCockpit((s) => s.policyEditor.history.against);
+  const againstLoading = useCockpit((s) => s.policyEditor.history.againstLoading);
+  const { showPolicyDiff, hidePolicyDiff, restorePolicyVersion, compareDiffWith } = useCockpitActions();
+  const compareId = useId();
 
   return (
     <section className="policy-history" aria-labelledby={headingId}>
@@ -88,7 +91,29 @@ export function PolicyHistory() {
       )}
       {diff ? (
         <div className="policy-history__diff">
-          <LineDiffView title={`Version ${diff.seq} (−) against the editor (+)`} before={diff.text} after={draft} />
+          <label htmlFor={compareId} className="policy-history__compare">
+            Compare version {diff.seq} with{' '}
+            <select
+              id={compareId}
+              value={againstLoading ?? against?.id ?? ''}
+              onChange={(event) => compareDiffWith(event.target.value === '' ? null : Number(event.target.value))}
+            >
+              <option value="">the editor&apos;s draft</option>
+              {versions
+                .filter((version) => version.id !== diff.id)
+                .map((version) => (
+                  <option key={version.id} value={version.id}>
+                    Version {version.seq}
+                  </option>
+                ))}
+            </select>
+          </label>
+          {againstLoading !== null ? <p className="policy-history__sending">Loading the version…</p> : null}
+          {against ? (
+            <LineDiffView title={`Version ${diff.seq} (−) against version ${against.seq} (+)`} before={diff.text} after={against.text} />
+          ) : (
+            <LineDiffView title={`Version ${diff.seq} (−) against the editor (+)`} before={diff.text} after={draft} />
+          )}
           <button type="button" className="button button--quiet" onClick={hidePolicyDiff}>
             Hide the diff
           </button>
