@@ -11,8 +11,8 @@ import type { PolicyTemplateEntry, PolicyTemplateSource } from '../library/polic
  * They are found relative to this module. Under tsx and vitest that is this folder. In the built
  * CLI (out/cli), scripts/build-cli.js rewrites each source file's `import.meta.url` to the URL of
  * that source file, so the same lookup still lands here. The CLI always runs from the checkout,
- * so the files are there. The desktop bundle (electron-vite) has no such rewrite: a main-process
- * user of this catalogue would need the files copied beside out/main, or embedded.
+ * so the files are there. In the desktop bundle (electron-vite) this module is part of
+ * out/main/index.js, and a plugin in electron.vite.config.ts emits the files beside it.
  */
 
 export type PolicyTemplateId = 'filesystem-read-only' | 'filesystem-ask-writes' | 'shell-with-approvals' | 'github' | 'browser-automation';
