@@ -31,7 +31,7 @@ const sqlCalls = [
 // imports itself, src-shared and the folders before it, never one after it. src-main/testing/ is
 // for tests only, so nothing lists it. Tests, benches, test helpers and the test doubles in
 // src-main/*/testing/ are exempt: they assemble whatever they attack.
-const layerOrder = ['home', 'store', 'keys', 'llm', 'audit', 'aip', 'silas', 'approvals', 'mcp', 'review', 'control', 'app'];
+const layerOrder = ['home', 'store', 'keys', 'llm', 'audit', 'aip', 'aap', 'alignment', 'silas', 'approvals', 'mcp', 'review', 'control', 'app'];
 const below = (folder) => layerOrder.slice(0, layerOrder.indexOf(folder));
 const layers = [
   ...layerOrder.slice(1).map((folder) => ({ dir: folder, allow: below(folder), fix: 'move the code down to the layer that needs it, or let src-main/app/ pass it in' })),

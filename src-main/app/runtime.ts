@@ -35,6 +35,7 @@ import { APP_VERSION } from './version.js';
 import { composeStream } from './compose-stream.js';
 import { connectedServers, installationPolicies } from '../mcp/silas-tools/connected-servers.js';
 import { PolicyLibrary } from '../aip/library/policy-library.js';
+import { composeAlignment } from './compose-alignment.js';
 import { templateGallery } from '../aip/templates/catalog.js';
 import { PolicyTrials } from '../aip/trial/policy-trials.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
@@ -153,6 +154,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     templates: templateGallery,
     ...(overrides.now ? { now: overrides.now } : {}),
   });
+  // Alignment (issue 15): every agent decision in the ledger becomes a verified AP-Trace.
+  const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({
@@ -186,7 +189,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, alignment: alignment.service, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -218,6 +221,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         audit,
         (entry) => {
           events.publish('audit.appended', entry);
+          alignment.recorder.nudge();
           // A proxy (another process) recorded a changed tool definition: its card joins Review,
           // once per turn of the event loop however many arrive in a page (a refresh reads the pins).
           if (entry.event === 'mcp.tool_changed' && reviewRefresh === null) {
@@ -230,6 +234,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         config.auditPollMs,
       );
       watcher.start();
+      // Catches up with decisions recorded while the runtime was stopped, a page per turn.
+      alignment.recorder.nudge();
       checkpointTimer = setInterval(() => {
         try {
           audit.writeCheckpoint();
@@ -300,6 +306,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         await verifier.close();
         watcher?.poll();
         watcher?.stop();
+        alignment.recorder.stop();
         if (reviewRefresh) clearImmediate(reviewRefresh);
         await server?.close('runtime shutting down');
         await localSocket?.close();

@@ -13,6 +13,7 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
 import { validatePolicyDraft } from '../aip/trial/validate-draft.js';
 import { applyFormChange } from '../aip/library/policy-form.js';
+import type { AlignmentService } from '../alignment/alignment-service.js';
 import type { PolicyLibrary } from '../aip/library/policy-library.js';
 import type { PolicyTrials } from '../aip/trial/policy-trials.js';
 
@@ -36,6 +37,7 @@ export interface HandlerServices {
   /** The policy test bench (issue 14). */
   trials?: Pick<PolicyTrials, 'tryCall' | 'replay' | 'suite'>;
   /** The policies the cockpit edits (issue 14). */
+  alignment?: AlignmentService;
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
@@ -82,6 +84,14 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'policies.version': ({ id }) => need(services.policies, 'the policy library').version(id),
     'policies.restore': ({ id }) => need(services.policies, 'the policy library').restore(id),
     'policies.adopt': ({ path }) => need(services.policies, 'the policy library').adopt(path),
+    'alignment.agents': () => need(services.alignment, 'alignment').agents(),
+    'alignment.series': ({ agentId, afterSeq, limit }) => need(services.alignment, 'alignment').series(agentId, afterSeq, limit),
+    'alignment.violations': ({ agentId, limit }) => need(services.alignment, 'alignment').violations(agentId, limit),
+    'alignment.trace': ({ traceId }) => need(services.alignment, 'alignment').trace(traceId),
+    'alignment.card': ({ agentId }) => need(services.alignment, 'alignment').card(agentId),
+    'alignment.validateCard': ({ agentId, text }) => need(services.alignment, 'alignment').validateCard(agentId, text),
+    'alignment.saveCard': ({ agentId, text }) => need(services.alignment, 'alignment').saveCard(agentId, text),
+    'alignment.fleet': () => need(services.alignment, 'alignment').fleet(),
     'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
     'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),
     'secrets.store': ({ name, value }, ctx) => {

@@ -27,6 +27,7 @@ export const AUDIT_CATEGORIES = [
   'security',
   'ledger',
   'operator',
+  'alignment',
 ] as const;
 export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 
@@ -52,6 +53,7 @@ export function defineAuditEvent<D extends z.ZodType>(spec: AuditEventSpec<D>): 
 /** The domains an event name may start with; `silas.` names carry their subsystem. */
 export const AUDIT_DOMAINS = [
   'aip',
+  'aap',
   'policies',
   'approvals',
   'mcp',

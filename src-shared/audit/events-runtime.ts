@@ -196,6 +196,42 @@ export const runtimeEvents = {
   }),
   'policies.restore_refused': ev({ summary: 'A saved policy version was not restored: its stored text no longer matches its hash.', category: 'policy', data: z.strictObject({ path: str, seq: int, reason: str }) }),
   'policies.write_refused': ev({ summary: 'The cockpit was refused a write to a file that is not a policy of this installation.', category: 'security', data: z.strictObject({ path: str, reason: str }) }),
+  'aap.trace': ev({
+    summary: "An AP-Trace (AAP §5) made from one agent decision of this ledger, verified against the agent's Alignment Card; signed with the owner key when the card asks for it.",
+    category: 'alignment',
+    data: z.strictObject({
+      agent_id: str,
+      trace_id: str,
+      card_id: str,
+      source_index: int,
+      verified: bool,
+      violations: strs,
+      similarity: num,
+      drift_similarity: num.nullable(),
+      trace: json,
+      signature: nstr,
+    }),
+  }),
+  'aap.violation': ev({
+    summary: "An agent decision broke its Alignment Card (AAP §7.5): what was broken, on which trace.",
+    category: 'alignment',
+    data: z.strictObject({ agent_id: str, trace_id: str, card_id: str, source_index: int, violations: z.array(z.strictObject({ type: str, severity: str, description: str })) }),
+  }),
+  'aap.drift_alert': ev({
+    summary: "An agent's recent decisions stayed far from its baseline for several traces in a row (AAP §8.4).",
+    category: 'alignment',
+    data: z.strictObject({ agent_id: str, card_id: str, similarity: num, sustained: int, direction: str, trace_ids: strs, alert: json }),
+  }),
+  'aap.card_activated': ev({
+    summary: "An agent's Alignment Card was put in force: derived from its policy, or edited and signed in the cockpit.",
+    category: 'alignment',
+    data: z.strictObject({ agent_id: str, card_id: str, source: str, signature: nstr, previous_card_id: nstr }),
+  }),
+  'aap.card_refused': ev({
+    summary: 'An edited Alignment Card was refused (it did not validate); the card in force stays.',
+    category: 'alignment',
+    data: z.strictObject({ agent_id: str, problems: strs }),
+  }),
   'operator.note': ev({ summary: 'A note the operator wrote into the ledger (`silas audit note`).', category: 'operator', data: z.strictObject({ text: str }) }),
 
   'audit.checkpoint': ev({ summary: 'A signed checkpoint over the chain up to this entry.', category: 'ledger', reserved: true, data: z.looseObject({}) }),

@@ -8,6 +8,7 @@ import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
+import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentFleetResult, AlignmentSaveCardArgs, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardArgs, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
 import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
@@ -237,6 +238,54 @@ export const calls = {
     summary: "A new policy HOME/policies/NAME.yaml from a template: signed with the owner key as its first version, with the template's suite beside it (NAME.suite.json). Refused when either file exists.",
     args: PolicyCreateArgs,
     result: PolicyCreated,
+  }),
+  'alignment.agents': defineCall({
+    access: 'read',
+    summary: "The governed agents (each proxied MCP server, and Silas) with their Alignment Card in force and their trace, violation, escalation and drift-alert counts.",
+    args: z.object({}).strict(),
+    result: AlignmentAgentsResult,
+  }),
+  'alignment.series': defineCall({
+    access: 'read',
+    summary: "An agent's AP-Traces as columns for the charts: time, similarity to the card and to the drift baseline, escalations, verification, alerts, and value usage.",
+    args: AlignmentSeriesArgs,
+    result: AlignmentSeries,
+  }),
+  'alignment.violations': defineCall({
+    access: 'read',
+    summary: "An agent's newest traces that failed verification, with the violation types.",
+    args: AlignmentViolationsArgs,
+    result: z.object({ violations: z.array(AlignmentViolationView) }).strict(),
+  }),
+  'alignment.trace': defineCall({
+    access: 'read',
+    summary: 'One AP-Trace with the card it names, each verification check and its outcome, its signature and whether it is the one the hash chain holds.',
+    args: AlignmentTraceArgs,
+    result: AlignmentTraceView,
+  }),
+  'alignment.card': defineCall({
+    access: 'read',
+    summary: "An agent's Alignment Card in force, whether it was derived from the policy or edited, and its signature.",
+    args: AlignmentCardArgs,
+    result: AlignmentCardView,
+  }),
+  'alignment.validateCard': defineCall({
+    access: 'read',
+    summary: "Checks an edited card (JSON text) as it is typed: every problem with its JSON path and what was expected (AAP §4, §4.6 conditions included); nothing is saved.",
+    args: AlignmentValidateCardArgs,
+    result: AlignmentValidateCardResult,
+  }),
+  'alignment.saveCard': defineCall({
+    access: 'decide',
+    summary: "Puts an edited card in force for an agent, signed with the owner key; a card that does not validate is refused (audited) and the card in force stays.",
+    args: AlignmentSaveCardArgs,
+    result: AlignmentSaveCardResult,
+  }),
+  'alignment.fleet': defineCall({
+    access: 'read',
+    summary: 'Value coherence between every pair of governed agents (AAP §6.4): the matrix, conflicts, outliers and clusters.',
+    args: z.object({}).strict(),
+    result: AlignmentFleetResult,
   }),
   'models.status': defineCall({
     access: 'read',

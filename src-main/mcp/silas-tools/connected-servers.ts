@@ -42,6 +42,21 @@ export function installationPolicies(ctx: LocationContext, silasHome: string): s
   return [...paths];
 }
 
+/** The policy `silas proxy --name SERVER` runs under, from the first wrapped client entry of that name; null when none names it. */
+export function wrappedPolicyOf(ctx: LocationContext, server: string): string | null {
+  for (const client of CLIENTS) {
+    try {
+      for (const entry of loadConfig(client, configLocation(client.id, ctx)).parsed.servers) {
+        const policy = entry.wrapped?.policy;
+        if (entry.name === server && policy !== undefined && isAbsolute(policy)) return policy;
+      }
+    } catch {
+      // A missing or broken configuration names no policy.
+    }
+  }
+  return null;
+}
+
 export function connectedServers(ctx: LocationContext): ConnectedServer[] {
   const seen = new Set<string>();
   const servers: ConnectedServer[] = [];

@@ -9,6 +9,7 @@ import { sql as m008 } from './008_one_decision_system.js';
 import { sql as m009 } from './009_chronicle_and_memory.js';
 import { sql as m010 } from './010_stream_scopes.js';
 import { sql as m011 } from './011_policy_versions.js';
+import { sql as m012 } from './012_alignment.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '009_chronicle_and_memory', sql: m009 },
   { id: '010_stream_scopes', sql: m010 },
   { id: '011_policy_versions', sql: m011 },
+  { id: '012_alignment', sql: m012 },
 ];

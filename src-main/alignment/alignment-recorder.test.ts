@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApTrace } from '../../src-shared/aap/trace.js';
+import { useTempDirs } from '../testing/temp.js';
+import { aapSigner } from './aap-signatures.js';
+import { alignmentHarness, type AlignmentHarness } from './alignment-test-support.js';
+import { RECORD_PAGE } from './alignment-recorder.js';
+
+// Real decisions into verified AP-Traces (issue 15 items 5–7): a real ledger and owner key; the
+// decisions are written as `silas proxy` writes them.
+const tempDir = useTempDirs('silas-alignment-');
+const open: AlignmentHarness[] = [];
+afterEach(() => {
+  for (const h of open.splice(0)) h.ledger.close();
+});
+const harness = () => {
+  const h = alignmentHarness(tempDir());
+  open.push(h);
+  return h;
+};
+
+describe('AlignmentRecorder', () => {
+  it('turns allow, block and answered-ask decisions into traces verified against the card derived from the policy', () => {
+    const h = harness();
+    h.decide('read_file', 'ALLOW');
+    h.decide('delete_file', 'BLOCK');
+    h.decide('write_file', 'ASK'); // waiting for the person: not a decision yet
+    h.decide('write_file', 'ALLOW', { approval: 'approve', approval_nonce: 'nonce-1' });
+    h.decide('write_file', 'BLOCK', { approval: 'deny' });
+    h.drain();
+    const traces = h.events('aap.trace');
+    expect(traces.map((t) => [(t.trace as ApTrace).action.name, (t.trace as ApTrace).action.type, (t.trace as ApTrace).action.category, t.verified])).toEqual([
+      ['read_file', 'execute', 'bounded', true],
+      ['delete_file', 'deny', 'forbidden', true],
+      ['write_file', 'execute', 'escalation_trigger', true],
+      ['write_file', 'deny', 'escalation_trigger', true],
+    ]);
+    expect((traces[2]!.trace as ApTrace).escalation).toMatchObject({ required: true, escalation_status: 'approved', escalation_id: 'nonce-1' });
+    expect((traces[3]!.trace as ApTrace).escalation).toMatchObject({ required: true, escalation_status: 'denied' });
+    for (const t of traces) expect(ApTrace.safeParse(t.trace).success).toBe(true);
+    // Each trace names the decision it describes, and the card it was verified against.
+    const card = h.service.card('mcp:files');
+    expect(card).toMatchObject({ source: 'derived', signature: 'owner' });
+    expect(card.card).toMatchObject({ autonomy_envelope: { bounded_actions: ['list_directory', 'read_file'], forbidden_actions: ['delete_file'], escalation_triggers: [{ condition: 'action_name == "write_file"', action: 'escalate' }] } });
+    const sources = h.ledger.audit.tail(100).filter((e) => e.event === 'aip.decision');
+    expect(traces.map((t) => t.source_index)).toEqual([sources[0]!.index, sources[1]!.index, sources[3]!.index, sources[4]!.index]);
+    expect(h.events('aap.card_activated')).toEqual([expect.objectContaining({ agent_id: 'mcp:files', source: 'derived', previous_card_id: null })]);
+    expect(h.events('aap.violation')).toEqual([]);
+    expect(h.notices).toEqual([]);
+    // The traces are entries of the hash chain, and signed with the owner key as the card asks.
+    expect(h.ledger.audit.verifyChain()).toMatchObject({ valid: true });
+    for (const t of traces) expect(aapSigner('trace', t.trace, t.signature as string, h.ledger.trustedKeys())).toBe(h.ledger.signer!.fingerprint);
+  });
+
+  it('reports a decision that breaks the card as a violation entry and a notification', () => {
+    const h = harness();
+    // Monitor mode lets a blocked tool through; an ask rule bypassed is a missed escalation.
+    h.decide('delete_file', 'ALLOW', { policy_mode: 'monitor', violation: true });
+    h.decide('write_file', 'ALLOW');
+    h.drain();
+    const violations = h.events('aap.violation');
+    expect(violations.map((v) => (v.violations as Array<{ type: string }>).map((x) => x.type))).toEqual([['unbounded_action', 'forbidden_action'], ['unbounded_action', 'missed_escalation']]);
+    expect(h.notices.map((n) => [n.kind, n.title])).toEqual([
+      ['violation', 'mcp:files broke its Alignment Card'],
+      ['violation', 'mcp:files broke its Alignment Card'],
+    ]);
+    expect(h.notices[1]!.body).toMatch(/^write_file: Action 'write_file' not in bounded_actions; Trigger 'action_name == "write_file"' matched but not escalated/);
+    expect(h.service.violations('mcp:files', 10).violations.map((v) => v.actionName)).toEqual(['write_file', 'delete_file']);
+  });
+
+  it('raises exactly one drift alert when behaviour changes halfway, and records it in the chain', () => {
+    const h = harness();
+    for (let i = 0; i < 12; i += 1) h.decide('read_file', 'ALLOW');
+    // Then it starts asking to write, and the person keeps refusing.
+    for (let i = 0; i < 8; i += 1) h.decide('write_file', 'BLOCK', { approval: 'deny' });
+    h.drain();
+    const alerts = h.events('aap.drift_alert');
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0]).toMatchObject({ agent_id: 'mcp:files', sustained: 3 });
+    expect(alerts[0]!.similarity as number).toBeLessThan(0.3);
+    const series = h.service.series('mcp:files', 0, 1000);
+    expect(series.alert.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(series.alert.indexOf(1)).toBe(14); // the third low trace after the change at 12
+    expect(series.driftSimilarity.slice(0, 10)).toEqual(Array(10).fill(null));
+    expect(h.notices.filter((n) => n.kind === 'drift')).toHaveLength(1);
+    expect(h.ledger.audit.verifyChain()).toMatchObject({ valid: true });
+  });
+
+  it('continues after a restart where it stopped: no trace twice, none missed, the drift baseline kept', () => {
+    const h = harness();
+    for (let i = 0; i < 11; i += 1) h.decide('read_file', 'ALLOW');
+    h.drain();
+    const again = h.restart();
+    for (let i = 0; i < 4; i += 1) again.decide('write_file', 'BLOCK', { approval: 'deny' });
+    again.drain();
+    again.drain();
+    const traces = again.events('aap.trace');
+    expect(traces).toHaveLength(15);
+    expect(new Set(traces.map((t) => t.trace_id)).size).toBe(15);
+    // The baseline of 10 survived the restart: the change is scored against it and alerts once.
+    expect(again.events('aap.drift_alert')).toHaveLength(1);
+    expect(again.events('aap.card_activated')).toHaveLength(1);
+  });
+
+  it('reads a long backlog a page at a time, committing each page', () => {
+    const h = harness();
+    h.ledger.audit.appendBatch(
+      Array.from({ length: RECORD_PAGE + 20 }, (_, i) => ({
+        event: 'aip.decision' as const,
+        data: { direction: 'upstream' as const, decision: 'ALLOW', policy_mode: 'enforce', violation: false, method: 'tools/call', tool: 'read_file', args: { path: `/a/${i}` }, server: 'files', session_id: 's' },
+      })),
+    );
+    const before = h.recorder.position;
+    expect(h.recorder.recordPage()).toBe(RECORD_PAGE);
+    expect(h.repo.cursor()).toBe(before + RECORD_PAGE);
+    expect(h.events('aap.trace').length).toBeLessThan(RECORD_PAGE + 20);
+    h.drain();
+    expect(h.events('aap.trace')).toHaveLength(RECORD_PAGE + 20);
+  });
+
+  it('gives a server no policy names a card that bounds nothing, so every action it takes is reported', () => {
+    const h = alignmentHarness(tempDir(), {});
+    open.push(h);
+    h.decide('read_file', 'ALLOW');
+    h.drain();
+    expect(h.events('aap.violation')[0]).toMatchObject({ agent_id: 'mcp:files', violations: [expect.objectContaining({ type: 'unbounded_action' })] });
+  });
+
+  it('ignores what is not an agent decision: responses, other methods, its own entries', () => {
+    const h = harness();
+    h.decide('read_file', 'ALLOW', { direction: 'downstream' });
+    h.decide('read_file', 'ALLOW', { method: 'tools/list', tool: undefined });
+    h.ledger.audit.append('operator.note', { text: 'hello' });
+    h.drain();
+    h.drain();
+    expect(h.events('aap.trace')).toEqual([]);
+  });
+});

@@ -1,0 +1,134 @@
+import type { AlignmentCard } from '../../src-shared/aap/card.js';
+import type { ValidationIssue } from '../../src-shared/aap/issues.js';
+import { ErrorCode, SilasError } from '../../src-shared/errors.js';
+import { compileAlignmentCard, validateCard, type CompiledCard } from '../aap/card.js';
+import type { AgentPolicy } from '../aip/policy/types.js';
+import type { AuditAppender } from '../../src-shared/audit/events.js';
+import type { OwnerSigner } from '../keys/owner-key.js';
+import type { AlignmentCardRow, AlignmentRepository } from '../store/repositories/alignment.js';
+import { signAapDocument } from './aap-signatures.js';
+import { cardFromPolicy, serverOfAgent, SILAS_AGENT_ID, silasCard } from './default-cards.js';
+
+/*
+ * The Alignment Card in force for each governed agent (issue 15 item 7): created from the
+ * agent's policy the first time the agent decides something, re-derived when that policy changes
+ * (until the person edits the card), and replaced by an edited card only when that card validates
+ * (AAP §4, §4.6 conditions included). A refused card changes nothing: the previous card stays in
+ * force. Every card put in force is signed with the owner key and audited.
+ */
+
+export interface CardKeeperDeps {
+  repo: AlignmentRepository;
+  audit: AuditAppender;
+  signer: Pick<OwnerSigner, 'sign' | 'fingerprint'>;
+  /** The policy `silas proxy --name SERVER` enforces, found from the wrapped client entries; null when none is known. */
+  policyForServer(server: string): AgentPolicy | null;
+  now(): Date;
+}
+
+export interface CardInForce {
+  row: AlignmentCardRow;
+  compiled: CompiledCard;
+}
+
+export class CardKeeper {
+  private readonly compiled = new Map<string, CardInForce>();
+
+  constructor(private readonly deps: CardKeeperDeps) {}
+
+  /** The agent's card in force, derived and activated on first use. */
+  cardFor(agentId: string): CardInForce {
+    const cached = this.compiled.get(agentId);
+    if (cached) return cached;
+    const row = this.deps.repo.activeCard(agentId);
+    if (row) {
+      const compiled = compileAlignmentCard(JSON.parse(row.cardJson));
+      // A stored card that no longer compiles was edited in the database: replaced by the default.
+      if (compiled.ok) return this.remember({ row, compiled: compiled.compiled });
+    }
+    return this.activate(this.defaultCard(agentId), 'derived');
+  }
+
+  /** After a policy change: agents whose card was derived from another version of it get one from the new version. */
+  policyChanged(server: string): CardInForce | null {
+    const agentId = `mcp:${server}`;
+    const row = this.deps.repo.activeCard(agentId);
+    if (!row || row.source !== 'derived') return null;
+    const next = this.defaultCard(agentId);
+    if (next.card_id === row.cardId) return null;
+    return this.activate(next, 'derived');
+  }
+
+  /** A policy file was saved: agents whose derived card came from it get one from the new text. */
+  policyFileChanged(path: string): void {
+    for (const row of this.deps.repo.activeCards()) {
+      if (row.source !== 'derived') continue;
+      const server = serverOfAgent(row.agentId);
+      const extension = (JSON.parse(row.cardJson) as { extensions?: { silas?: { policy_path?: unknown } } }).extensions?.silas;
+      if (server !== null && extension?.policy_path === path) this.policyChanged(server);
+    }
+  }
+
+  /** An edited card put in force when it validates; otherwise refused with every problem's path, and audited. */
+  saveEdited(agentId: string, input: unknown): CardInForce {
+    const problems = this.problemsOf(agentId, input);
+    if (problems.length > 0) {
+      this.deps.audit.append('aap.card_refused', { agent_id: agentId, problems: problems.map((p) => `${p.path || '(card)'}: ${p.message}`).slice(0, 50) });
+      throw new SilasError(ErrorCode.InvalidArgs, `the card was not saved; the card in force stays. ${problems.slice(0, 5).map((p) => `${p.path || '(card)'}: ${p.message}${p.expected ? ` (expected ${p.expected})` : ''}`).join('; ')}`);
+    }
+    return this.activate(input as AlignmentCard, 'edited');
+  }
+
+  /** What is wrong with `input` as the card of `agentId` (empty when it can be put in force). */
+  problemsOf(agentId: string, input: unknown): ValidationIssue[] {
+    const validation = validateCard(input, { now: this.deps.now() });
+    const problems = [...validation.errors];
+    if (problems.length === 0 && (input as AlignmentCard).agent_id !== agentId) {
+      problems.push({ path: 'agent_id', message: `the card is for "${(input as AlignmentCard).agent_id}", not "${agentId}"`, expected: JSON.stringify(agentId) });
+    }
+    if (problems.length === 0 && this.deps.repo.cardById((input as AlignmentCard).card_id)) {
+      problems.push({ path: 'card_id', message: `"${(input as AlignmentCard).card_id}" is the id of a card already kept; give the new card a new id`, expected: 'a card id not used before' });
+    }
+    return problems;
+  }
+
+  private defaultCard(agentId: string): AlignmentCard {
+    const context = { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() };
+    if (agentId === SILAS_AGENT_ID) return silasCard(context);
+    const server = serverOfAgent(agentId);
+    const policy = server === null ? null : this.deps.policyForServer(server);
+    if (server !== null && policy !== null) return cardFromPolicy(server, policy, context);
+    // No policy known for it: a card that bounds nothing, so every action it takes is reported.
+    const empty = silasCard(context);
+    return {
+      ...empty,
+      card_id: `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-unknown-policy`,
+      agent_id: agentId,
+      autonomy_envelope: { bounded_actions: [], escalation_triggers: [], max_autonomous_value: null, forbidden_actions: [] },
+      extensions: { silas: { derived_from: 'nothing: no wrapped client entry names this server' } },
+    };
+  }
+
+  private activate(card: AlignmentCard, source: 'derived' | 'edited'): CardInForce {
+    const compiled = compileAlignmentCard(card);
+    if (!compiled.ok) throw new SilasError(ErrorCode.Internal, `the ${source} card of ${card.agent_id} does not compile: ${compiled.errors[0]?.message ?? ''}`);
+    const previous = this.deps.repo.activeCard(card.agent_id);
+    const existing = this.deps.repo.cardById(card.card_id);
+    if (existing && existing.agentId === card.agent_id) {
+      // The same derived card again (a policy changed back): that kept version is put back in force.
+      const row = this.deps.repo.reactivate(existing);
+      this.deps.audit.append('aap.card_activated', { agent_id: card.agent_id, card_id: card.card_id, source: existing.source, signature: existing.signature, previous_card_id: previous?.cardId ?? null });
+      const kept = compileAlignmentCard(JSON.parse(existing.cardJson));
+      return this.remember({ row, compiled: kept.ok ? kept.compiled : compiled.compiled });
+    }
+    const signature = signAapDocument('card', card, this.deps.signer);
+    const row = this.deps.repo.activate({ agentId: card.agent_id, cardId: card.card_id, cardJson: JSON.stringify(card), source, signature, createdAt: this.deps.now().toISOString() });
+    this.deps.audit.append('aap.card_activated', { agent_id: card.agent_id, card_id: card.card_id, source, signature, previous_card_id: previous?.cardId ?? null });
+    return this.remember({ row, compiled: compiled.compiled });
+  }
+
+  private remember(card: CardInForce): CardInForce {
+    this.compiled.set(card.row.agentId, card);
+    return card;
+  }
+}

@@ -1,0 +1,91 @@
+import type { AlignmentCard, EscalationTrigger } from '../../src-shared/aap/card.js';
+import type { AgentPolicy } from '../aip/policy/types.js';
+
+/*
+ * The Alignment Card a governed agent gets until the person edits it (issue 15 item 7), derived
+ * from what already governs it (docs/alignment.md):
+ *   - an MCP server behind `silas proxy`: its AIP policy. Allowed tools without a rule are bounded
+ *     actions, `block` rules forbidden actions, and each `ask` rule an escalation trigger on that
+ *     tool's name;
+ *   - Silas itself: nothing runs without the owner's signed approval of its plan (§4 of the Silas
+ *     spec), so every tool it executes is an escalation that must have been approved.
+ * The values are what these rules serve: acting for the person within bounds, the person's control
+ * over what runs, harm prevention, and transparency (every decision is in the ledger). They are §4.4 standard values, so the card
+ * needs no definitions.
+ */
+
+export const SILAS_AGENT_ID = 'silas';
+const MCP_PREFIX = 'mcp:';
+
+/** The agent id of an MCP server behind `silas proxy --name SERVER`. */
+export function mcpAgentId(server: string): string {
+  return `${MCP_PREFIX}${server}`;
+}
+
+export function serverOfAgent(agentId: string): string | null {
+  return agentId.startsWith(MCP_PREFIX) ? agentId.slice(MCP_PREFIX.length) : null;
+}
+
+export const GOVERNED_VALUES = ['principal_benefit', 'user_control', 'harm_prevention', 'transparency'] as const;
+
+/** A card id that changes whenever what it was derived from changes, so traces name the card in force. */
+function cardId(agentId: string, basis: string): string {
+  return `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-${basis.slice(0, 12)}`;
+}
+
+function commitment(): AlignmentCard['audit_commitment'] {
+  // Traces are entries of the local hash chain, signed with the owner key (§4.7, item 6).
+  return { trace_format: 'ap-trace-v1', retention_days: 365, storage: { type: 'local', location: null }, queryable: false, tamper_evidence: 'signed' };
+}
+
+export interface CardContext {
+  ownerFingerprint: string;
+  now: Date;
+}
+
+/** Quotes a tool name as a §4.6 string literal. */
+const literal = (name: string) => JSON.stringify(name);
+
+export function cardFromPolicy(server: string, policy: AgentPolicy, context: CardContext): AlignmentCard {
+  const agentId = mcpAgentId(server);
+  const asks: EscalationTrigger[] = [];
+  const forbidden: string[] = [];
+  for (const rule of [...policy.toolRules.values()].sort((a, b) => a.tool.localeCompare(b.tool))) {
+    if (rule.action === 'block') forbidden.push(rule.tool);
+    if (rule.action === 'ask') asks.push({ condition: `action_name == ${literal(rule.tool)}`, action: 'escalate', reason: `The policy "${policy.name}" asks the person before every ${rule.tool} call` });
+  }
+  const ruled = new Set(policy.toolRules.keys());
+  const bounded = [...policy.allowedTools].filter((tool) => !ruled.has(tool) || policy.toolRules.get(tool)!.action === 'allow').sort();
+  return {
+    aap_version: '0.1.0',
+    card_id: cardId(agentId, policy.hash),
+    agent_id: agentId,
+    issued_at: context.now.toISOString(),
+    expires_at: null,
+    principal: { type: 'human', identifier: context.ownerFingerprint, relationship: 'delegated_authority', escalation_contact: null },
+    values: { declared: [...GOVERNED_VALUES], conflicts_with: null, hierarchy: 'lexicographic' },
+    autonomy_envelope: { bounded_actions: bounded, escalation_triggers: asks, max_autonomous_value: null, forbidden_actions: forbidden },
+    audit_commitment: commitment(),
+    extensions: { silas: { derived_from: 'policy', policy_name: policy.name, policy_hash: policy.hash, policy_path: policy.sourcePath } },
+  };
+}
+
+export function silasCard(context: CardContext): AlignmentCard {
+  return {
+    aap_version: '0.1.0',
+    card_id: cardId(SILAS_AGENT_ID, 'plan-approval'),
+    agent_id: SILAS_AGENT_ID,
+    issued_at: context.now.toISOString(),
+    expires_at: null,
+    principal: { type: 'human', identifier: context.ownerFingerprint, relationship: 'delegated_authority', escalation_contact: null },
+    values: { declared: [...GOVERNED_VALUES], conflicts_with: null, hierarchy: 'lexicographic' },
+    autonomy_envelope: {
+      bounded_actions: [],
+      escalation_triggers: [{ condition: 'action_type == "execute"', action: 'escalate', reason: 'Silas runs nothing without the owner\'s signed approval of its plan' }],
+      max_autonomous_value: null,
+      forbidden_actions: [],
+    },
+    audit_commitment: commitment(),
+    extensions: { silas: { derived_from: 'plan-approval' } },
+  };
+}

@@ -1,0 +1,142 @@
+import type { ApTrace, Escalation, EscalationStatus } from '../../src-shared/aap/trace.js';
+import type { AuditEntry } from '../../src-shared/schemas/audit.js';
+import { mcpAgentId, SILAS_AGENT_ID } from './default-cards.js';
+
+/*
+ * AP-Traces (spec 003 §5) from the ledger's real decisions (issue 15 item 7). Each trace is built
+ * from exactly one audit entry and names it (`context.metadata.audit_index`, `audit_id`), so a
+ * trace can always be checked against the entry it claims to describe. Pure: the recorder decides
+ * which card a trace is verified against and stores it.
+ *
+ * No `confidence` is given (§5.5 makes it optional): a policy decides deterministically, and a
+ * constant 1 in every trace would only make all traces look alike to drift detection.
+ *
+ * What becomes a trace:
+ *   - a proxy's policy decision on a tools/call (`aip.decision`, upstream). An ASK without its
+ *     answer is not a decision yet; the entry with the answer (`approval: approve|deny|timeout|
+ *     unreachable|standing`) is;
+ *   - Silas's executor calling a tool, or a gate blocking it (`silas.executor.tool_call`,
+ *     `silas.executor.tool_call_blocked`).
+ */
+
+export interface TraceSource {
+  agentId: string;
+  /** Its `card_id` is empty: the recorder names the card the trace is verified against. */
+  trace: ApTrace;
+}
+
+type Data = Record<string, unknown>;
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function base(entry: AuditEntry, agentId: string) {
+  return { trace_id: `tr-${entry.id}`, agent_id: agentId, card_id: '', timestamp: new Date(entry.ts).toISOString() };
+}
+
+function metadata(entry: AuditEntry, extra: Data = {}): Data {
+  return { audit_index: entry.index, audit_id: entry.id, audit_event: entry.event, ...extra };
+}
+
+const ESCALATION_STATUS: Record<string, EscalationStatus> = { approve: 'approved', standing: 'approved', deny: 'denied', timeout: 'timeout', unreachable: 'timeout' };
+
+function proxyDecision(entry: AuditEntry): TraceSource | null {
+  const data = entry.data as Data;
+  const tool = text(data.tool);
+  const server = text(data.server);
+  const decision = text(data.decision);
+  if (data.direction !== 'upstream' || data.method !== 'tools/call' || !tool || !server || !decision) return null;
+  const approval = text(data.approval);
+  if (decision === 'ASK' && approval === null) return null; // still waiting for the person
+  const status = approval === null ? null : (ESCALATION_STATUS[approval] ?? 'denied');
+  const forwarded = decision === 'ALLOW';
+  const reason = text(data.reason) ?? (forwarded ? 'Allowed by the policy' : 'Refused by the policy');
+  const args = data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
+  const escalation: Escalation =
+    status === null
+      ? { evaluated: true, triggers_checked: [], required: false, reason: 'No ask rule applies to this call' }
+      : {
+          evaluated: true,
+          triggers_checked: [],
+          required: true,
+          reason: approval === 'standing' ? 'The person approved these arguments for good (a standing approval)' : 'The policy asks the person before this call',
+          escalation_id: text(data.approval_nonce) ?? text(data.standing_id) ?? `esc-${entry.id}`,
+          escalation_status: status,
+          principal_response: { decision: status, timestamp: new Date(entry.ts).toISOString() },
+        };
+  return {
+    agentId: mcpAgentId(server),
+    trace: {
+      ...base(entry, mcpAgentId(server)),
+      action: {
+        type: forwarded ? 'execute' : 'deny',
+        name: tool,
+        category: status !== null ? 'escalation_trigger' : forwarded ? 'bounded' : 'forbidden',
+        target: { type: 'mcp_server', identifier: server },
+        ...(args ? { parameters: args } : {}),
+      },
+      decision: {
+        alternatives_considered: [
+          { option_id: 'forward', description: `Forward the ${tool} call to ${server}` },
+          { option_id: 'refuse', description: `Refuse the ${tool} call` },
+        ],
+        selected: forwarded ? 'forward' : 'refuse',
+        selection_reasoning: reason,
+        // The value the decision served: the person's own word, the principal's request within
+        // bounds, or harm prevention when the policy refused.
+        values_applied: status !== null ? ['user_control'] : forwarded ? ['principal_benefit'] : ['harm_prevention'],
+      },
+      escalation,
+      context: {
+        session_id: text(data.session_id),
+        environment: { policy_mode: text(data.policy_mode) },
+        metadata: metadata(entry, { server, violation: data.violation === true, ...(approval ? { approval } : {}) }),
+      },
+    },
+  };
+}
+
+function silasToolCall(entry: AuditEntry, blocked: boolean): TraceSource {
+  const data = entry.data as Data;
+  const tool = text(data.tool) ?? 'unknown';
+  const workItem = text(data.work_item_id) ?? 'unknown';
+  const args = !blocked && data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
+  return {
+    agentId: SILAS_AGENT_ID,
+    trace: {
+      ...base(entry, SILAS_AGENT_ID),
+      action: { type: blocked ? 'deny' : 'execute', name: tool, category: 'escalation_trigger', target: { type: 'work_item', identifier: workItem }, ...(args ? { parameters: args } : {}) },
+      decision: {
+        alternatives_considered: [
+          { option_id: 'run', description: `Run ${tool} as step of the approved plan` },
+          { option_id: 'stop', description: 'Stop the attempt' },
+        ],
+        selected: blocked ? 'stop' : 'run',
+        selection_reasoning: blocked ? (text(data.reason) ?? 'A gate blocked the call') : `Part of work item ${workItem}, whose plan the owner approved`,
+        values_applied: blocked ? ['harm_prevention'] : ['user_control'],
+      },
+      escalation: {
+        evaluated: true,
+        triggers_checked: [],
+        required: true,
+        reason: 'Every plan Silas runs was approved with an owner-signed token',
+        escalation_id: workItem,
+        escalation_status: 'approved',
+      },
+      context: { session_id: workItem, metadata: metadata(entry, { attempt: data.attempt ?? null, call_index: data.call_index ?? null, gate_decision: text(data.gate_decision) }) },
+    },
+  };
+}
+
+/** The trace an audit entry describes, or null for entries that are not an agent's decision. */
+export function traceFromEntry(entry: AuditEntry): TraceSource | null {
+  switch (entry.event) {
+    case 'aip.decision':
+      return proxyDecision(entry);
+    case 'silas.executor.tool_call':
+      return silasToolCall(entry, false);
+    case 'silas.executor.tool_call_blocked':
+      return silasToolCall(entry, true);
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,203 @@
+import type { SqliteDatabase } from '../transaction.js';
+import { inImmediateTransaction } from '../transaction.js';
+
+/** One version of an agent's Alignment Card (migration 012). */
+export interface AlignmentCardRow {
+  id: number;
+  agentId: string;
+  cardId: string;
+  cardJson: string;
+  source: 'derived' | 'edited';
+  signature: string | null;
+  active: boolean;
+  createdAt: string;
+}
+
+/** One AP-Trace as the Alignment page reads it: its verification and drift figures, not its text. */
+export interface AlignmentTraceRow {
+  seq: number;
+  agentId: string;
+  traceId: string;
+  cardId: string;
+  ts: string;
+  /** The decision's audit entry, and the `aap.trace` entry that holds the trace. */
+  sourceIndex: number;
+  auditIndex: number;
+  actionName: string;
+  actionType: string;
+  escalated: boolean;
+  verified: boolean;
+  violations: string[];
+  similarity: number;
+  driftSimilarity: number | null;
+  driftAlert: boolean;
+  values: string[];
+}
+
+interface CardRow {
+  id: number;
+  agent_id: string;
+  card_id: string;
+  card_json: string;
+  source: 'derived' | 'edited';
+  signature: string | null;
+  active: number;
+  created_at: string;
+}
+
+interface TraceRow {
+  seq: number;
+  agent_id: string;
+  trace_id: string;
+  card_id: string;
+  ts: string;
+  source_index: number;
+  audit_index: number;
+  action_name: string;
+  action_type: string;
+  escalated: number;
+  verified: number;
+  violations_json: string;
+  similarity: number;
+  drift_similarity: number | null;
+  drift_alert: number;
+  values_json: string;
+}
+
+const card = (row: CardRow): AlignmentCardRow => ({
+  id: row.id,
+  agentId: row.agent_id,
+  cardId: row.card_id,
+  cardJson: row.card_json,
+  source: row.source,
+  signature: row.signature,
+  active: row.active === 1,
+  createdAt: row.created_at,
+});
+
+const trace = (row: TraceRow): AlignmentTraceRow => ({
+  seq: row.seq,
+  agentId: row.agent_id,
+  traceId: row.trace_id,
+  cardId: row.card_id,
+  ts: row.ts,
+  sourceIndex: row.source_index,
+  auditIndex: row.audit_index,
+  actionName: row.action_name,
+  actionType: row.action_type,
+  escalated: row.escalated === 1,
+  verified: row.verified === 1,
+  violations: JSON.parse(row.violations_json) as string[],
+  similarity: row.similarity,
+  driftSimilarity: row.drift_similarity,
+  driftAlert: row.drift_alert === 1,
+  values: JSON.parse(row.values_json) as string[],
+});
+
+/** Cards per agent (one active), traces per agent in the order recorded, and the recorder's place in the chain. */
+export class AlignmentRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  activeCard(agentId: string): AlignmentCardRow | null {
+    const row = this.db.prepare('SELECT * FROM aap_cards WHERE agent_id = ? AND active = 1').get(agentId) as CardRow | undefined;
+    return row ? card(row) : null;
+  }
+
+  activeCards(): AlignmentCardRow[] {
+    return (this.db.prepare('SELECT * FROM aap_cards WHERE active = 1 ORDER BY agent_id').all() as CardRow[]).map(card);
+  }
+
+  cardById(cardId: string): AlignmentCardRow | null {
+    const row = this.db.prepare('SELECT * FROM aap_cards WHERE card_id = ?').get(cardId) as CardRow | undefined;
+    return row ? card(row) : null;
+  }
+
+  /** Makes `version` the agent's active card; the previous one is kept, inactive. */
+  activate(version: Omit<AlignmentCardRow, 'id' | 'active'>): AlignmentCardRow {
+    return inImmediateTransaction(this.db, () => {
+      this.db.prepare('UPDATE aap_cards SET active = 0 WHERE agent_id = ? AND active = 1').run(version.agentId);
+      const info = this.db
+        .prepare('INSERT INTO aap_cards (agent_id, card_id, card_json, source, signature, active, created_at) VALUES (?, ?, ?, ?, ?, 1, ?)')
+        .run(version.agentId, version.cardId, version.cardJson, version.source, version.signature, version.createdAt);
+      return { ...version, id: Number(info.lastInsertRowid), active: true };
+    });
+  }
+
+  /** Puts an earlier version back in force (a policy changed back to what a kept card was derived from). */
+  reactivate(row: AlignmentCardRow): AlignmentCardRow {
+    return inImmediateTransaction(this.db, () => {
+      this.db.prepare('UPDATE aap_cards SET active = 0 WHERE agent_id = ? AND active = 1').run(row.agentId);
+      this.db.prepare('UPDATE aap_cards SET active = 1 WHERE id = ?').run(row.id);
+      return { ...row, active: true };
+    });
+  }
+
+  insertTrace(row: Omit<AlignmentTraceRow, 'seq'>): number {
+    const info = this.db
+      .prepare(
+        `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        row.agentId,
+        row.traceId,
+        row.cardId,
+        row.ts,
+        row.sourceIndex,
+        row.auditIndex,
+        row.actionName,
+        row.actionType,
+        row.escalated ? 1 : 0,
+        row.verified ? 1 : 0,
+        JSON.stringify(row.violations),
+        row.similarity,
+        row.driftSimilarity,
+        row.driftAlert ? 1 : 0,
+        JSON.stringify(row.values),
+      );
+    return Number(info.lastInsertRowid);
+  }
+
+  /** The agent's traces after `afterSeq`, oldest first, at most `limit`. */
+  traces(agentId: string, afterSeq: number, limit: number): AlignmentTraceRow[] {
+    return (this.db.prepare('SELECT * FROM aap_traces WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(agentId, afterSeq, limit) as TraceRow[]).map(trace);
+  }
+
+  /** The agent's newest traces with violations, newest first. */
+  violations(agentId: string, limit: number): AlignmentTraceRow[] {
+    return (this.db.prepare('SELECT * FROM aap_traces WHERE agent_id = ? AND verified = 0 ORDER BY seq DESC LIMIT ?').all(agentId, limit) as TraceRow[]).map(trace);
+  }
+
+  traceById(traceId: string): AlignmentTraceRow | null {
+    const row = this.db.prepare('SELECT * FROM aap_traces WHERE trace_id = ?').get(traceId) as TraceRow | undefined;
+    return row ? trace(row) : null;
+  }
+
+  /** Per agent: traces, unverified traces, escalations and drift alerts. */
+  summaries(): Array<{ agentId: string; traces: number; violations: number; escalations: number; alerts: number; lastTs: string | null }> {
+    const rows = this.db
+      .prepare(
+        'SELECT agent_id AS agentId, count(*) AS traces, sum(1 - verified) AS violations, sum(escalated) AS escalations, sum(drift_alert) AS alerts, max(ts) AS lastTs FROM aap_traces GROUP BY agent_id ORDER BY agent_id',
+      )
+      .all() as Array<{ agentId: string; traces: number; violations: number; escalations: number; alerts: number; lastTs: string | null }>;
+    return rows;
+  }
+
+  driftState(agentId: string): { cardId: string; snapshot: string } | null {
+    return (this.db.prepare('SELECT card_id AS cardId, snapshot FROM aap_drift_state WHERE agent_id = ?').get(agentId) as { cardId: string; snapshot: string } | undefined) ?? null;
+  }
+
+  saveDriftState(agentId: string, cardId: string, snapshot: string): void {
+    this.db
+      .prepare('INSERT INTO aap_drift_state (agent_id, card_id, snapshot) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot')
+      .run(agentId, cardId, snapshot);
+  }
+
+  cursor(): number | null {
+    return (this.db.prepare('SELECT last_index FROM aap_cursor WHERE id = 1').pluck().get() as number | undefined) ?? null;
+  }
+
+  setCursor(index: number): void {
+    this.db.prepare('INSERT INTO aap_cursor (id, last_index) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index').run(index);
+  }
+}
