@@ -134,4 +134,21 @@ describe('AlignmentRecorder', () => {
     h.drain();
     expect(h.events('aap.trace')).toEqual([]);
   });
+
+  it('records Silas tool calls, refusals and plan steps against its plan-approval card', () => {
+    const h = harness();
+    h.ledger.audit.append('silas.executor.tool_call', { work_item_id: 'w1', attempt: 1, call_index: 0, tool: 'shell', args: { command: 'ls' }, gate_decision: 'allow' });
+    h.ledger.audit.append('silas.executor.tool_call_blocked', { work_item_id: 'w1', attempt: 1, call_index: 1, tool: 'shell', reason: 'a gate blocked rm -rf' });
+    h.ledger.audit.append('silas.executor.step_completed', { work_item_id: 'w1', attempt: 1, step: 2, outputs: { ok: true }, gate_decision: 'allow' });
+    h.drain();
+    const traces = h.events('aap.trace').map((t) => t.trace as ApTrace);
+    expect(traces.map((t) => [t.agent_id, t.action.name, t.action.type, t.escalation?.escalation_status])).toEqual([
+      ['silas', 'shell', 'execute', 'approved'],
+      ['silas', 'shell', 'deny', 'approved'],
+      ['silas', 'plan_step', 'execute', 'approved'],
+    ]);
+    expect(traces[2]!.action.parameters).toEqual({ step: 2 });
+    expect(h.events('aap.trace').every((t) => t.verified)).toBe(true);
+    expect(h.service.card('silas').card).toMatchObject({ autonomy_envelope: { escalation_triggers: [{ condition: 'action_type == "execute"', action: 'escalate' }] } });
+  });
 });

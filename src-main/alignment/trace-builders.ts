@@ -15,8 +15,9 @@ import { mcpAgentId, SILAS_AGENT_ID } from './default-cards.js';
  *   - a proxy's policy decision on a tools/call (`aip.decision`, upstream). An ASK without its
  *     answer is not a decision yet; the entry with the answer (`approval: approve|deny|timeout|
  *     unreachable|standing`) is;
- *   - Silas's executor calling a tool, or a gate blocking it (`silas.executor.tool_call`,
- *     `silas.executor.tool_call_blocked`).
+ *   - Silas's executor calling a tool, a gate blocking or the executor refusing it
+ *     (`silas.executor.tool_call`, `…_blocked`, `…_refused`), and each plan step it completes
+ *     (`silas.executor.step_completed`).
  */
 
 export interface TraceSource {
@@ -95,11 +96,12 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
   };
 }
 
-function silasToolCall(entry: AuditEntry, blocked: boolean): TraceSource {
+function silasToolCall(entry: AuditEntry, blocked: boolean, step = false): TraceSource {
   const data = entry.data as Data;
-  const tool = text(data.tool) ?? 'unknown';
+  // A plan step is named by its number; its outputs are not parameters of the action.
+  const tool = step ? 'plan_step' : (text(data.tool) ?? 'unknown');
   const workItem = text(data.work_item_id) ?? 'unknown';
-  const args = !blocked && data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
+  const args = step ? { step: data.step ?? null } : !blocked && data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
   return {
     agentId: SILAS_AGENT_ID,
     trace: {
@@ -135,7 +137,10 @@ export function traceFromEntry(entry: AuditEntry): TraceSource | null {
     case 'silas.executor.tool_call':
       return silasToolCall(entry, false);
     case 'silas.executor.tool_call_blocked':
+    case 'silas.executor.tool_call_refused':
       return silasToolCall(entry, true);
+    case 'silas.executor.step_completed':
+      return silasToolCall(entry, false, true);
     default:
       return null;
   }
