@@ -101,7 +101,7 @@ describe('AlignmentRecorder', () => {
     expect(again.events('aap.card_activated')).toHaveLength(1);
   });
 
-  it('reads a long backlog a page at a time, committing each page', () => {
+  it('reads a long backlog a page at a time, committing each page (shorter when the page runs out of time)', () => {
     const h = harness();
     h.ledger.audit.appendBatch(
       Array.from({ length: RECORD_PAGE + 20 }, (_, i) => ({
@@ -110,9 +110,11 @@ describe('AlignmentRecorder', () => {
       })),
     );
     const before = h.recorder.position;
-    expect(h.recorder.recordPage()).toBe(RECORD_PAGE);
-    expect(h.repo.cursor()).toBe(before + RECORD_PAGE);
-    expect(h.events('aap.trace').length).toBeLessThan(RECORD_PAGE + 20);
+    const taken = h.recorder.recordPage();
+    expect(taken).toBeGreaterThan(0);
+    expect(taken).toBeLessThanOrEqual(RECORD_PAGE);
+    expect(h.repo.cursor()).toBe(before + taken);
+    expect(h.events('aap.trace')).toHaveLength(taken);
     h.drain();
     expect(h.events('aap.trace')).toHaveLength(RECORD_PAGE + 20);
   });

@@ -21,6 +21,12 @@ import { traceFromEntry } from './trace-builders.js';
  */
 
 export const RECORD_PAGE = 500;
+/**
+ * A page stops early once it has taken this long (the rest is read on the next turn): signing
+ * and appending a trace costs a fraction of a millisecond, and no turn of the runtime's event loop
+ * may take more than 50 ms (docs/architecture.md §1).
+ */
+export const PAGE_BUDGET_MS = 20;
 
 export interface AlignmentNotice {
   kind: 'violation' | 'drift';
@@ -69,7 +75,7 @@ export class AlignmentRecorder {
     if (this.stopped || this.scheduled) return;
     this.scheduled = setImmediate(() => {
       this.scheduled = null;
-      if (this.recordPage() === RECORD_PAGE) this.nudge();
+      if (this.recordPage() > 0) this.nudge();
     });
   }
 
@@ -79,28 +85,32 @@ export class AlignmentRecorder {
     this.scheduled = null;
   }
 
-  /** Reads and records one page after the cursor; returns how many entries it read. */
+  /** Reads and records one page after the cursor (stopping early at PAGE_BUDGET_MS); returns how many entries it took. */
   recordPage(): number {
     const entries = this.deps.audit.after(this.cursor, RECORD_PAGE);
     if (entries.length === 0) return 0;
     const notices: AlignmentNotice[] = [];
     const agents = new Set<string>();
+    const deadline = performance.now() + PAGE_BUDGET_MS;
+    let taken = 0;
     this.deps.transact(() => {
       for (const entry of entries) {
         const notice = this.record(entry, agents);
         if (notice) notices.push(...notice);
+        taken += 1;
+        if (performance.now() > deadline) break;
       }
       for (const [agentId, state] of this.monitors) {
         if (!state.dirty) continue;
         this.deps.repo.saveDriftState(agentId, state.cardId, JSON.stringify(state.monitor.snapshot()));
         state.dirty = false;
       }
-      this.deps.repo.setCursor(entries.at(-1)!.index);
+      this.deps.repo.setCursor(entries[taken - 1]!.index);
     });
-    this.cursor = entries.at(-1)!.index;
+    this.cursor = entries[taken - 1]!.index;
     for (const notice of notices) this.deps.notify(notice);
     if (agents.size > 0) this.deps.recorded?.([...agents]);
-    return entries.length;
+    return taken;
   }
 
   private record(entry: AuditEntry, agents: Set<string>): AlignmentNotice[] | null {
