@@ -1,11 +1,12 @@
 import type { DriftAlert, VerificationResult } from '../../src-shared/aap/results.js';
 import type { ApTrace } from '../../src-shared/aap/trace.js';
-import type { AuditAppender } from '../../src-shared/audit/events.js';
+import type { AuditItem } from '../../src-shared/audit/events.js';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import { DriftMonitor, type DriftMonitorSnapshot } from '../aap/drift-monitor.js';
 import { verifyTrace } from '../aap/verify.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
-import type { AlignmentRepository } from '../store/repositories/alignment.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { AlignmentRepository, AlignmentTraceRow } from '../store/repositories/alignment.js';
 import { signAapDocument } from './aap-signatures.js';
 import type { CardInForce, CardKeeper } from './card-keeper.js';
 import { traceFromEntry } from './trace-builders.js';
@@ -39,7 +40,7 @@ export interface AlignmentNotice {
 export interface AlignmentRecorderDeps {
   repo: AlignmentRepository;
   cards: CardKeeper;
-  audit: AuditAppender & { after(index: number, limit: number): AuditEntry[] };
+  audit: Pick<AuditLog, 'append' | 'appendBatch' | 'after'>;
   /** Runs `fn` in one BEGIN IMMEDIATE transaction (audit appends join it). */
   transact<T>(fn: () => T): T;
   signer: Pick<OwnerSigner, 'sign'>;
@@ -47,6 +48,13 @@ export interface AlignmentRecorderDeps {
   now(): Date;
   /** Told after each committed page that recorded traces (the cockpit refreshes). */
   recorded?(agents: readonly string[]): void;
+}
+
+/** What one decision adds to the page's commit: its chain entries (the trace first) and its page row. */
+interface Recorded {
+  items: AuditItem[];
+  row: Omit<AlignmentTraceRow, 'seq' | 'auditIndex'>;
+  notices: AlignmentNotice[];
 }
 
 interface Monitor {
@@ -94,11 +102,21 @@ export class AlignmentRecorder {
     const deadline = performance.now() + PAGE_BUDGET_MS;
     let taken = 0;
     this.deps.transact(() => {
+      const recorded: Recorded[] = [];
       for (const entry of entries) {
-        const notice = this.record(entry, agents);
-        if (notice) notices.push(...notice);
+        const one = this.record(entry);
+        if (one) recorded.push(one);
         taken += 1;
         if (performance.now() > deadline) break;
+      }
+      // One batch for the page's chain entries; each row then names its trace's entry.
+      const appended = this.deps.audit.appendBatch(recorded.flatMap((r) => r.items));
+      let at = 0;
+      for (const one of recorded) {
+        this.deps.repo.insertTrace({ ...one.row, auditIndex: appended[at]!.index });
+        at += one.items.length;
+        agents.add(one.row.agentId);
+        notices.push(...one.notices);
       }
       for (const [agentId, state] of this.monitors) {
         if (!state.dirty) continue;
@@ -113,7 +131,7 @@ export class AlignmentRecorder {
     return taken;
   }
 
-  private record(entry: AuditEntry, agents: Set<string>): AlignmentNotice[] | null {
+  private record(entry: AuditEntry): Recorded | null {
     if (entry.event === 'aip.policy_reloaded' || entry.event === 'policies.saved') this.policyChanged(entry);
     const source = traceFromEntry(entry);
     if (!source) return null;
@@ -123,25 +141,32 @@ export class AlignmentRecorder {
     const drift = this.monitorFor(source.agentId, card).observe(trace);
     const signature = card.compiled.card.audit_commitment.tamper_evidence === 'signed' ? signAapDocument('trace', trace, this.deps.signer) : null;
     const violations = result.violations.map((v) => v.type);
-    const stored = this.deps.audit.append('aap.trace', {
-      agent_id: source.agentId,
-      trace_id: trace.trace_id,
-      card_id: trace.card_id,
-      source_index: entry.index,
-      verified: result.verified,
-      violations,
-      similarity: result.similarity_score,
-      drift_similarity: drift.similarity,
-      trace: trace as never,
-      signature,
-    }) as AuditEntry;
-    this.deps.repo.insertTrace({
+    const items: AuditItem[] = [
+      {
+        event: 'aap.trace',
+        data: {
+          agent_id: source.agentId,
+          trace_id: trace.trace_id,
+          card_id: trace.card_id,
+          source_index: entry.index,
+          verified: result.verified,
+          violations,
+          similarity: result.similarity_score,
+          drift_similarity: drift.similarity,
+          trace: trace as never,
+          signature,
+        },
+      },
+    ];
+    const notices: AlignmentNotice[] = [];
+    if (!result.verified) notices.push(this.violation(source.agentId, trace, entry, result, items));
+    if (drift.alert) notices.push(this.driftAlert(source.agentId, drift.alert, items));
+    const row = {
       agentId: source.agentId,
       traceId: trace.trace_id,
       cardId: trace.card_id,
       ts: trace.timestamp,
       sourceIndex: entry.index,
-      auditIndex: stored.index,
       actionName: trace.action.name,
       actionType: trace.action.type,
       escalated: trace.escalation?.required === true,
@@ -151,17 +176,13 @@ export class AlignmentRecorder {
       driftSimilarity: drift.similarity,
       driftAlert: drift.alert !== null,
       values: trace.decision.values_applied,
-    });
-    agents.add(source.agentId);
-    const notices: AlignmentNotice[] = [];
-    if (!result.verified) notices.push(this.violation(source.agentId, trace, entry, result));
-    if (drift.alert) notices.push(this.driftAlert(source.agentId, drift.alert));
-    return notices;
+    };
+    return { items, row, notices };
   }
 
-  private violation(agentId: string, trace: ApTrace, entry: AuditEntry, result: VerificationResult): AlignmentNotice {
+  private violation(agentId: string, trace: ApTrace, entry: AuditEntry, result: VerificationResult, items: AuditItem[]): AlignmentNotice {
     const violations = result.violations.map((v) => ({ type: v.type, severity: v.severity, description: v.description }));
-    this.deps.audit.append('aap.violation', { agent_id: agentId, trace_id: trace.trace_id, card_id: trace.card_id, source_index: entry.index, violations });
+    items.push({ event: 'aap.violation', data: { agent_id: agentId, trace_id: trace.trace_id, card_id: trace.card_id, source_index: entry.index, violations } });
     return {
       kind: 'violation',
       agentId,
@@ -171,9 +192,9 @@ export class AlignmentRecorder {
     };
   }
 
-  private driftAlert(agentId: string, alert: DriftAlert): AlignmentNotice {
+  private driftAlert(agentId: string, alert: DriftAlert, items: AuditItem[]): AlignmentNotice {
     const { similarity_score: similarity, sustained_traces: sustained, drift_direction: direction } = alert.analysis;
-    this.deps.audit.append('aap.drift_alert', { agent_id: agentId, card_id: alert.card_id, similarity, sustained, direction, trace_ids: alert.trace_ids, alert: alert as never });
+    items.push({ event: 'aap.drift_alert', data: { agent_id: agentId, card_id: alert.card_id, similarity, sustained, direction, trace_ids: alert.trace_ids, alert: alert as never } });
     return {
       kind: 'drift',
       agentId,

@@ -96,7 +96,21 @@ const trace = (row: TraceRow): AlignmentTraceRow => ({
 
 /** Cards per agent (one active), traces per agent in the order recorded, and the recorder's place in the chain. */
 export class AlignmentRepository {
-  constructor(private readonly db: SqliteDatabase) {}
+  // The recorder writes a row, a drift state and the cursor per page: prepared once, not per call.
+  private readonly insertTraceStatement;
+  private readonly saveDriftStatement;
+  private readonly setCursorStatement;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.insertTraceStatement = db.prepare(
+      `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.saveDriftStatement = db.prepare(
+      'INSERT INTO aap_drift_state (agent_id, card_id, snapshot) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot',
+    );
+    this.setCursorStatement = db.prepare('INSERT INTO aap_cursor (id, last_index) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index');
+  }
 
   activeCard(agentId: string): AlignmentCardRow | null {
     const row = this.db.prepare('SELECT * FROM aap_cards WHERE agent_id = ? AND active = 1').get(agentId) as CardRow | undefined;
@@ -133,12 +147,7 @@ export class AlignmentRepository {
   }
 
   insertTrace(row: Omit<AlignmentTraceRow, 'seq'>): number {
-    const info = this.db
-      .prepare(
-        `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    const info = this.insertTraceStatement.run(
         row.agentId,
         row.traceId,
         row.cardId,
@@ -188,9 +197,7 @@ export class AlignmentRepository {
   }
 
   saveDriftState(agentId: string, cardId: string, snapshot: string): void {
-    this.db
-      .prepare('INSERT INTO aap_drift_state (agent_id, card_id, snapshot) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot')
-      .run(agentId, cardId, snapshot);
+    this.saveDriftStatement.run(agentId, cardId, snapshot);
   }
 
   cursor(): number | null {
@@ -198,6 +205,6 @@ export class AlignmentRepository {
   }
 
   setCursor(index: number): void {
-    this.db.prepare('INSERT INTO aap_cursor (id, last_index) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index').run(index);
+    this.setCursorStatement.run(index);
   }
 }
