@@ -80,7 +80,7 @@ test('wrap a Claude Desktop configuration from the Servers page, then unwrap it 
     ['github', ['npx', '-y', '@modelcontextprotocol/server-github']],
   ] as const) {
     expect(wrapped.mcpServers[name]!.command).toBe(process.execPath);
-    expect(wrapped.mcpServers[name]!.args).toEqual([SILAS_BIN, 'proxy', '--name', name, '--policy', policy, '--home', silas.home, '--', ...rest]);
+    expect(wrapped.mcpServers[name]!.args).toEqual([SILAS_BIN, 'proxy', '--name', name, '--policy', policy, '--home', silas.home, '--client', 'claude-desktop', '--', ...rest]);
   }
   expect(wrapped.mcpServers.github!.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: '<YOUR_TOKEN>' });
   expect(wrapped.mcpServers.linear).toEqual({ type: 'http', url: 'https://mcp.linear.app/mcp' });

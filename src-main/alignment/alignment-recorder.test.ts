@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApTrace } from '../../src-shared/aap/trace.js';
 import { useTempDirs } from '../testing/temp.js';
 import { aapSigner } from './aap-signatures.js';
-import { alignmentHarness, type AlignmentHarness } from './alignment-test-support.js';
+import { alignmentHarness, loadTestPolicy, type AlignmentHarness } from './alignment-test-support.js';
 import { RECORD_PAGE } from './alignment-recorder.js';
 
 // Real decisions into verified AP-Traces (issue 15 items 5–7): a real ledger and owner key; the
@@ -152,5 +152,16 @@ describe('AlignmentRecorder', () => {
     expect(traces[2]!.action.parameters).toEqual({ step: 2 });
     expect(h.events('aap.trace').every((t) => t.verified)).toBe(true);
     expect(h.service.card('silas').card).toMatchObject({ autonomy_envelope: { escalation_triggers: [{ condition: 'action_type == "execute"', action: 'escalate' }] } });
+  });
+
+  it('keeps each server/client pair its own agent, with the card of that client\'s entry', () => {
+    const h = alignmentHarness(tempDir(), { files: loadTestPolicy() });
+    open.push(h);
+    h.decide('read_file', 'ALLOW', { client: 'cursor' });
+    h.decide('read_file', 'ALLOW', { client: 'claude-desktop' });
+    h.decide('read_file', 'ALLOW');
+    h.drain();
+    expect(h.service.agents().agents.map((a) => a.agentId)).toEqual(['mcp:claude-desktop/files', 'mcp:cursor/files', 'mcp:files']);
+    expect(h.service.card('mcp:cursor/files').card).toMatchObject({ agent_id: 'mcp:cursor/files', extensions: { silas: { server: 'files', client: 'cursor' } } });
   });
 });

@@ -135,7 +135,7 @@ export class AlignmentRecorder {
     if (entry.event === 'aip.policy_reloaded' || entry.event === 'policies.saved') this.policyChanged(entry);
     const source = traceFromEntry(entry);
     if (!source) return null;
-    const card = this.deps.cards.cardFor(source.agentId);
+    const card = this.deps.cards.cardFor(source.agentId, source.subject);
     const trace: ApTrace = { ...source.trace, card_id: card.row.cardId };
     const result = verifyTrace(trace, card.compiled, { now: this.deps.now() });
     const drift = this.monitorFor(source.agentId, card).observe(trace);
@@ -226,8 +226,8 @@ export class AlignmentRecorder {
   }
 
   private policyChanged(entry: AuditEntry): void {
-    const { server, path } = entry.data as { server?: unknown; path?: unknown };
-    if (entry.event === 'aip.policy_reloaded' && typeof server === 'string') this.deps.cards.policyChanged(server);
+    const { server, client, path } = entry.data as { server?: unknown; client?: unknown; path?: unknown };
+    if (entry.event === 'aip.policy_reloaded' && typeof server === 'string') this.deps.cards.policyChanged(server, typeof client === 'string' ? client : null);
     if (entry.event === 'policies.saved' && typeof path === 'string') this.deps.cards.policyFileChanged(path);
   }
 }

@@ -75,6 +75,8 @@ describe('AlignmentService', () => {
     h.ledger.db.prepare('UPDATE aap_traces SET audit_index = ? WHERE trace_id = ?').run(row!.sourceIndex, row!.traceId);
     expect(codeOf(() => h.service.trace(row!.traceId))).toBe(ErrorCode.Corrupt);
     expect(codeOf(() => h.service.trace('tr-nothing'))).toBe(ErrorCode.NotFound);
+    // An agent that never decided anything has no card to show or edit.
+    expect(codeOf(() => h.service.card('mcp:nobody'))).toBe(ErrorCode.NotFound);
   });
 
   it('accepts only the owner key over exactly the signed document', () => {
@@ -116,6 +118,8 @@ describe('AlignmentService', () => {
 
   it('refuses a card that does not validate, names the path, audits it, and keeps the card in force', () => {
     const h = harness();
+    h.decide('read_file', 'ALLOW');
+    h.drain();
     const inForce = h.service.card('mcp:files');
     const card = inForce.card as Record<string, unknown> & { autonomy_envelope: Record<string, unknown> };
     const halfParsable = { ...card, card_id: 'ac-new', autonomy_envelope: { ...card.autonomy_envelope, escalation_triggers: [{ condition: 'tool == "x" and', action: 'escalate', reason: 'r' }] } };
@@ -135,6 +139,8 @@ describe('AlignmentService', () => {
   it('re-derives the card when the policy changes, and puts the kept version back when it changes back', () => {
     const policies: Record<string, ReturnType<typeof loadTestPolicy> | null> = { files: loadTestPolicy() };
     const h = harness(policies);
+    h.decide('read_file', 'ALLOW');
+    h.drain();
     const first = h.service.card('mcp:files').card as { card_id: string };
     policies.files = loadTestPolicy(FILES_POLICY.replace('[read_file, list_directory, write_file]', '[read_file, write_file]'));
     h.ledger.audit.append('aip.policy_reloaded', { server: 'files', session_id: 's', policy_name: 'files', policy_hash: 'b'.repeat(64), previous_hash: 'a'.repeat(64) });

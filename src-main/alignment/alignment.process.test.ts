@@ -43,7 +43,7 @@ describe('alignment of a real proxied server', () => {
     // The client entry that wraps the server names its policy: the card is derived from it.
     const user = join(dir, 'user');
     mkdirSync(join(user, '.config', 'Claude'), { recursive: true });
-    const entry = { command: process.execPath, args: [SILAS_BIN, 'proxy', '--name', 'files', '--policy', policy, '--home', home.home, '--', process.execPath, SERVERS.fileTools] };
+    const entry = { command: process.execPath, args: [SILAS_BIN, 'proxy', '--name', 'files', '--policy', policy, '--home', home.home, '--client', 'claude-desktop', '--', process.execPath, SERVERS.fileTools] };
     writeFileSync(join(user, '.config', 'Claude', 'claude_desktop_config.json'), JSON.stringify({ mcpServers: { files: entry } }));
     const notified: NotificationRequest[] = [];
     const runtime = await buildRuntime(
@@ -52,7 +52,7 @@ describe('alignment of a real proxied server', () => {
     );
     await runtime.start();
     open.push({ close: () => runtime.stop('test') });
-    const proxied = await connectThroughProxy({ home: home.home, policy, server: SERVERS.fileTools, extra: ['--name', 'files', '--ask-timeout', '1'] });
+    const proxied = await connectThroughProxy({ home: home.home, policy, server: SERVERS.fileTools, extra: ['--name', 'files', '--client', 'claude-desktop', '--ask-timeout', '1'] });
     open.unshift({ close: () => proxied.close() });
     const call = (tool: string, args: Record<string, unknown>) =>
       proxied.client.callTool({ name: tool, arguments: args }).then(
@@ -68,7 +68,7 @@ describe('alignment of a real proxied server', () => {
 
     const dispatch = async <T>(name: string, args: unknown) => ((await runtime.router.dispatch(name, args, { transport: 'ipc', session: 'session-ipc' })) as { ok: true; value: T }).value;
     await expect
-      .poll(async () => (await dispatch<{ agents: Array<{ agentId: string; traces: number }> }>('alignment.agents', {})).agents.find((a) => a.agentId === 'mcp:files')?.traces, { timeout: 15_000, interval: 200 })
+      .poll(async () => (await dispatch<{ agents: Array<{ agentId: string; traces: number }> }>('alignment.agents', {})).agents.find((a) => a.agentId === 'mcp:claude-desktop/files')?.traces, { timeout: 15_000, interval: 200 })
       .toBe(19);
     const traces = runtime.audit
       .tail(5_000)
@@ -80,13 +80,13 @@ describe('alignment of a real proxied server', () => {
       'delete_file:deny:-',
       ...Array(6).fill('write_file:deny:timeout'),
     ]);
-    const card = await dispatch<{ source: string; signature: string; card: { autonomy_envelope: { bounded_actions: string[]; forbidden_actions: string[] } } }>('alignment.card', { agentId: 'mcp:files' });
+    const card = await dispatch<{ source: string; signature: string; card: { autonomy_envelope: { bounded_actions: string[]; forbidden_actions: string[] } } }>('alignment.card', { agentId: 'mcp:claude-desktop/files' });
     expect(card).toMatchObject({ source: 'derived', signature: 'owner', card: { autonomy_envelope: { bounded_actions: ['echo', 'read_file'], forbidden_actions: ['delete_file'] } } });
 
     const alerts = runtime.audit.tail(5_000).filter((e) => e.event === 'aap.drift_alert');
     expect(alerts).toHaveLength(1);
-    expect(alerts[0]!.data).toMatchObject({ agent_id: 'mcp:files', sustained: 3 });
-    expect(notified.filter((n) => n.title === 'mcp:files is drifting from its baseline')).toHaveLength(1);
+    expect(alerts[0]!.data).toMatchObject({ agent_id: 'mcp:claude-desktop/files', sustained: 3 });
+    expect(notified.filter((n) => n.title === 'mcp:claude-desktop/files is drifting from its baseline')).toHaveLength(1);
     expect(runtime.audit.verifyChain()).toMatchObject({ valid: true });
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import type { AuditAppender } from '../../src-shared/audit/events.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { AlignmentCardRow, AlignmentRepository } from '../store/repositories/alignment.js';
 import { signAapDocument } from './aap-signatures.js';
-import { cardFromPolicy, serverOfAgent, SILAS_AGENT_ID, silasCard } from './default-cards.js';
+import { cardFromPolicy, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
 
 /*
  * The Alignment Card in force for each governed agent (issue 15 item 7): created from the
@@ -21,8 +21,8 @@ export interface CardKeeperDeps {
   repo: AlignmentRepository;
   audit: AuditAppender;
   signer: Pick<OwnerSigner, 'sign' | 'fingerprint'>;
-  /** The policy `silas proxy --name SERVER` enforces, found from the wrapped client entries; null when none is known. */
-  policyForServer(server: string): AgentPolicy | null;
+  /** The policy `silas proxy --name SERVER [--client CLIENT]` enforces, found from the wrapped client entries; null when none is known. */
+  policyForServer(server: string, client: string | null): AgentPolicy | null;
   now(): Date;
 }
 
@@ -36,8 +36,11 @@ export class CardKeeper {
 
   constructor(private readonly deps: CardKeeperDeps) {}
 
-  /** The agent's card in force, derived and activated on first use. */
-  cardFor(agentId: string): CardInForce {
+  /**
+   * The agent's card in force; derived for `subject` and activated on first use. Without a
+   * subject (the cockpit asking about an agent by id) an agent with no card is not found.
+   */
+  cardFor(agentId: string, subject?: AgentSubject): CardInForce {
     const cached = this.compiled.get(agentId);
     if (cached) return cached;
     const row = this.deps.repo.activeCard(agentId);
@@ -46,15 +49,17 @@ export class CardKeeper {
       // A stored card that no longer compiles was edited in the database: replaced by the default.
       if (compiled.ok) return this.remember({ row, compiled: compiled.compiled });
     }
-    return this.activate(this.defaultCard(agentId), 'derived');
+    const from = subject ?? (row ? subjectOf(row.cardJson) : null);
+    if (!from) throw new SilasError(ErrorCode.NotFound, `no agent "${agentId.slice(0, 200)}" has decided anything yet; pick one from the list`);
+    return this.activate(this.defaultCard(from), 'derived');
   }
 
   /** After a policy change: agents whose card was derived from another version of it get one from the new version. */
-  policyChanged(server: string): CardInForce | null {
-    const agentId = `mcp:${server}`;
+  policyChanged(server: string, client: string | null): CardInForce | null {
+    const agentId = mcpAgentId(server, client);
     const row = this.deps.repo.activeCard(agentId);
     if (!row || row.source !== 'derived') return null;
-    const next = this.defaultCard(agentId);
+    const next = this.defaultCard({ kind: 'mcp', server, client });
     if (next.card_id === row.cardId) return null;
     return this.activate(next, 'derived');
   }
@@ -63,9 +68,9 @@ export class CardKeeper {
   policyFileChanged(path: string): void {
     for (const row of this.deps.repo.activeCards()) {
       if (row.source !== 'derived') continue;
-      const server = serverOfAgent(row.agentId);
+      const subject = subjectOf(row.cardJson);
       const extension = (JSON.parse(row.cardJson) as { extensions?: { silas?: { policy_path?: unknown } } }).extensions?.silas;
-      if (server !== null && extension?.policy_path === path) this.policyChanged(server);
+      if (subject?.kind === 'mcp' && extension?.policy_path === path) this.policyChanged(subject.server, subject.client);
     }
   }
 
@@ -92,20 +97,20 @@ export class CardKeeper {
     return problems;
   }
 
-  private defaultCard(agentId: string): AlignmentCard {
+  private defaultCard(subject: AgentSubject): AlignmentCard {
     const context = { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() };
-    if (agentId === SILAS_AGENT_ID) return silasCard(context);
-    const server = serverOfAgent(agentId);
-    const policy = server === null ? null : this.deps.policyForServer(server);
-    if (server !== null && policy !== null) return cardFromPolicy(server, policy, context);
+    if (subject.kind === 'silas') return silasCard(context);
+    const policy = this.deps.policyForServer(subject.server, subject.client);
+    if (policy !== null) return cardFromPolicy(subject.server, subject.client, policy, context);
     // No policy known for it: a card that bounds nothing, so every action it takes is reported.
+    const agentId = mcpAgentId(subject.server, subject.client);
     const empty = silasCard(context);
     return {
       ...empty,
       card_id: `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-unknown-policy`,
       agent_id: agentId,
       autonomy_envelope: { bounded_actions: [], escalation_triggers: [], max_autonomous_value: null, forbidden_actions: [] },
-      extensions: { silas: { derived_from: 'nothing: no wrapped client entry names this server' } },
+      extensions: { silas: { derived_from: 'nothing: no wrapped client entry names this server', server: subject.server, client: subject.client } },
     };
   }
 
@@ -131,4 +136,12 @@ export class CardKeeper {
     this.compiled.set(card.row.agentId, card);
     return card;
   }
+}
+
+/** Who a kept card was derived for, from its `extensions.silas` (null for a card that does not say). */
+function subjectOf(cardJson: string): AgentSubject | null {
+  const card = JSON.parse(cardJson) as { agent_id?: unknown; extensions?: { silas?: { server?: unknown; client?: unknown } } };
+  const silas = card.extensions?.silas;
+  if (typeof silas?.server === 'string') return { kind: 'mcp', server: silas.server, client: typeof silas.client === 'string' ? silas.client : null };
+  return card.agent_id === 'silas' ? { kind: 'silas' } : null;
 }

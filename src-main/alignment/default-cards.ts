@@ -17,13 +17,16 @@ import type { AgentPolicy } from '../aip/policy/types.js';
 export const SILAS_AGENT_ID = 'silas';
 const MCP_PREFIX = 'mcp:';
 
-/** The agent id of an MCP server behind `silas proxy --name SERVER`. */
-export function mcpAgentId(server: string): string {
-  return `${MCP_PREFIX}${server}`;
-}
+/** Who an agent id stands for; agent ids are for people to read and are never parsed back. */
+export type AgentSubject = { kind: 'silas' } | { kind: 'mcp'; server: string; client: string | null };
 
-export function serverOfAgent(agentId: string): string | null {
-  return agentId.startsWith(MCP_PREFIX) ? agentId.slice(MCP_PREFIX.length) : null;
+/**
+ * The agent id of an MCP server behind `silas proxy --name SERVER`: one per server/client pair
+ * (`mcp:cursor/files`) when the proxy was told its client, as `silas clients wrap` does; else one
+ * per server name (`mcp:files`, entries wrapped before the client was recorded).
+ */
+export function mcpAgentId(server: string, client: string | null = null): string {
+  return client === null ? `${MCP_PREFIX}${server}` : `${MCP_PREFIX}${client}/${server}`;
 }
 
 export const GOVERNED_VALUES = ['principal_benefit', 'user_control', 'harm_prevention', 'transparency'] as const;
@@ -46,8 +49,8 @@ export interface CardContext {
 /** Quotes a tool name as a §4.6 string literal. */
 const literal = (name: string) => JSON.stringify(name);
 
-export function cardFromPolicy(server: string, policy: AgentPolicy, context: CardContext): AlignmentCard {
-  const agentId = mcpAgentId(server);
+export function cardFromPolicy(server: string, client: string | null, policy: AgentPolicy, context: CardContext): AlignmentCard {
+  const agentId = mcpAgentId(server, client);
   const asks: EscalationTrigger[] = [];
   const forbidden: string[] = [];
   for (const rule of [...policy.toolRules.values()].sort((a, b) => a.tool.localeCompare(b.tool))) {
@@ -66,7 +69,7 @@ export function cardFromPolicy(server: string, policy: AgentPolicy, context: Car
     values: { declared: [...GOVERNED_VALUES], conflicts_with: null, hierarchy: 'lexicographic' },
     autonomy_envelope: { bounded_actions: bounded, escalation_triggers: asks, max_autonomous_value: null, forbidden_actions: forbidden },
     audit_commitment: commitment(),
-    extensions: { silas: { derived_from: 'policy', policy_name: policy.name, policy_hash: policy.hash, policy_path: policy.sourcePath } },
+    extensions: { silas: { derived_from: 'policy', server, client, policy_name: policy.name, policy_hash: policy.hash, policy_path: policy.sourcePath } },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ApTrace, Escalation, EscalationStatus } from '../../src-shared/aap/trace.js';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
-import { mcpAgentId, SILAS_AGENT_ID } from './default-cards.js';
+import { mcpAgentId, SILAS_AGENT_ID, type AgentSubject } from './default-cards.js';
 
 /*
  * AP-Traces (spec 003 §5) from the ledger's real decisions (issue 15 item 7). Each trace is built
@@ -22,6 +22,7 @@ import { mcpAgentId, SILAS_AGENT_ID } from './default-cards.js';
 
 export interface TraceSource {
   agentId: string;
+  subject: AgentSubject;
   /** Its `card_id` is empty: the recorder names the card the trace is verified against. */
   trace: ApTrace;
 }
@@ -45,6 +46,7 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
   const tool = text(data.tool);
   const server = text(data.server);
   const decision = text(data.decision);
+  const client = text(data.client);
   if (data.direction !== 'upstream' || data.method !== 'tools/call' || !tool || !server || !decision) return null;
   const approval = text(data.approval);
   if (decision === 'ASK' && approval === null) return null; // still waiting for the person
@@ -64,10 +66,12 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
           escalation_status: status,
           principal_response: { decision: status, timestamp: new Date(entry.ts).toISOString() },
         };
+  const agentId = mcpAgentId(server, client);
   return {
-    agentId: mcpAgentId(server),
+    agentId,
+    subject: { kind: 'mcp', server, client },
     trace: {
-      ...base(entry, mcpAgentId(server)),
+      ...base(entry, agentId),
       action: {
         type: forwarded ? 'execute' : 'deny',
         name: tool,
@@ -90,7 +94,7 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
       context: {
         session_id: text(data.session_id),
         environment: { policy_mode: text(data.policy_mode) },
-        metadata: metadata(entry, { server, violation: data.violation === true, ...(approval ? { approval } : {}) }),
+        metadata: metadata(entry, { server, ...(client ? { client } : {}), violation: data.violation === true, ...(approval ? { approval } : {}) }),
       },
     },
   };
@@ -104,6 +108,7 @@ function silasToolCall(entry: AuditEntry, blocked: boolean, step = false): Trace
   const args = step ? { step: data.step ?? null } : !blocked && data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
   return {
     agentId: SILAS_AGENT_ID,
+    subject: { kind: 'silas' },
     trace: {
       ...base(entry, SILAS_AGENT_ID),
       action: { type: blocked ? 'deny' : 'execute', name: tool, category: 'escalation_trigger', target: { type: 'work_item', identifier: workItem }, ...(args ? { parameters: args } : {}) },

@@ -35,8 +35,8 @@ export interface Alignment {
 export function composeAlignment(deps: AlignmentDeps): Alignment {
   const now = deps.now ?? (() => new Date());
   const repo = new AlignmentRepository(deps.db);
-  const policyForServer = (server: string): AgentPolicy | null => {
-    const path = wrappedPolicyOf(deps.locations, server);
+  const policyForServer = (server: string, client: string | null): AgentPolicy | null => {
+    const path = wrappedPolicyOf(deps.locations, server, client);
     if (path === null) return null;
     try {
       const loaded = loadPolicyText(readFileSync(path, 'utf8'), { sourcePath: path, trustedKeys: deps.trustedKeys() });

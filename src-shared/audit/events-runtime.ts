@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { SandboxDenial, ServerSandboxSummary } from '../schemas/server-sandbox.js';
 import { bool, defineAuditEvent as ev, int, json, nstr, num, requestId, str, strs } from './define.js';
 
-// Fields every proxy event carries (ProxyAudit adds them): which server and which proxy session.
-const proxy = { server: str, session_id: str };
+// Fields every proxy event carries (ProxyAudit adds them): which server and which proxy session,
+// and the agent client whose configuration started it (`--client`, written by `silas clients wrap`).
+const proxy = { server: str, session_id: str, client: str.optional() };
 const toolApproval = { approval_id: str, server: str, tool: str, args_hash: str };
 const clientFile = { client: str, file: str, servers: strs, backup: str };
 const peerRefusal = { peer: str, reason: str };
@@ -26,6 +27,7 @@ export const runtimeEvents = {
       reason: str.optional(),
       session_id: str.optional(),
       server: str.optional(),
+      client: str.optional(),
     }),
   }),
   'aip.dlp': ev({

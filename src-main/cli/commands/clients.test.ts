@@ -55,7 +55,7 @@ describe('silas clients wrap / unwrap', () => {
     const result = await runSilas(['clients', 'wrap', 'claude', '--config', file, '--policy', policy, '--home', home, '--server', 'github', '--dry-run']);
     expect(result.code).toBe(0);
     const q = (s: string) => JSON.stringify(s);
-    const args = [SILAS_BIN, 'proxy', '--name', 'github', '--policy', policy, '--home', home, '--', 'npx', '-y', '@modelcontextprotocol/server-github'].map(q).join(', ');
+    const args = [SILAS_BIN, 'proxy', '--name', 'github', '--policy', policy, '--home', home, '--client', 'claude-desktop', '--', 'npx', '-y', '@modelcontextprotocol/server-github'].map(q).join(', ');
     expect(result.out).toContain(
       [
         `--- ${file}`,

@@ -13,6 +13,7 @@ describe('silas proxy (arguments)', () => {
     expect(await runSilas(['proxy', '--policy', 'p.yaml', '--target', 'a', '--', 'b'])).toMatchObject({ code: 2, err: expect.stringMatching(/not both/) });
     expect(await runSilas(['proxy', '--policy', 'p.yaml', 'server.js'])).toMatchObject({ code: 2, err: expect.stringMatching(/put the server command after --/) });
     expect(await runSilas(['proxy', '--policy', 'p.yaml', '--ask-timeout', '0', '--', 'x'])).toMatchObject({ code: 2, err: expect.stringMatching(/--ask-timeout/) });
+    expect(await runSilas(['proxy', '--policy', 'p.yaml', '--client', '../Claude Desktop', '--', 'x'])).toMatchObject({ code: 2, err: expect.stringMatching(/--client: expected an agent client id such as claude-desktop/) });
   });
 
   it('prints its help', async () => {

@@ -8,7 +8,7 @@ import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { formatPolicyError } from './policy-loading.js';
 
-const usage = `Usage: silas proxy --policy FILE [--name NAME] [--home DIR] [--ask-timeout SECONDS] [--no-sandbox] -- COMMAND [ARGS...]
+const usage = `Usage: silas proxy --policy FILE [--name NAME] [--client ID] [--home DIR] [--ask-timeout SECONDS] [--no-sandbox] -- COMMAND [ARGS...]
        silas proxy --policy FILE [options] --target "COMMAND ARGS"
 
 Runs an MCP server (stdio) behind an AIP AgentPolicy: every message from the client passes the
@@ -20,6 +20,8 @@ grants (docs/mcp-sandbox.md); without bubblewrap the proxy refuses to start it.
 Options:
   --policy FILE          the AgentPolicy (YAML); reloaded when it changes
   --name NAME            server name in approvals, pins and the ledger (default: the command's basename)
+  --client ID            the agent client whose configuration starts this proxy (claude-desktop, cursor…);
+                         recorded with every decision, so each server/client pair has its own alignment card
   --home DIR             data home with the ledger (default: $SILAS_HOME, else the platform's app-data directory)
   --ask-timeout SECONDS  how long an \`ask\` waits for the person (default 60)
   --target "CMD ARGS"    the server command as one string, split on spaces (no shell)
@@ -47,7 +49,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   const commandArgs = dash === -1 ? [] : argv.slice(dash + 1);
   const { values, positionals } = parseFlags(
     flagArgs,
-    { policy: { type: 'string' }, name: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
+    { policy: { type: 'string' }, name: { type: 'string' }, client: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
     usage,
     true,
   );
@@ -60,6 +62,9 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   if (values.target !== undefined && commandArgs.length > 0) throw new UsageError('give the server either after -- or with --target, not both', usage);
   const command = values.target !== undefined ? splitTarget(values.target) : commandArgs;
   if (command.length === 0) throw new UsageError('name the MCP server command after -- (or with --target)', usage);
+  if (values.client !== undefined && !/^[a-z0-9][a-z0-9-]{0,63}$/.test(values.client)) {
+    throw new UsageError(`--client: expected an agent client id such as claude-desktop or cursor (lower-case letters, digits, dashes), got "${values.client.slice(0, 80)}"`, usage);
+  }
   const askTimeout = parsePositiveInt('--ask-timeout', values['ask-timeout'], 60, 24 * 3600, usage);
   if (!io.stdin) throw new UsageError('silas proxy needs standard input', usage);
 
@@ -68,6 +73,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
     secretStore: cliSecretStore(io.secretStore),
     approver: deps.approver,
     server: values.name ?? basename(command[0]!),
+    client: values.client ?? null,
     command: command[0]!,
     args: command.slice(1),
     policyFile: resolve(values.policy),

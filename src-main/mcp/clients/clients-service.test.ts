@@ -81,7 +81,7 @@ describe('agent clients in the cockpit', () => {
 
     const after = JSON.parse(readFileSync(file, 'utf8'));
     expect(after.mcpServers.github.command).toBe(runtime.node);
-    expect(after.mcpServers.github.args).toEqual([runtime.bin, 'proxy', '--name', 'github', '--policy', policy, '--home', silasHome, '--', 'npx', '-y', '@modelcontextprotocol/server-github']);
+    expect(after.mcpServers.github.args).toEqual([runtime.bin, 'proxy', '--name', 'github', '--policy', policy, '--home', silasHome, '--client', 'claude-desktop', '--', 'npx', '-y', '@modelcontextprotocol/server-github']);
     expect(after.mcpServers.linear).toEqual({ type: 'http', url: 'https://mcp.linear.app/mcp' });
     expect(readFileSync(result.backup, 'utf8')).toBe(CLAUDE_CONFIG);
     expect(readManifest(silasHome).wraps).toEqual([expect.objectContaining({ client: 'claude-desktop', file, backup: result.backup, servers: STDIO_SERVERS })]);

@@ -46,10 +46,10 @@ describe('wrapping a configuration', () => {
     const before = JSON.parse(CLAUDE_CONFIG);
     expect(after.mcpServers.github).toEqual({
       command: runtime.node,
-      args: [runtime.bin, 'proxy', '--name', 'github', '--policy', policy, '--', 'npx', '-y', '@modelcontextprotocol/server-github'],
+      args: [runtime.bin, 'proxy', '--name', 'github', '--policy', policy, '--client', 'claude-desktop', '--', 'npx', '-y', '@modelcontextprotocol/server-github'],
       env: before.mcpServers.github.env,
     });
-    expect(after.mcpServers['mémoire 📝'].args).toEqual([runtime.bin, 'proxy', '--name', 'mémoire 📝', '--policy', policy, '--', '/usr/local/bin/memory-server']);
+    expect(after.mcpServers['mémoire 📝'].args).toEqual([runtime.bin, 'proxy', '--name', 'mémoire 📝', '--policy', policy, '--client', 'claude-desktop', '--', '/usr/local/bin/memory-server']);
     expect(after.mcpServers.linear).toEqual(before.mcpServers.linear);
     expect(after.globalShortcut).toBe('Ctrl+Space');
     // Key order and layout: the one-line args stay on one line, the multi-line ones stay one per line.
@@ -105,7 +105,7 @@ describe('wrapping a configuration', () => {
     const wrapped = readFileSync(file, 'utf8');
     expect(wrapped).toContain('"command": "/opt/node/bin/node", // pinned below');
     expect(wrapped).toContain('/* local files */');
-    expect(wrapped).toContain(`"args": ["${runtime.bin}", "proxy", "--name", "files", "--policy", "${policy}", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "\${workspaceFolder}"],`);
+    expect(wrapped).toContain(`"args": ["${runtime.bin}", "proxy", "--name", "files", "--policy", "${policy}", "--client", "vscode", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "\${workspaceFolder}"],`);
     unwrapFile(vscode, file, home);
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
@@ -180,8 +180,8 @@ describe('wrapping a configuration', () => {
     const { file, home, options } = setup(CLAUDE_CONFIG);
     wrapFile(claude, file, { ...options, homeInCommandLine: true, servers: ['sqlite'] });
     const args = JSON.parse(readFileSync(file, 'utf8')).mcpServers.sqlite.args as string[];
-    expect(args.slice(4, 9)).toEqual(['--policy', options.policy, '--home', home, '--']);
-    expect(args.slice(9)).toEqual(['uvx', 'mcp-server-sqlite', '--db-path', 'C:\\data\\test.db']);
+    expect(args.slice(4, 11)).toEqual(['--policy', options.policy, '--home', home, '--client', 'claude-desktop', '--']);
+    expect(args.slice(11)).toEqual(['uvx', 'mcp-server-sqlite', '--db-path', 'C:\\data\\test.db']);
   });
 });
 

@@ -18,6 +18,8 @@ export interface ProxyRuntime {
 export interface WrapSpec {
   policy: string;
   home?: string;
+  /** The client whose configuration this is: the proxy records it, so each server/client pair is its own agent. */
+  client?: string;
 }
 
 interface Edit {
@@ -30,6 +32,7 @@ interface Edit {
 export function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: WrapSpec, original: { command: string; args: readonly string[] }): { command: string; args: string[] } {
   const args = [runtime.bin, 'proxy', '--name', server, '--policy', spec.policy];
   if (spec.home !== undefined) args.push('--home', spec.home);
+  if (spec.client !== undefined) args.push('--client', spec.client);
   args.push('--', original.command, ...original.args);
   return { command: runtime.node, args };
 }

@@ -9,6 +9,7 @@ export interface ProxyInvocation {
   name?: string;
   policy?: string;
   home?: string;
+  client?: string;
   /** The command the proxy runs, after `--`; undefined when given as `--target "CMD ARGS"`. */
   original?: { command: string; args: string[] };
   target?: string;
@@ -137,11 +138,11 @@ export function parseProxyInvocation(command: string, args: readonly string[]): 
       if (cmd !== undefined) found.original = { command: cmd, args: cmdArgs };
       break;
     }
-    const match = /^--(name|policy|home|target)(?:=(.*))?$/s.exec(arg);
+    const match = /^--(name|policy|home|target|client)(?:=(.*))?$/s.exec(arg);
     if (!match) continue;
     const value = match[2] ?? rest[++i];
     if (value === undefined) break;
-    const key = match[1] as 'name' | 'policy' | 'home' | 'target';
+    const key = match[1] as 'name' | 'policy' | 'home' | 'target' | 'client';
     found[key] = value;
   }
   return found;

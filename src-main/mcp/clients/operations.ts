@@ -185,7 +185,7 @@ export function planWrap(config: LoadedConfig, options: WrapOptions): WrapPlan {
   }
   if (options.policy === undefined) for (const policy of new Set(policies.values())) checkPolicy(policy);
   const targets = new Map<string, WrapSpec>();
-  for (const [name, policy] of policies) targets.set(name, { policy, ...(options.homeInCommandLine ? { home: options.silasHome } : {}) });
+  for (const [name, policy] of policies) targets.set(name, { policy, ...(options.homeInCommandLine ? { home: options.silasHome } : {}), client: config.client.id });
   const after = targets.size > 0 ? wrapEntries(parsed, options.runtime, targets) : parsed.text;
   if (targets.size > 0) {
     const check = checkEdit(parsed, after, config.client, new Set(targets.keys()));

@@ -38,6 +38,8 @@ export class ProxyAudit {
     private readonly log: AuditLog,
     readonly server: string,
     readonly sessionId: string,
+    /** The agent client that started this proxy (`--client`), when it said. */
+    readonly client: string | null = null,
   ) {}
 
   decision(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined> = {}): void {
@@ -61,7 +63,7 @@ export class ProxyAudit {
   }
 
   event<E extends AuditEventName>(name: E, data: ProxyEventData<E>): void {
-    this.add({ event: name, data: { server: this.server, session_id: this.sessionId, ...clean(data as Record<string, JsonValue | undefined>) } } as Item);
+    this.add({ event: name, data: { server: this.server, session_id: this.sessionId, ...(this.client !== null ? { client: this.client } : {}), ...clean(data as Record<string, JsonValue | undefined>) } } as Item);
   }
 
   /**
@@ -98,6 +100,7 @@ export class ProxyAudit {
 
   private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined>) {
     const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId, server: this.server });
+    if (this.client !== null) data.client = this.client;
     for (const key in extra) {
       const value = extra[key];
       if (value !== undefined) data[key] = value;

@@ -21,6 +21,8 @@ import type { JsonObject } from '../../../src-shared/schemas/json.js';
 
 export interface ProxyOptions {
   server: string;
+  /** The agent client whose configuration started the proxy (`--client`); recorded with every event. */
+  client?: string | null;
   command: string;
   args: readonly string[];
   policyFile: string;
@@ -67,7 +69,7 @@ const SERVER_GONE = -32603;
  */
 export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   const sessionId = options.sessionId ?? randomUUID();
-  const audit = new ProxyAudit(options.audit, options.server, sessionId);
+  const audit = new ProxyAudit(options.audit, options.server, sessionId, options.client ?? null);
   const toolDefs = new Map<string, ToolDefinition>();
   // The server runs in the proxy's directory and may resolve relative paths against any directory
   // on its command line or any root the client announces (issue 9 item 13).

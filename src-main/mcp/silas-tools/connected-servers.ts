@@ -42,9 +42,13 @@ export function installationPolicies(ctx: LocationContext, silasHome: string): s
   return [...paths];
 }
 
-/** The policy `silas proxy --name SERVER` runs under, from the first wrapped client entry of that name; null when none names it. */
-export function wrappedPolicyOf(ctx: LocationContext, server: string): string | null {
+/**
+ * The policy `silas proxy --name SERVER [--client CLIENT]` runs under: from that client's wrapped
+ * entry of that name, or (no client said) the first client's; null when none names it.
+ */
+export function wrappedPolicyOf(ctx: LocationContext, server: string, clientId: string | null = null): string | null {
   for (const client of CLIENTS) {
+    if (clientId !== null && client.id !== clientId) continue;
     try {
       for (const entry of loadConfig(client, configLocation(client.id, ctx)).parsed.servers) {
         const policy = entry.wrapped?.policy;
