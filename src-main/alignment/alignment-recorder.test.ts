@@ -67,7 +67,7 @@ describe('AlignmentRecorder', () => {
     expect(h.service.violations('mcp:files', 10).violations.map((v) => v.actionName)).toEqual(['write_file', 'delete_file']);
   });
 
-  it('raises exactly one drift alert when behaviour changes halfway, and records it in the chain', () => {
+  it('raises exactly one drift alert when behaviour changes halfway, and records it in the chain', async () => {
     const h = harness();
     for (let i = 0; i < 12; i += 1) h.decide('read_file', 'ALLOW');
     // Then it starts asking to write, and the person keeps refusing.
@@ -77,7 +77,7 @@ describe('AlignmentRecorder', () => {
     expect(alerts).toHaveLength(1);
     expect(alerts[0]).toMatchObject({ agent_id: 'mcp:files', sustained: 3 });
     expect(alerts[0]!.similarity as number).toBeLessThan(0.3);
-    const series = h.service.series('mcp:files', 0, 1000);
+    const series = await h.service.series('mcp:files', 0, 1000);
     expect(series.alert.reduce((a, b) => a + b, 0)).toBe(1);
     expect(series.alert.indexOf(1)).toBe(14); // the third low trace after the change at 12
     expect(series.driftSimilarity.slice(0, 10)).toEqual(Array(10).fill(null));

@@ -28,7 +28,7 @@ const codeOf = (fn: () => unknown) => {
 };
 
 describe('AlignmentService', () => {
-  it('lists the agents with their card and counts, and the traces as chart columns', () => {
+  it('lists the agents with their card and counts, and the traces as chart columns', async () => {
     const h = harness();
     h.decide('read_file', 'ALLOW');
     h.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
@@ -36,11 +36,11 @@ describe('AlignmentService', () => {
     expect(h.service.agents().agents).toEqual([
       expect.objectContaining({ agentId: 'mcp:files', cardSource: 'derived', traces: 2, violations: 1, escalations: 0, alerts: 0 }),
     ]);
-    const series = h.service.series('mcp:files', 0, 100);
+    const series = await h.service.series('mcp:files', 0, 100);
     expect(series.actions).toEqual(['read_file', 'delete_file']);
     expect(series.verified).toEqual([1, 0]);
     expect(series.valueUsage).toEqual({ principal_benefit: 2 });
-    expect(h.service.series('mcp:files', series.seq[0]!, 100).actions).toEqual(['delete_file']);
+    expect((await h.service.series('mcp:files', series.seq[0]!, 100)).actions).toEqual(['delete_file']);
   });
 
   it('explains a trace: each check, the card, the owner signature, and that it is the one the chain holds', () => {
@@ -155,9 +155,12 @@ describe('AlignmentService', () => {
     expect(h.events('aap.card_activated').map((e) => e.previous_card_id)).toEqual([null, first.card_id, second.card_id]);
   });
 
-  it('computes the fleet coherence matrix of the agents in force', () => {
+  it('computes the fleet coherence matrix of the agents in force, and a trivial one for a single agent', () => {
     const h = harness();
+    expect(h.service.fleet()).toEqual({ agents: [], matrix: [], fleetScore: 1, conflicts: [], outliers: [], clusters: [] });
     h.decide('read_file', 'ALLOW');
+    h.drain();
+    expect(h.service.fleet()).toMatchObject({ agents: ['mcp:files'], matrix: [[1]], clusters: [['mcp:files']] });
     h.ledger.audit.append('silas.executor.tool_call', { work_item_id: 'w1', attempt: 1, call_index: 0, tool: 'shell', args: {}, gate_decision: 'allow' });
     h.drain();
     const fleet = h.service.fleet();
@@ -171,5 +174,24 @@ describe('AlignmentService', () => {
       ['mcp:files', true],
       ['silas', true],
     ]);
+  });
+
+  it('reads a long series across turns of the event loop: a call waiting meanwhile is answered', async () => {
+    const h = harness();
+    h.ledger.audit.appendBatch(
+      Array.from({ length: 12_000 }, (_, i) => ({
+        event: 'aip.decision' as const,
+        data: { direction: 'upstream' as const, decision: 'ALLOW', policy_mode: 'enforce', violation: false, method: 'tools/call', tool: 'read_file', args: { path: `/a/${i}` }, server: 'files', session_id: 's' },
+      })),
+    );
+    h.drain();
+    const order: string[] = [];
+    const series = h.service.series('mcp:files', 0, 100_000).then((s) => {
+      order.push('series');
+      return s;
+    });
+    setImmediate(() => order.push('other call'));
+    expect((await series).seq).toHaveLength(12_000);
+    expect(order).toEqual(['other call', 'series']);
   });
 });

@@ -28,7 +28,9 @@ export interface AlignmentServiceDeps {
   now(): Date;
 }
 
+/** Rows read per turn of the event loop: a 100,000-trace chart must not hold the runtime (docs/architecture.md §1). */
 const SERIES_PAGE = 5_000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class AlignmentService {
   constructor(private readonly deps: AlignmentServiceDeps) {}
@@ -56,7 +58,7 @@ export class AlignmentService {
     };
   }
 
-  series(agentId: string, afterSeq: number, limit: number): CallResult<'alignment.series'> {
+  async series(agentId: string, afterSeq: number, limit: number): Promise<CallResult<'alignment.series'>> {
     const out: CallResult<'alignment.series'> = {
       agentId,
       seq: [],
@@ -72,22 +74,27 @@ export class AlignmentService {
       driftThreshold: DEFAULT_SIMILARITY_THRESHOLD,
     };
     let after = afterSeq;
+    // Value lists repeat (a policy decision applies one of a few): each distinct JSON parsed once.
+    const valueLists = new Map<string, string[]>();
     while (out.seq.length < limit) {
-      const rows = this.deps.repo.traces(agentId, after, Math.min(SERIES_PAGE, limit - out.seq.length));
+      const rows = this.deps.repo.seriesRows(agentId, after, Math.min(SERIES_PAGE, limit - out.seq.length));
       for (const row of rows) {
         out.seq.push(row.seq);
         out.time.push(Date.parse(row.ts));
         out.similarity.push(row.similarity);
-        out.driftSimilarity.push(row.driftSimilarity);
-        out.escalated.push(row.escalated ? 1 : 0);
-        out.verified.push(row.verified ? 1 : 0);
-        out.alert.push(row.driftAlert ? 1 : 0);
-        out.traceIds.push(row.traceId);
-        out.actions.push(row.actionName);
-        for (const value of row.values) out.valueUsage[value] = (out.valueUsage[value] ?? 0) + 1;
+        out.driftSimilarity.push(row.drift_similarity);
+        out.escalated.push(row.escalated);
+        out.verified.push(row.verified);
+        out.alert.push(row.drift_alert);
+        out.traceIds.push(row.trace_id);
+        out.actions.push(row.action_name);
+        let values = valueLists.get(row.values_json);
+        if (!values) valueLists.set(row.values_json, (values = JSON.parse(row.values_json) as string[]));
+        for (const value of values) out.valueUsage[value] = (out.valueUsage[value] ?? 0) + 1;
       }
-      if (rows.length === 0) break;
+      if (rows.length < SERIES_PAGE) break;
       after = rows.at(-1)!.seq;
+      await nextTurn();
     }
     return out;
   }
@@ -149,6 +156,8 @@ export class AlignmentService {
       const card = JSON.parse(row.cardJson) as { card_id: string; values: { declared: string[]; conflicts_with?: string[] | null } };
       return { agent_id: row.agentId, card };
     });
+    // Coherence is between agents: with fewer than two there is no pair and nothing conflicts.
+    if (members.length < 2) return { agents: members.map((m) => m.agent_id), matrix: members.map(() => [1]), fleetScore: 1, conflicts: [], outliers: [], clusters: members.map((m) => [m.agent_id]) };
     const fleet = checkFleetCoherence(members);
     return {
       agents: members.map((m) => m.agent_id),

@@ -1,13 +1,11 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import type { ComponentType } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlignmentPage } from './alignment/AlignmentPage.js';
 import { IlpPage } from './ilp/IlpPage.js';
 
 afterEach(cleanup);
 
 const pages: [string, ComponentType, RegExp][] = [
-  ['Alignment', AlignmentPage, /AAP alignment cards and drift dashboards/],
   ['ILP', IlpPage, /ILP composition inspector/],
 ];
 

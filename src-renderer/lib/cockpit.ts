@@ -9,6 +9,7 @@ import { affectsPolicies } from '../store/policy-editor-slice.js';
 import { affectsServers } from '../store/servers-slice.js';
 import { affectsStanding } from '../store/standing-slice.js';
 import { ClientError, createClient, describeError } from './client.js';
+import { connectAlignment, type AlignmentActions } from './cockpit-alignment.js';
 import { connectPolicies, type PolicyActions } from './cockpit-policies.js';
 import { connectStream, type StreamActions } from './cockpit-stream.js';
 import { notificationText, type NotificationsPort } from './notifications.js';
@@ -29,7 +30,7 @@ export const STANDING_REFRESH_DELAY_MS = 300;
 export const CLIENTS_REFRESH_DELAY_MS = 300;
 
 /** What components may ask for; everything with a side effect goes through here. */
-export interface CockpitActions extends StreamActions, PolicyActions {
+export interface CockpitActions extends StreamActions, PolicyActions, AlignmentActions {
   loadOlderAudit(): void;
   /** Verifies the chain in the runtime's worker: `full` (the default, what the person asks for) or only what is `new`. */
   verifyChain(mode?: VerifyMode): void;
@@ -125,6 +126,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
   };
   const stream = connectStream({ call, storeSecret, store, storage: scopeStorage, generation: () => generation });
   const policies = connectPolicies({ call, store, page: win && !('silas' in win && win.silas) ? win : null });
+  const alignment = connectAlignment({ call, store, notifications, openPage: () => navigate('alignment') });
 
   /**
    * A connect checks only what is new (`background`: the last verdict stays shown meanwhile);
@@ -302,6 +304,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     clients.load();
     standing.load();
     policies.reload();
+    alignment.reload();
     verifyChain('new', true);
     loadVerifyStatus(current);
   }
@@ -328,6 +331,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     if (route === previous || transport.state !== 'connected') return;
     if (route === 'servers') clients.load();
     if (route === 'policies') policies.reload();
+    if (route === 'alignment') alignment.opened();
   }
 
   function navigate(route: Route): void {
@@ -350,6 +354,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
         if (affectsStanding(entry.data.event)) standing.schedule();
         if (affectsClients(entry.data.event)) clients.schedule();
         if (affectsPolicies(entry.data.event)) policies.schedule();
+        alignment.entry(entry.data);
       }
     } else if (name === 'review.changed') {
       const queue = events['review.changed'].payload.safeParse(payload);
@@ -390,12 +395,14 @@ export function connectCockpit({ transport, store, window: win, notifications, s
       unwrapClient,
       ...stream.actions,
       ...policies.actions,
+      ...alignment.actions,
     },
     dispose: () => {
       servers.cancel();
       standing.cancel();
       clients.cancel();
       policies.dispose();
+      alignment.dispose();
       wrapRequest += 1;
       offEvent();
       offState();

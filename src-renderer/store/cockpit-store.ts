@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { DEFAULT_ROUTE, type Route } from '../lib/routes.js';
 import type { ConnectionState } from '../lib/transport.js';
+import { createAlignmentSlice, type AlignmentSlice } from './alignment-slice.js';
 import { createAuditSlice, type AuditSlice } from './audit-slice.js';
 import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
@@ -13,7 +14,7 @@ import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 import { createStreamSlice, type StreamSlice } from './stream-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & StreamSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & AlignmentSlice & StreamSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -37,6 +38,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createClientsSlice(...a),
     ...createStandingSlice(...a),
     ...createPolicyEditorSlice(...a),
+    ...createAlignmentSlice(...a),
     ...createStreamSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));

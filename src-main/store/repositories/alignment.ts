@@ -100,6 +100,7 @@ export class AlignmentRepository {
   private readonly insertTraceStatement;
   private readonly saveDriftStatement;
   private readonly setCursorStatement;
+  private readonly seriesStatement;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertTraceStatement = db.prepare(
@@ -108,6 +109,9 @@ export class AlignmentRepository {
     );
     this.saveDriftStatement = db.prepare(
       'INSERT INTO aap_drift_state (agent_id, card_id, snapshot) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot',
+    );
+    this.seriesStatement = db.prepare(
+      'SELECT seq, ts, trace_id, action_name, escalated, verified, similarity, drift_similarity, drift_alert, values_json FROM aap_traces WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.setCursorStatement = db.prepare('INSERT INTO aap_cursor (id, last_index) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index');
   }
@@ -170,6 +174,14 @@ export class AlignmentRepository {
   /** The agent's traces after `afterSeq`, oldest first, at most `limit`. */
   traces(agentId: string, afterSeq: number, limit: number): AlignmentTraceRow[] {
     return (this.db.prepare('SELECT * FROM aap_traces WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?').all(agentId, afterSeq, limit) as TraceRow[]).map(trace);
+  }
+
+  /**
+   * The figures the charts draw, for the agent's traces after `afterSeq`, oldest first: only those
+   * columns, as raw rows (the Alignment page reads up to 100,000 of them at a time).
+   */
+  seriesRows(agentId: string, afterSeq: number, limit: number): Array<{ seq: number; ts: string; trace_id: string; action_name: string; escalated: number; verified: number; similarity: number; drift_similarity: number | null; drift_alert: number; values_json: string }> {
+    return this.seriesStatement.all(agentId, afterSeq, limit) as never;
   }
 
   /** The agent's newest traces with violations, newest first. */

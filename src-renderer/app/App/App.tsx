@@ -4,7 +4,7 @@ import { ConnectionStatus } from '../../components/ConnectionStatus/ConnectionSt
 import { NavBar } from '../../components/NavBar/NavBar.js';
 import { RuntimeSummary } from '../../components/RuntimeSummary/RuntimeSummary.js';
 import { ActivityPage } from '../../features/activity/ActivityPage/ActivityPage.js';
-import { AlignmentPage } from '../../features/alignment/AlignmentPage.js';
+import { AlignmentPage } from '../../features/alignment/AlignmentPage/AlignmentPage.js';
 import { IlpPage } from '../../features/ilp/IlpPage.js';
 import { PoliciesPage } from '../../features/policies/PoliciesPage/PoliciesPage.js';
 import { ReviewPage } from '../../features/review/ReviewPage/ReviewPage.js';

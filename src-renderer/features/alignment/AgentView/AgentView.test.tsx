@@ -1,0 +1,24 @@
+import { cleanup, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FILES } from '../../../test/alignment-fixtures.js';
+import { renderAlignment } from '../../../test/render-alignment.js';
+import { resetCharts } from '../../../test/uplot-fake.js';
+import { AgentView } from './AgentView.js';
+
+vi.mock('../AlignmentChart/uplot-chart.js', () => import('../../../test/uplot-fake.js'));
+
+beforeEach(resetCharts);
+afterEach(cleanup);
+
+describe('AgentView', () => {
+  it('names the agent shown and holds its drift, violations, trace inspector and card, in that order', async () => {
+    await renderAlignment(<AgentView agentId={FILES} />, undefined, FILES);
+    expect(screen.getByText(FILES, { selector: '.alignment-agent-view__title code' })).toBeTruthy();
+    expect(screen.getAllByRole('region').map((region) => region.getAttribute('aria-labelledby') && document.getElementById(region.getAttribute('aria-labelledby')!)?.textContent)).toEqual([
+      'Drift',
+      'Violations',
+      'Trace inspector',
+      'Alignment card',
+    ]);
+  });
+});
