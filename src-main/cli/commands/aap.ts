@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { printConformanceReport } from './conformance-report.js';
 import { formatIssue, type ValidationIssue } from '../../../src-shared/aap/issues.js';
 import { validateApTrace } from '../../../src-shared/aap/validate-trace.js';
 import { checkCoherence } from '../../aap/coherence.js';
@@ -188,17 +189,7 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('aap conformance: give the data folder, e.g. ../shared/conformance/aap', usage);
   const dir = positionals[0]!;
   if (!existsSync(dir)) throw new UsageError(`aap conformance: no such folder: ${dir}`, usage);
-  const report = runAapConformance(dir);
-  if (values.json) {
-    io.out(JSON.stringify(report));
-  } else {
-    for (const r of report.results) {
-      if (r.status === 'passed' && !values.verbose) continue;
-      io.out(`${r.status.toUpperCase().padEnd(7)} ${r.file}#${r.id}${r.reason ? `: ${r.reason}` : ''}`);
-    }
-    io.out(`AAP conformance: ${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped of ${report.total}`);
-  }
-  return report.failed > 0 ? 1 : 0;
+  return printConformanceReport(io, 'AAP', runAapConformance(dir), values);
 }
 
 export const aapCommand: Command = {

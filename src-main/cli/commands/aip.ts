@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { printConformanceReport } from './conformance-report.js';
 import { runConformance } from '../../aip/conformance/runner.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand } from '../io.js';
@@ -23,17 +24,7 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
   if (positionals.length === 0) throw new UsageError('aip conformance: give at least one vector file or folder, e.g. ../shared/conformance/aip', usage);
   const missing = positionals.filter((p) => !existsSync(p));
   if (missing.length > 0) throw new UsageError(`aip conformance: no such file or folder: ${missing.join(', ')}`, usage);
-  const report = runConformance(positionals);
-  if (values.json) {
-    io.out(JSON.stringify(report));
-  } else {
-    for (const r of report.results) {
-      if (r.status === 'passed' && !values.verbose) continue;
-      io.out(`${r.status.toUpperCase().padEnd(7)} ${r.file}#${r.id}${r.reason ? `: ${r.reason}` : ''}`);
-    }
-    io.out(`AIP conformance: ${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped of ${report.total}`);
-  }
-  return report.failed > 0 ? 1 : 0;
+  return printConformanceReport(io, 'AIP', runConformance(positionals), values);
 }
 
 export const aipCommand: Command = {
