@@ -3,7 +3,7 @@ import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/i
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import { appendSeries, lastSeq, type SeriesColumns } from '../store/alignment-series.js';
 import { affectsAlignment } from '../store/alignment-slice.js';
-import { cardSaveBlockReason, VIOLATIONS_SHOWN } from '../store/alignment-state.js';
+import { cardSaveBlockReason, hasUnsavedCard, VIOLATIONS_SHOWN } from '../store/alignment-state.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { describeError } from './client.js';
 import { alignmentNotice, noticeBatch } from './alignment-notices.js';
@@ -21,8 +21,10 @@ export const SERIES_PAGE = 100_000;
 
 /** What the Alignment page may ask for. */
 export interface AlignmentActions {
-  /** Shows an agent's charts, violations and card (its traces are loaded once, then appended to live). */
+  /** Shows an agent's charts, violations and card (its traces are loaded once, then appended to live); an unsaved card draft is asked about first. */
   showAgent(agentId: string): void;
+  /** Answers the question about an unsaved card draft: drop it and show the other agent, or keep editing. */
+  settleCardDiscard(drop: boolean): void;
   /** Opens one trace in the inspector: the trace, its card, each check, its signature and chain entries. */
   inspectTrace(traceId: string): void;
   closeTrace(): void;
@@ -191,8 +193,28 @@ export function connectAlignment({ call, store, notifications = null, openPage }
     );
   }
 
+  /** The agent waiting to be shown until the person answers about the unsaved card. */
+  let pendingAgent: string | null = null;
+
+  /** Shows `agentId`, asking first when the card editor holds an unsaved draft (it would be lost). */
   function showAgent(agentId: string): void {
     if (page().selected === agentId) return;
+    if (hasUnsavedCard(page())) {
+      pendingAgent = agentId;
+      state().alignmentCardDiscardAsked(agentId);
+      return;
+    }
+    switchAgent(agentId);
+  }
+
+  function settleCardDiscard(drop: boolean): void {
+    const next = pendingAgent;
+    pendingAgent = null;
+    state().alignmentCardDiscardSettled();
+    if (drop && next !== null) switchAgent(next);
+  }
+
+  function switchAgent(agentId: string): void {
     forgetSeries();
     validateTimer = clear(validateTimer);
     validateRequest += 1;
@@ -276,6 +298,7 @@ export function connectAlignment({ call, store, notifications = null, openPage }
     entry,
     actions: {
       showAgent,
+      settleCardDiscard,
       inspectTrace,
       closeTrace: () => {
         traceRequest += 1;

@@ -11,6 +11,8 @@ export interface AlignmentSlice {
   alignmentAgentsLoaded(agents: readonly AlignmentAgentView[]): void;
   alignmentAgentsFailed(message: string): void;
   alignmentAgentSelected(agentId: string): void;
+  alignmentCardDiscardAsked(next: string): void;
+  alignmentCardDiscardSettled(): void;
   alignmentSeriesLoading(): void;
   alignmentSeriesAppended(more: SeriesColumns): void;
   alignmentSeriesFailed(agentId: string, message: string): void;
@@ -45,6 +47,8 @@ export const createAlignmentSlice: StateCreator<CockpitState, [], [], AlignmentS
     alignmentAgentsLoaded: (agents) => update((s) => r.agentsLoaded(s, agents)),
     alignmentAgentsFailed: (message) => update((s) => r.agentsFailed(s, message)),
     alignmentAgentSelected: (agentId) => update((s) => r.agentSelected(s, agentId)),
+    alignmentCardDiscardAsked: (next) => update((s) => r.cardDiscardAsked(s, next)),
+    alignmentCardDiscardSettled: () => update(r.cardDiscardSettled),
     alignmentSeriesLoading: () => update(r.seriesLoading),
     alignmentSeriesAppended: (more) => update((s) => r.seriesAppended(s, more)),
     alignmentSeriesFailed: (agentId, message) => update((s) => r.seriesFailed(s, agentId, message)),

@@ -46,6 +46,8 @@ export interface AlignmentState {
   agentsError: string | null;
   /** The agent whose charts, violations and card are shown. */
   selected: string | null;
+  /** Another agent asked for while the card editor holds an unsaved draft: waiting for the person's word. */
+  cardDiscard: { agentId: string; next: string } | null;
   series: SeriesColumns | null;
   seriesStatus: LoadStatus;
   seriesError: string | null;
@@ -78,6 +80,7 @@ export const initialAlignment: AlignmentState = {
   agentsStatus: 'idle',
   agentsError: null,
   selected: null,
+  cardDiscard: null,
   series: null,
   seriesStatus: 'idle',
   seriesError: null,
@@ -101,12 +104,18 @@ export const agentsLoading = (s: S): S => ({ ...s, agentsStatus: loading(s.agent
 export const agentsLoaded = (s: S, agents: readonly AlignmentAgentView[]): S => ({ ...s, agents, agentsStatus: 'ready', agentsError: null });
 export const agentsFailed = (s: S, message: string): S => ({ ...s, agentsStatus: failed(s.agentsStatus), agentsError: message });
 
+/** True while the card editor holds text that no save has put in force. */
+export const hasUnsavedCard = (s: S): boolean => s.selected !== null && s.card.draft !== s.card.savedText;
+export const cardDiscardAsked = (s: S, next: string): S => (s.selected === null ? s : { ...s, cardDiscard: { agentId: s.selected, next } });
+export const cardDiscardSettled = (s: S): S => (s.cardDiscard ? { ...s, cardDiscard: null } : s);
+
 /** Another agent is shown: its series, violations, card and inspector start empty. */
 export function agentSelected(s: S, agentId: string): S {
   if (s.selected === agentId) return s;
   return {
     ...s,
     selected: agentId,
+    cardDiscard: null,
     series: null,
     seriesStatus: 'idle',
     seriesError: null,

@@ -1,4 +1,5 @@
 import { useCockpit } from '../../../app/cockpit-context.js';
+import { CardDiscard } from '../CardDiscard/CardDiscard.js';
 import { AgentList } from '../AgentList/AgentList.js';
 import { AgentView } from '../AgentView/AgentView.js';
 import { FleetCoherence } from '../FleetCoherence/FleetCoherence.js';
@@ -19,6 +20,7 @@ export function AlignmentPage() {
       </p>
       <div className="alignment-layout">
         <AgentList />
+        <CardDiscard />
         {selected === null ? (
           <p className="alignment-layout__pick">Show an agent to see its drift, its violations and its card.</p>
         ) : (
