@@ -41,6 +41,9 @@ describe('AlignmentService', () => {
     expect(series.verified).toEqual([1, 0]);
     expect(series.valueUsage).toEqual({ principal_benefit: 2 });
     expect((await h.service.series('mcp:files', series.seq[0]!, 100)).actions).toEqual(['delete_file']);
+    // The newest N, oldest of them first; more than there are gives them all.
+    expect((await h.service.series('mcp:files', 0, 100, 1)).actions).toEqual(['delete_file']);
+    expect((await h.service.series('mcp:files', 0, 100, 5)).actions).toEqual(['read_file', 'delete_file']);
   });
 
   it('explains a trace: each check, the card, the owner signature, and that it is the one the chain holds', () => {

@@ -58,7 +58,12 @@ export class AlignmentService {
     };
   }
 
-  async series(agentId: string, afterSeq: number, limit: number): Promise<CallResult<'alignment.series'>> {
+  /** The agent's traces after `afterSeq`, or (with `newest`) its newest N, oldest first, read a page per turn. */
+  async series(agentId: string, afterSeq: number, limit: number, newest?: number): Promise<CallResult<'alignment.series'>> {
+    if (newest !== undefined) {
+      afterSeq = this.deps.repo.seqBeforeNewest(agentId, newest);
+      limit = newest;
+    }
     const out: CallResult<'alignment.series'> = {
       agentId,
       seq: [],

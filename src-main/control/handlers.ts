@@ -85,7 +85,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'policies.restore': ({ id }) => need(services.policies, 'the policy library').restore(id),
     'policies.adopt': ({ path }) => need(services.policies, 'the policy library').adopt(path),
     'alignment.agents': () => need(services.alignment, 'alignment').agents(),
-    'alignment.series': ({ agentId, afterSeq, limit }) => need(services.alignment, 'alignment').series(agentId, afterSeq, limit),
+    'alignment.series': ({ agentId, afterSeq, limit, newest }) => need(services.alignment, 'alignment').series(agentId, afterSeq, limit, newest),
     'alignment.violations': ({ agentId, limit }) => need(services.alignment, 'alignment').violations(agentId, limit),
     'alignment.trace': ({ traceId }) => need(services.alignment, 'alignment').trace(traceId),
     'alignment.card': ({ agentId }) => need(services.alignment, 'alignment').card(agentId),

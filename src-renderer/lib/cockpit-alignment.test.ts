@@ -65,7 +65,7 @@ describe('connectCockpit: alignment', () => {
 
   it('shows an agent: its traces from the start, its violations and its card', async () => {
     const { transport, page } = await showing();
-    expect(transport.callsTo('alignment.series')).toEqual([{ agentId: FILES, afterSeq: 0, limit: SERIES_PAGE }]);
+    expect(transport.callsTo('alignment.series')).toEqual([{ agentId: FILES, afterSeq: 0, limit: SERIES_PAGE, newest: SERIES_PAGE }]);
     expect(transport.callsTo('alignment.violations')).toEqual([{ agentId: FILES, limit: 50 }]);
     expect(transport.callsTo('alignment.card')).toEqual([{ agentId: FILES }]);
     expect(page().series?.seq).toEqual([1, 2, 3]);
@@ -73,15 +73,28 @@ describe('connectCockpit: alignment', () => {
     expect(page().card.inForce?.source).toBe('derived');
   });
 
-  it('reads a history longer than one page page by page', async () => {
+  it('shows the newest page of a history longer than a page, without reading the rest', async () => {
     const runtime = new AlignmentRuntime();
     runtime.series.set(FILES, seriesOf({ count: SERIES_PAGE + 2 }));
     const { transport, page } = await showing(FILES, runtime);
-    expect(transport.callsTo('alignment.series')).toEqual([
-      { agentId: FILES, afterSeq: 0, limit: SERIES_PAGE },
-      { agentId: FILES, afterSeq: SERIES_PAGE, limit: SERIES_PAGE },
+    expect(transport.callsTo('alignment.series')).toEqual([{ agentId: FILES, afterSeq: 0, limit: SERIES_PAGE, newest: SERIES_PAGE }]);
+    expect(page().series?.seq).toHaveLength(SERIES_PAGE);
+    expect(page().series?.seq[0]).toBe(3);
+    expect(page().series?.seq.at(-1)).toBe(SERIES_PAGE + 2);
+  });
+
+  it('pages through what was recorded after the last trace held when it is more than a page', async () => {
+    const runtime = new AlignmentRuntime();
+    const { transport, page } = await showing(FILES, runtime);
+    runtime.series.set(FILES, seriesOf({ count: SERIES_PAGE + 5 }));
+    transport.emit('audit.appended', traceEntry(20));
+    await vi.advanceTimersByTimeAsync(ALIGNMENT_REFRESH_DELAY_MS);
+    await drain();
+    expect(transport.callsTo('alignment.series').slice(1)).toEqual([
+      { agentId: FILES, afterSeq: 3, limit: SERIES_PAGE },
+      { agentId: FILES, afterSeq: SERIES_PAGE + 3, limit: SERIES_PAGE },
     ]);
-    expect(page().series?.seq).toHaveLength(SERIES_PAGE + 2);
+    expect(page().series?.seq).toHaveLength(SERIES_PAGE + 5);
   });
 
   it('appends what a burst of traces of the shown agent added, once, after the last seq held', async () => {
@@ -94,7 +107,7 @@ describe('connectCockpit: alignment', () => {
     await vi.advanceTimersByTimeAsync(ALIGNMENT_REFRESH_DELAY_MS);
     await drain();
     expect(transport.callsTo('alignment.series')).toEqual([
-      { agentId: FILES, afterSeq: 0, limit: SERIES_PAGE },
+      { agentId: FILES, afterSeq: 0, limit: SERIES_PAGE, newest: SERIES_PAGE },
       { agentId: FILES, afterSeq: 3, limit: SERIES_PAGE },
     ]);
     expect(page().series?.seq).toEqual([1, 2, 3, 4, 5, 6]);
@@ -128,7 +141,7 @@ describe('connectCockpit: alignment', () => {
     await drain();
     expect(page().series?.seq).toEqual([1, 2, 3]);
     expect(waiting.map((w) => w.args)).toEqual([
-      { agentId: FILES, afterSeq: 0, limit: SERIES_PAGE },
+      { agentId: FILES, afterSeq: 0, limit: SERIES_PAGE, newest: SERIES_PAGE },
       { agentId: FILES, afterSeq: 3, limit: SERIES_PAGE },
     ]);
     waiting[1]!.answer({ ok: true, value: seriesOf({ fromSeq: 4, count: 2 }) });

@@ -110,7 +110,12 @@ export function connectAlignment({ call, store, notifications = null, openPage }
   const seriesSoon = burst(refreshSeries);
 
   /** Every trace after `afterSeq`, page by page, as one set of columns. */
+  /**
+   * An agent shown afresh gets its newest SERIES_PAGE traces (a history of millions is never read
+   * whole); later fetches take everything after the last trace held, page by page.
+   */
   async function fetchSeries(agentId: string, afterSeq: number): Promise<SeriesColumns> {
+    if (afterSeq === 0) return call('alignment.series', { agentId, afterSeq: 0, limit: SERIES_PAGE, newest: SERIES_PAGE });
     let held: SeriesColumns | null = null;
     let after = afterSeq;
     for (;;) {

@@ -132,8 +132,11 @@ export class AlignmentRuntime {
     return transport
       .handle('alignment.agents', () => ok({ agents: this.agents, recorderPosition: 10 }))
       .handle('alignment.series', (args) => {
-        const { agentId, afterSeq = 0, limit = 100_000 } = args as { agentId: string; afterSeq?: number; limit?: number };
-        return ok(slice(this.series.get(agentId) ?? seriesOf({ agentId, count: 0 }), afterSeq, limit));
+        const { agentId, afterSeq = 0, limit = 100_000, newest } = args as { agentId: string; afterSeq?: number; limit?: number; newest?: number };
+        const all = this.series.get(agentId) ?? seriesOf({ agentId, count: 0 });
+        // The newest N: start after the seq that precedes them, as the runtime does.
+        const after = newest === undefined ? afterSeq : (all.seq[all.seq.length - newest - 1] ?? 0);
+        return ok(slice(all, after, newest ?? limit));
       })
       .handle('alignment.violations', (args) => ok({ violations: this.violations.get((args as { agentId: string }).agentId) ?? [] }))
       .handle('alignment.trace', (args) => ok(traceView((args as { traceId: string }).traceId)))

@@ -27,6 +27,11 @@ export const AlignmentSeriesArgs = z.strictObject({
   /** Only traces recorded after this seq (a live page asks for what is new). */
   afterSeq: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(200_000).default(100_000),
+  /**
+   * Only the newest N traces, oldest of them first: how a long history is first shown (afterSeq
+   * then fetches what comes later). Without it the series starts after `afterSeq`.
+   */
+  newest: z.number().int().min(1).max(200_000).optional(),
 });
 
 export const AlignmentSeries = z.strictObject({

@@ -184,6 +184,11 @@ export class AlignmentRepository {
     return this.seriesStatement.all(agentId, afterSeq, limit) as never;
   }
 
+  /** The seq just before the agent's newest `count` traces (0 when it has no more than that). */
+  seqBeforeNewest(agentId: string, count: number): number {
+    return (this.db.prepare('SELECT seq FROM aap_traces WHERE agent_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?').pluck().get(agentId, count) as number | undefined) ?? 0;
+  }
+
   /** The agent's newest traces with violations, newest first. */
   violations(agentId: string, limit: number): AlignmentTraceRow[] {
     return (this.db.prepare('SELECT * FROM aap_traces WHERE agent_id = ? AND verified = 0 ORDER BY seq DESC LIMIT ?').all(agentId, limit) as TraceRow[]).map(trace);

@@ -35,7 +35,7 @@ describe('AgentList', () => {
     fireEvent.click(show);
     await flushAll();
     expect(harness.store.getState().alignment.selected).toBe(FILES);
-    expect(harness.transport.callsTo('alignment.series')).toEqual([{ agentId: FILES, afterSeq: 0, limit: 100_000 }]);
+    expect(harness.transport.callsTo('alignment.series')).toEqual([{ agentId: FILES, afterSeq: 0, limit: 100_000, newest: 100_000 }]);
     expect(item(FILES).getAttribute('aria-current')).toBe('true');
     expect(screen.getByRole('button', { name: `Show ${FILES}` }).textContent).toBe('Shown');
     expect(item(SILAS).hasAttribute('aria-current')).toBe(false);
