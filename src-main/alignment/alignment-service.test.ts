@@ -197,4 +197,25 @@ describe('AlignmentService', () => {
     expect((await series).seq).toHaveLength(12_000);
     expect(order).toEqual(['other call', 'series']);
   });
+
+  it('refuses a card edited in the database: the violation it would hide is still reported, and the tampering audited', () => {
+    const h = harness();
+    h.decide('read_file', 'ALLOW');
+    h.drain();
+    // A process that can write the database but not the keyring makes the card permit delete_file.
+    const row = h.repo.activeCard('mcp:files')!;
+    const card = JSON.parse(row.cardJson) as { autonomy_envelope: { bounded_actions: string[]; forbidden_actions: string[] } };
+    card.autonomy_envelope.bounded_actions.push('delete_file');
+    card.autonomy_envelope.forbidden_actions = [];
+    h.ledger.db.prepare('UPDATE aap_cards SET card_json = ? WHERE id = ?').run(JSON.stringify(card), row.id);
+    // The inspector does not verify a trace against it either.
+    expect(codeOf(() => h.service.trace(h.repo.traces('mcp:files', 0, 1)[0]!.traceId))).toBe(ErrorCode.Corrupt);
+    const again = h.restart();
+    again.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    again.drain();
+    expect(again.events('aap.violation').at(-1)).toMatchObject({ violations: [expect.objectContaining({ type: 'unbounded_action' }), expect.objectContaining({ type: 'forbidden_action' })] });
+    expect(again.events('aap.card_refused')).toEqual([{ agent_id: 'mcp:files', problems: [expect.stringMatching(/not signed by the owner key/)] }]);
+    // The card in force is the one derived from the policy again, signed.
+    expect(again.service.card('mcp:files')).toMatchObject({ signature: 'owner', card: { autonomy_envelope: { forbidden_actions: ['delete_file'] } } });
+  });
 });

@@ -119,7 +119,12 @@ export class AlignmentService {
     if (!parsed.success) throw new SilasError(ErrorCode.Corrupt, `the trace in chain entry ${row.auditIndex} is not a valid AP-Trace; run "silas audit verify"`);
     const cardRow = this.deps.repo.cardById(parsed.data.card_id);
     if (!cardRow) throw new SilasError(ErrorCode.NotFound, `the card ${parsed.data.card_id} this trace names is not kept`);
-    const compiled = compileAlignmentCard(JSON.parse(cardRow.cardJson));
+    const cardJson = JSON.parse(cardRow.cardJson) as unknown;
+    // Checked against a card the database could have rewritten, the verdict would mean nothing.
+    if (aapSigner('card', cardJson, cardRow.signature, this.deps.trustedKeys()) === null) {
+      throw new SilasError(ErrorCode.Corrupt, `the card ${cardRow.cardId} this trace names is not signed by the owner key (edited in the database?); run "silas audit verify"`);
+    }
+    const compiled = compileAlignmentCard(cardJson);
     if (!compiled.ok) throw new SilasError(ErrorCode.Corrupt, `the card ${cardRow.cardId} no longer validates: ${compiled.errors[0]?.path}: ${compiled.errors[0]?.message}`);
     const verification = verifyTrace(parsed.data, compiled.compiled, { now: this.deps.now() });
     const signer = aapSigner('trace', parsed.data, data.signature ?? null, this.deps.trustedKeys());

@@ -6,7 +6,7 @@ import type { AgentPolicy } from '../aip/policy/types.js';
 import type { AuditAppender } from '../../src-shared/audit/events.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { AlignmentCardRow, AlignmentRepository } from '../store/repositories/alignment.js';
-import { signAapDocument } from './aap-signatures.js';
+import { aapSigner, signAapDocument } from './aap-signatures.js';
 import { cardFromPolicy, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
 
 /*
@@ -21,6 +21,8 @@ export interface CardKeeperDeps {
   repo: AlignmentRepository;
   audit: AuditAppender;
   signer: Pick<OwnerSigner, 'sign' | 'fingerprint'>;
+  /** The keyring's owner key: a stored card counts only with its signature (the database alone can be written by others). */
+  trustedKeys(): ReadonlyMap<string, Uint8Array>;
   /** The policy `silas proxy --name SERVER [--client CLIENT]` enforces, found from the wrapped client entries; null when none is known. */
   policyForServer(server: string, client: string | null): AgentPolicy | null;
   now(): Date;
@@ -45,9 +47,8 @@ export class CardKeeper {
     if (cached) return cached;
     const row = this.deps.repo.activeCard(agentId);
     if (row) {
-      const compiled = compileAlignmentCard(JSON.parse(row.cardJson));
-      // A stored card that no longer compiles was edited in the database: replaced by the default.
-      if (compiled.ok) return this.remember({ row, compiled: compiled.compiled });
+      const kept = this.trusted(row);
+      if (kept) return this.remember({ row, compiled: kept });
     }
     const from = subject ?? (row ? subjectOf(row.cardJson) : null);
     if (!from) throw new SilasError(ErrorCode.NotFound, `no agent "${agentId.slice(0, 200)}" has decided anything yet; pick one from the list`);
@@ -97,6 +98,20 @@ export class CardKeeper {
     return problems;
   }
 
+  /**
+   * A stored card as it may be used: signed by the owner key and compiling. Otherwise it was
+   * written behind the app's back; that is audited, and the caller puts the default in force.
+   */
+  private trusted(row: AlignmentCardRow): CompiledCard | null {
+    const card = JSON.parse(row.cardJson) as unknown;
+    const compiled = compileAlignmentCard(card);
+    const signed = aapSigner('card', card, row.signature, this.deps.trustedKeys()) !== null;
+    if (signed && compiled.ok) return compiled.compiled;
+    const problem = signed ? 'the stored card no longer compiles' : 'the stored card is not signed by the owner key (edited in the database?)';
+    this.deps.audit.append('aap.card_refused', { agent_id: row.agentId, problems: [`${row.cardId}: ${problem}`] });
+    return null;
+  }
+
   private defaultCard(subject: AgentSubject): AlignmentCard {
     const context = { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() };
     if (subject.kind === 'silas') return silasCard(context);
@@ -119,6 +134,13 @@ export class CardKeeper {
     if (!compiled.ok) throw new SilasError(ErrorCode.Internal, `the ${source} card of ${card.agent_id} does not compile: ${compiled.errors[0]?.message ?? ''}`);
     const previous = this.deps.repo.activeCard(card.agent_id);
     const existing = this.deps.repo.cardById(card.card_id);
+    if (existing && existing.agentId === card.agent_id && aapSigner('card', JSON.parse(existing.cardJson), existing.signature, this.deps.trustedKeys()) === null) {
+      // The kept version was written behind the app's back: it gets the derived text back, signed.
+      const signature = signAapDocument('card', card, this.deps.signer);
+      const row = this.deps.repo.rewrite(existing, JSON.stringify(card), signature);
+      this.deps.audit.append('aap.card_activated', { agent_id: card.agent_id, card_id: card.card_id, source, signature, previous_card_id: previous?.cardId ?? null });
+      return this.remember({ row, compiled: compiled.compiled });
+    }
     if (existing && existing.agentId === card.agent_id) {
       // The same derived card again (a policy changed back): that kept version is put back in force.
       const row = this.deps.repo.reactivate(existing);

@@ -150,6 +150,15 @@ export class AlignmentRepository {
     });
   }
 
+  /** Replaces a kept version's text and signature and puts it in force (a version edited in the database, derived again). */
+  rewrite(row: AlignmentCardRow, cardJson: string, signature: string): AlignmentCardRow {
+    return inImmediateTransaction(this.db, () => {
+      this.db.prepare('UPDATE aap_cards SET active = 0 WHERE agent_id = ? AND active = 1').run(row.agentId);
+      this.db.prepare('UPDATE aap_cards SET card_json = ?, signature = ?, active = 1 WHERE id = ?').run(cardJson, signature, row.id);
+      return { ...row, cardJson, signature, active: true };
+    });
+  }
+
   insertTrace(row: Omit<AlignmentTraceRow, 'seq'>): number {
     const info = this.insertTraceStatement.run(
         row.agentId,
