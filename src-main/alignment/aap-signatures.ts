@@ -6,10 +6,13 @@ import type { OwnerSigner } from '../keys/owner-key.js';
  * Owner-key signatures over Alignment Cards and AP-Traces (issue 15 item 6; AAP §9.2 asks that
  * cards be signed, §4.7 `tamper_evidence: signed` that traces be). The signed bytes are a domain
  * tag, then the document's RFC 8785 canonical JSON: a trace signature can never pass for a card's,
- * nor for any other message the owner key signs (plans, approvals, policies).
+ * nor for any other message the owner key signs (plans, approvals, policies). The recorder signs
+ * its cursor and drift state the same way, so the database alone cannot make it skip decisions or
+ * silence an alert.
  */
 
-export type AapDocumentKind = 'card' | 'trace';
+/** Cards and traces; and the recorder's own state (its place in the chain, each agent's drift monitor). */
+export type AapDocumentKind = 'card' | 'trace' | 'cursor' | 'drift';
 
 function message(kind: AapDocumentKind, document: unknown): Buffer {
   return Buffer.from(`silas-aap-${kind}-v1\n${canonicalJson(document)}`, 'utf8');

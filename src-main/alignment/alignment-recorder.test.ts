@@ -113,7 +113,7 @@ describe('AlignmentRecorder', () => {
     const taken = h.recorder.recordPage();
     expect(taken).toBeGreaterThan(0);
     expect(taken).toBeLessThanOrEqual(RECORD_PAGE);
-    expect(h.repo.cursor()).toBe(before + taken);
+    expect(h.repo.cursor()?.index).toBe(before + taken);
     expect(h.events('aap.trace')).toHaveLength(taken);
     h.drain();
     expect(h.events('aap.trace')).toHaveLength(RECORD_PAGE + 20);
@@ -163,5 +163,39 @@ describe('AlignmentRecorder', () => {
     h.drain();
     expect(h.service.agents().agents.map((a) => a.agentId)).toEqual(['mcp:claude-desktop/files', 'mcp:cursor/files', 'mcp:files']);
     expect(h.service.card('mcp:cursor/files').card).toMatchObject({ agent_id: 'mcp:cursor/files', extensions: { silas: { server: 'files', client: 'cursor' } } });
+  });
+
+  it('does not skip decisions when the cursor is moved ahead in the database, nor record one twice when it is moved back', () => {
+    const h = harness();
+    h.decide('read_file', 'ALLOW');
+    h.drain();
+    const moved = h.repo.cursor()!.index + 40;
+    h.ledger.db.prepare('UPDATE aap_cursor SET last_index = ?').run(moved);
+    const again = h.restart();
+    for (let i = 0; i < 3; i += 1) again.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    again.drain();
+    expect(again.events('aap.trace')).toHaveLength(4);
+    expect(again.events('aap.violation')).toHaveLength(3);
+    expect(again.events('aap.state_refused')).toEqual([{ state: 'cursor', reason: expect.stringMatching(/not signed by the owner key/) }]);
+    // Moved back to the start (an old, validly signed value would do the same): nothing twice.
+    again.ledger.db.prepare('UPDATE aap_cursor SET last_index = -1').run();
+    const third = again.restart();
+    third.drain();
+    expect(third.events('aap.trace')).toHaveLength(4);
+  });
+
+  it('does not trust a drift baseline edited in the database: the alert it would hide still comes', () => {
+    const h = harness();
+    for (let i = 0; i < 12; i += 1) h.decide('read_file', 'ALLOW');
+    h.drain();
+    // Marked as alerted already, so the coming streak would stay silent.
+    const { snapshot } = h.ledger.db.prepare("SELECT snapshot FROM aap_drift_state WHERE agent_id = 'mcp:files'").get() as { snapshot: string };
+    h.ledger.db.prepare("UPDATE aap_drift_state SET snapshot = ? WHERE agent_id = 'mcp:files'").run(JSON.stringify({ ...JSON.parse(snapshot), alerted: true, count: 0, reference: [] }));
+    const again = h.restart();
+    for (let i = 0; i < 14; i += 1) again.decide('read_file', 'ALLOW');
+    for (let i = 0; i < 6; i += 1) again.decide('write_file', 'BLOCK', { approval: 'deny' });
+    again.drain();
+    expect(again.events('aap.state_refused')).toEqual([{ state: 'drift:mcp:files', reason: expect.stringMatching(/not signed by the owner key/) }]);
+    expect(again.events('aap.drift_alert')).toHaveLength(1);
   });
 });

@@ -7,7 +7,7 @@ import { verifyTrace } from '../aap/verify.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AlignmentRepository, AlignmentTraceRow } from '../store/repositories/alignment.js';
-import { signAapDocument } from './aap-signatures.js';
+import { aapSigner, signAapDocument } from './aap-signatures.js';
 import type { CardInForce, CardKeeper } from './card-keeper.js';
 import { traceFromEntry } from './trace-builders.js';
 
@@ -44,6 +44,8 @@ export interface AlignmentRecorderDeps {
   /** Runs `fn` in one BEGIN IMMEDIATE transaction (audit appends join it). */
   transact<T>(fn: () => T): T;
   signer: Pick<OwnerSigner, 'sign'>;
+  /** The keyring's owner key, against which the saved cursor and drift states are checked. */
+  trustedKeys(): ReadonlyMap<string, Uint8Array>;
   notify(notice: AlignmentNotice): void;
   now(): Date;
   /** Told after each committed page that recorded traces (the cockpit refreshes). */
@@ -70,7 +72,12 @@ export class AlignmentRecorder {
   private readonly monitors = new Map<string, Monitor>();
 
   constructor(private readonly deps: AlignmentRecorderDeps) {
-    this.cursor = deps.repo.cursor() ?? -1;
+    const saved = deps.repo.cursor();
+    // A cursor the owner key did not sign may skip decisions: the chain is read again from the
+    // start instead, and what was recorded already is not recorded twice.
+    const signed = saved !== null && aapSigner('cursor', { index: saved.index }, saved.signature, deps.trustedKeys()) !== null;
+    if (saved !== null && !signed) deps.audit.append('aap.state_refused', { state: 'cursor', reason: `the saved position ${saved.index} is not signed by the owner key (edited in the database?); the chain is read again` });
+    this.cursor = signed ? saved.index : -1;
   }
 
   /** How far the recorder has read the chain. */
@@ -120,10 +127,12 @@ export class AlignmentRecorder {
       }
       for (const [agentId, state] of this.monitors) {
         if (!state.dirty) continue;
-        this.deps.repo.saveDriftState(agentId, state.cardId, JSON.stringify(state.monitor.snapshot()));
+        const snapshot = JSON.stringify(state.monitor.snapshot());
+        this.deps.repo.saveDriftState(agentId, state.cardId, snapshot, signAapDocument('drift', { agentId, cardId: state.cardId, snapshot }, this.deps.signer));
         state.dirty = false;
       }
-      this.deps.repo.setCursor(entries[taken - 1]!.index);
+      const index = entries[taken - 1]!.index;
+      this.deps.repo.setCursor(index, signAapDocument('cursor', { index }, this.deps.signer));
     });
     this.cursor = entries[taken - 1]!.index;
     for (const notice of notices) this.deps.notify(notice);
@@ -134,7 +143,7 @@ export class AlignmentRecorder {
   private record(entry: AuditEntry): Recorded | null {
     if (entry.event === 'aip.policy_reloaded' || entry.event === 'policies.saved') this.policyChanged(entry);
     const source = traceFromEntry(entry);
-    if (!source) return null;
+    if (!source || this.deps.repo.hasTrace(source.trace.trace_id)) return null;
     const card = this.deps.cards.cardFor(source.agentId, source.subject);
     const trace: ApTrace = { ...source.trace, card_id: card.row.cardId };
     const result = verifyTrace(trace, card.compiled, { now: this.deps.now() });
@@ -211,9 +220,12 @@ export class AlignmentRecorder {
     if (!state) {
       const saved = this.deps.repo.driftState(agentId);
       const driftCard = card.compiled.card;
+      const signed = saved !== null && aapSigner('drift', { agentId, cardId: saved.cardId, snapshot: saved.snapshot }, saved.signature, this.deps.trustedKeys()) !== null;
+      // A baseline the owner key did not sign could hide drift (marked alerted, moved centroid): it starts anew.
+      if (saved !== null && !signed) this.deps.audit.append('aap.state_refused', { state: `drift:${agentId}`, reason: 'the saved drift baseline is not signed by the owner key (edited in the database?); a new baseline is formed' });
       let monitor: DriftMonitor;
       try {
-        monitor = saved && saved.cardId === card.row.cardId ? DriftMonitor.restore(driftCard, JSON.parse(saved.snapshot) as DriftMonitorSnapshot) : new DriftMonitor(driftCard);
+        monitor = signed && saved.cardId === card.row.cardId ? DriftMonitor.restore(driftCard, JSON.parse(saved.snapshot) as DriftMonitorSnapshot) : new DriftMonitor(driftCard);
       } catch {
         // A saved state this version cannot read starts a new baseline rather than stopping the recorder.
         monitor = new DriftMonitor(driftCard);

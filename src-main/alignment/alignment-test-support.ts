@@ -52,7 +52,7 @@ export function alignmentHarness(dir: string, policies: Record<string, AgentPoli
   const notices: AlignmentNotice[] = [];
   const now = () => new Date();
   const cards = new CardKeeper({ repo, audit: ledger.audit, signer: ledger.signer!, trustedKeys: () => ledger.trustedKeys(), policyForServer: (server) => policies[server] ?? null, now });
-  const recorder = new AlignmentRecorder({ repo, cards, audit: ledger.audit, transact: (fn) => inImmediateTransaction(ledger.db, fn), signer: ledger.signer!, notify: (n) => notices.push(n), now });
+  const recorder = new AlignmentRecorder({ repo, cards, audit: ledger.audit, transact: (fn) => inImmediateTransaction(ledger.db, fn), signer: ledger.signer!, trustedKeys: () => ledger.trustedKeys(), notify: (n) => notices.push(n), now });
   const service = new AlignmentService({ repo, cards, audit: ledger.audit, trustedKeys: () => ledger.trustedKeys(), recorderPosition: () => recorder.position, now });
   let seq = 0;
   const harness: AlignmentHarness = {

@@ -47,7 +47,7 @@ export function composeAlignment(deps: AlignmentDeps): Alignment {
   };
   const cards = new CardKeeper({ repo, audit: deps.audit, signer: deps.signer, trustedKeys: deps.trustedKeys, policyForServer, now });
   const notify = (notice: AlignmentNotice) => deps.notifier.notify({ title: notice.title, body: notice.body, urgency: notice.kind === 'violation' ? 'critical' : 'normal' });
-  const recorder = new AlignmentRecorder({ repo, cards, audit: deps.audit, transact: (fn) => inImmediateTransaction(deps.db, fn), signer: deps.signer, notify, now });
+  const recorder = new AlignmentRecorder({ repo, cards, audit: deps.audit, transact: (fn) => inImmediateTransaction(deps.db, fn), signer: deps.signer, trustedKeys: deps.trustedKeys, notify, now });
   const service = new AlignmentService({ repo, cards, audit: deps.audit, trustedKeys: deps.trustedKeys, recorderPosition: () => recorder.position, now });
   return { recorder, service };
 }

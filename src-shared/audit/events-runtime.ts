@@ -229,6 +229,11 @@ export const runtimeEvents = {
     category: 'alignment',
     data: z.strictObject({ agent_id: str, card_id: str, source: str, signature: nstr, previous_card_id: nstr }),
   }),
+  'aap.state_refused': ev({
+    summary: "The alignment recorder's saved state (its place in the chain, or an agent's drift baseline) was not signed by the owner key; it is not used: the chain is read again, or the baseline starts anew.",
+    category: 'security',
+    data: z.strictObject({ state: str, reason: str }),
+  }),
   'aap.card_refused': ev({
     summary: 'An edited Alignment Card was refused (it did not validate); the card in force stays.',
     category: 'alignment',

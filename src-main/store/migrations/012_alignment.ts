@@ -39,15 +39,19 @@ CREATE TABLE IF NOT EXISTS aap_traces (
 CREATE INDEX IF NOT EXISTS aap_traces_agent ON aap_traces (agent_id, seq);
 
 -- Each agent's incremental drift monitor, saved with the traces it has seen, so a restart goes on
--- where it stopped instead of reading the history again.
+-- where it stopped instead of reading the history again. It and the cursor are signed with the
+-- owner key: whoever can write this database alone must not be able to skip decisions or silence
+-- an alert.
 CREATE TABLE IF NOT EXISTS aap_drift_state (
   agent_id    TEXT PRIMARY KEY,
   card_id     TEXT NOT NULL,
-  snapshot    TEXT NOT NULL
+  snapshot    TEXT NOT NULL,
+  signature   TEXT NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS aap_cursor (
   id          INTEGER PRIMARY KEY CHECK (id = 1),
-  last_index  INTEGER NOT NULL
+  last_index  INTEGER NOT NULL,
+  signature   TEXT NOT NULL
 );
 `;

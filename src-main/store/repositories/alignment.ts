@@ -101,6 +101,7 @@ export class AlignmentRepository {
   private readonly saveDriftStatement;
   private readonly setCursorStatement;
   private readonly seriesStatement;
+  private readonly hasTraceStatement;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertTraceStatement = db.prepare(
@@ -108,12 +109,15 @@ export class AlignmentRepository {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.saveDriftStatement = db.prepare(
-      'INSERT INTO aap_drift_state (agent_id, card_id, snapshot) VALUES (?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot',
+      'INSERT INTO aap_drift_state (agent_id, card_id, snapshot, signature) VALUES (?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot, signature = excluded.signature',
     );
     this.seriesStatement = db.prepare(
       'SELECT seq, ts, trace_id, action_name, escalated, verified, similarity, drift_similarity, drift_alert, values_json FROM aap_traces WHERE agent_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
-    this.setCursorStatement = db.prepare('INSERT INTO aap_cursor (id, last_index) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index');
+    this.setCursorStatement = db.prepare(
+      'INSERT INTO aap_cursor (id, last_index, signature) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index, signature = excluded.signature',
+    );
+    this.hasTraceStatement = db.prepare('SELECT 1 FROM aap_traces WHERE trace_id = ?').pluck();
   }
 
   activeCard(agentId: string): AlignmentCardRow | null {
@@ -218,19 +222,24 @@ export class AlignmentRepository {
     return rows;
   }
 
-  driftState(agentId: string): { cardId: string; snapshot: string } | null {
-    return (this.db.prepare('SELECT card_id AS cardId, snapshot FROM aap_drift_state WHERE agent_id = ?').get(agentId) as { cardId: string; snapshot: string } | undefined) ?? null;
+  /** Whether a trace was recorded already (a cursor moved back must not record it twice). */
+  hasTrace(traceId: string): boolean {
+    return this.hasTraceStatement.get(traceId) !== undefined;
   }
 
-  saveDriftState(agentId: string, cardId: string, snapshot: string): void {
-    this.saveDriftStatement.run(agentId, cardId, snapshot);
+  driftState(agentId: string): { cardId: string; snapshot: string; signature: string } | null {
+    return (this.db.prepare('SELECT card_id AS cardId, snapshot, signature FROM aap_drift_state WHERE agent_id = ?').get(agentId) as { cardId: string; snapshot: string; signature: string } | undefined) ?? null;
   }
 
-  cursor(): number | null {
-    return (this.db.prepare('SELECT last_index FROM aap_cursor WHERE id = 1').pluck().get() as number | undefined) ?? null;
+  saveDriftState(agentId: string, cardId: string, snapshot: string, signature: string): void {
+    this.saveDriftStatement.run(agentId, cardId, snapshot, signature);
   }
 
-  setCursor(index: number): void {
-    this.setCursorStatement.run(index);
+  cursor(): { index: number; signature: string } | null {
+    return (this.db.prepare('SELECT last_index AS "index", signature FROM aap_cursor WHERE id = 1').get() as { index: number; signature: string } | undefined) ?? null;
+  }
+
+  setCursor(index: number, signature: string): void {
+    this.setCursorStatement.run(index, signature);
   }
 }
