@@ -75,11 +75,8 @@ export const initialCardEditor: CardEditorState = {
 };
 const initialInspector: AlignmentState['inspector'] = { traceId: null, status: 'idle', view: null, error: null };
 
-export const initialAlignment: AlignmentState = {
-  agents: [],
-  agentsStatus: 'idle',
-  agentsError: null,
-  selected: null,
+/** What belongs to the agent shown, as it is before anything of it is loaded. */
+const agentFresh = {
   cardDiscard: null,
   series: null,
   seriesStatus: 'idle',
@@ -89,6 +86,14 @@ export const initialAlignment: AlignmentState = {
   violationsError: null,
   inspector: initialInspector,
   card: initialCardEditor,
+} as const satisfies Partial<AlignmentState>;
+
+export const initialAlignment: AlignmentState = {
+  agents: [],
+  agentsStatus: 'idle',
+  agentsError: null,
+  selected: null,
+  ...agentFresh,
   fleet: null,
   fleetStatus: 'idle',
   fleetError: null,
@@ -112,19 +117,7 @@ export const cardDiscardSettled = (s: S): S => (s.cardDiscard ? { ...s, cardDisc
 /** Another agent is shown: its series, violations, card and inspector start empty. */
 export function agentSelected(s: S, agentId: string): S {
   if (s.selected === agentId) return s;
-  return {
-    ...s,
-    selected: agentId,
-    cardDiscard: null,
-    series: null,
-    seriesStatus: 'idle',
-    seriesError: null,
-    violations: [],
-    violationsStatus: 'idle',
-    violationsError: null,
-    inspector: initialInspector,
-    card: initialCardEditor,
-  };
+  return { ...s, selected: agentId, ...agentFresh };
 }
 
 export const seriesLoading = (s: S): S => ({ ...s, seriesStatus: loading(s.seriesStatus), seriesError: null });
