@@ -59,6 +59,8 @@ function seed(database: string): void {
             values: [VALUES[i % VALUES.length]!],
           });
         }
+        // The counts the recorder keeps with each page, here for the whole seeded history at once.
+        repo.countTraces({ agentId, traces: count, violations: Math.ceil(count / 500), escalations: Math.ceil(count / 10), alerts: 0, lastTs: new Date(T0 + (count - 1) * 1000).toISOString() });
       }
     }).immediate();
   } finally {

@@ -6,7 +6,7 @@ import { DriftMonitor, type DriftMonitorSnapshot } from '../aap/drift-monitor.js
 import { verifyTrace } from '../aap/verify.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { AlignmentRepository, AlignmentTraceRow } from '../store/repositories/alignment.js';
+import type { AgentCounts, AlignmentRepository, AlignmentTraceRow } from '../store/repositories/alignment.js';
 import { aapSigner, signAapDocument } from './aap-signatures.js';
 import type { CardInForce, CardKeeper } from './card-keeper.js';
 import { traceFromEntry } from './trace-builders.js';
@@ -118,13 +118,18 @@ export class AlignmentRecorder {
       }
       // One batch for the page's chain entries; each row then names its trace's entry.
       const appended = this.deps.audit.appendBatch(recorded.flatMap((r) => r.items));
+      const counts = new Map<string, AgentCounts>();
       let at = 0;
       for (const one of recorded) {
-        this.deps.repo.insertTrace({ ...one.row, auditIndex: appended[at]!.index });
+        const { row } = one;
+        this.deps.repo.insertTrace({ ...row, auditIndex: appended[at]!.index });
         at += one.items.length;
-        agents.add(one.row.agentId);
+        agents.add(row.agentId);
         notices.push(...one.notices);
+        const c = counts.get(row.agentId) ?? { agentId: row.agentId, traces: 0, violations: 0, escalations: 0, alerts: 0, lastTs: null };
+        counts.set(row.agentId, { ...c, traces: c.traces + 1, violations: c.violations + (row.verified ? 0 : 1), escalations: c.escalations + (row.escalated ? 1 : 0), alerts: c.alerts + (row.driftAlert ? 1 : 0), lastTs: row.ts > (c.lastTs ?? '') ? row.ts : c.lastTs });
       }
+      for (const c of counts.values()) this.deps.repo.countTraces(c);
       for (const [agentId, state] of this.monitors) {
         if (!state.dirty) continue;
         const snapshot = JSON.stringify(state.monitor.snapshot());

@@ -2,11 +2,12 @@
 // ledger (keyring-held owner key in memory); the recorder turns them into verified, signed
 // AP-Traces in the chain with the Alignment page's rows and drift state. Figures for 1,000,
 // 10,000 and 50,000 decisions, beside the floor of appending the same number of `aap.trace`-sized
-// entries to the chain without any alignment work.
+// entries to the chain without any alignment work; and the agents list at each size, beside the
+// floor of a one-row query.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { report } from '../testing/bench.js';
+import { medianUs, report } from '../testing/bench.js';
 import { alignmentHarness } from './alignment-test-support.js';
 
 const decision = (i: number) => ({
@@ -34,6 +35,10 @@ for (const count of [1_000, 10_000, 50_000]) {
     }
     const floorMs = performance.now() - floorStart;
     report(`alignment.record_${count}`, 'traces/s', (count * 1000) / ms, { decisions: count, ms: Math.round(ms), floor_chain_append_per_s: Math.round((count * 1000) / floorMs) });
+    // The agents list, shown on every burst of traces: it must not grow with the history.
+    const agentsUs = medianUs(() => h.service.agents(), 50);
+    const floorUs = medianUs(() => h.ledger.db.prepare('SELECT 1').get(), 50);
+    report(`alignment.agents_list_at_${count}`, 'us', agentsUs, { traces: count, floor_one_row_query_us: Number(floorUs.toFixed(1)) });
     h.ledger.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

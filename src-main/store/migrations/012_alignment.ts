@@ -38,6 +38,17 @@ CREATE TABLE IF NOT EXISTS aap_traces (
 );
 CREATE INDEX IF NOT EXISTS aap_traces_agent ON aap_traces (agent_id, seq);
 
+-- Each agent's counts, kept as traces are recorded: the agents list must not count a table of
+-- millions of traces each time it is shown.
+CREATE TABLE IF NOT EXISTS aap_agent_counts (
+  agent_id    TEXT PRIMARY KEY,
+  traces      INTEGER NOT NULL,
+  violations  INTEGER NOT NULL,
+  escalations INTEGER NOT NULL,
+  alerts      INTEGER NOT NULL,
+  last_ts     TEXT
+);
+
 -- Each agent's incremental drift monitor, saved with the traces it has seen, so a restart goes on
 -- where it stopped instead of reading the history again. It and the cursor are signed with the
 -- owner key: whoever can write this database alone must not be able to skip decisions or silence

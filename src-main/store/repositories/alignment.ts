@@ -94,6 +94,16 @@ const trace = (row: TraceRow): AlignmentTraceRow => ({
   values: JSON.parse(row.values_json) as string[],
 });
 
+/** An agent's trace counts, for the agents list. */
+export interface AgentCounts {
+  agentId: string;
+  traces: number;
+  violations: number;
+  escalations: number;
+  alerts: number;
+  lastTs: string | null;
+}
+
 /** Cards per agent (one active), traces per agent in the order recorded, and the recorder's place in the chain. */
 export class AlignmentRepository {
   // The recorder writes a row, a drift state and the cursor per page: prepared once, not per call.
@@ -102,6 +112,7 @@ export class AlignmentRepository {
   private readonly setCursorStatement;
   private readonly seriesStatement;
   private readonly hasTraceStatement;
+  private readonly countStatement;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertTraceStatement = db.prepare(
@@ -118,6 +129,11 @@ export class AlignmentRepository {
       'INSERT INTO aap_cursor (id, last_index, signature) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index, signature = excluded.signature',
     );
     this.hasTraceStatement = db.prepare('SELECT 1 FROM aap_traces WHERE trace_id = ?').pluck();
+    this.countStatement = db.prepare(
+      `INSERT INTO aap_agent_counts (agent_id, traces, violations, escalations, alerts, last_ts) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id) DO UPDATE SET traces = traces + excluded.traces, violations = violations + excluded.violations, escalations = escalations + excluded.escalations,
+         alerts = alerts + excluded.alerts, last_ts = max(coalesce(last_ts, ''), coalesce(excluded.last_ts, ''))`,
+    );
   }
 
   activeCard(agentId: string): AlignmentCardRow | null {
@@ -212,14 +228,16 @@ export class AlignmentRepository {
     return row ? trace(row) : null;
   }
 
-  /** Per agent: traces, unverified traces, escalations and drift alerts. */
-  summaries(): Array<{ agentId: string; traces: number; violations: number; escalations: number; alerts: number; lastTs: string | null }> {
-    const rows = this.db
-      .prepare(
-        'SELECT agent_id AS agentId, count(*) AS traces, sum(1 - verified) AS violations, sum(escalated) AS escalations, sum(drift_alert) AS alerts, max(ts) AS lastTs FROM aap_traces GROUP BY agent_id ORDER BY agent_id',
-      )
-      .all() as Array<{ agentId: string; traces: number; violations: number; escalations: number; alerts: number; lastTs: string | null }>;
-    return rows;
+  /** Per agent: traces, unverified traces, escalations, drift alerts and the newest trace's time (kept by countTraces). */
+  summaries(): AgentCounts[] {
+    return this.db
+      .prepare('SELECT agent_id AS agentId, traces, violations, escalations, alerts, last_ts AS lastTs FROM aap_agent_counts ORDER BY agent_id')
+      .all() as AgentCounts[];
+  }
+
+  /** Adds a page's traces of one agent to its counts (in the recorder's page transaction). */
+  countTraces(counts: AgentCounts): void {
+    this.countStatement.run(counts.agentId, counts.traces, counts.violations, counts.escalations, counts.alerts, counts.lastTs);
   }
 
   /** Whether a trace was recorded already (a cursor moved back must not record it twice). */
