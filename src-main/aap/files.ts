@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
+import { jsonErrorAt } from '../../src-shared/json-position.js';
 
 /*
  * Reading cards and traces from disk for the CLI and the conformance runner. A trace file may be
@@ -39,8 +40,8 @@ export function readJsonFile(file: string): unknown {
   const text = readText(file);
   try {
     return JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`${file}: not valid JSON: ${(error as Error).message}`);
+  } catch {
+    throw new InputError(`${file}: ${jsonErrorAt(text)}`);
   }
 }
 

@@ -135,7 +135,7 @@ describe('AlignmentService', () => {
     expect(h.service.validateCard('mcp:files', JSON.stringify({ ...card, card_id: 'ac-x', agent_id: 'silas' })).problems[0]).toMatchObject({ path: 'agent_id' });
     expect(h.service.validateCard('mcp:files', JSON.stringify(card)).problems[0]).toMatchObject({ path: 'card_id' });
     expect(h.service.validateCard('mcp:files', JSON.stringify({ ...card, card_id: 'ac-y', principal: undefined })).problems[0]).toMatchObject({ path: 'principal' });
-    expect(h.service.validateCard('mcp:files', '{\n  "card_id": "x",\n  oops\n}').problems[0]!.message).toBe('the card is not valid JSON at line 3, column 3');
+    expect(h.service.validateCard('mcp:files', '{\n  "card_id": "x",\n  oops\n}').problems[0]!.message).toBe('line 3, column 3: not valid JSON (InvalidSymbol)');
     expect(h.service.card('mcp:files')).toEqual(inForce);
   });
 

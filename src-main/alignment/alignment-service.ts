@@ -1,4 +1,4 @@
-import { parseTree } from 'jsonc-parser';
+import { jsonErrorAt } from '../../src-shared/json-position.js';
 import { DEFAULT_SIMILARITY_THRESHOLD } from '../../src-shared/aap/constants.js';
 import { ApTrace } from '../../src-shared/aap/trace.js';
 import type { ValidationIssue } from '../../src-shared/aap/issues.js';
@@ -214,12 +214,6 @@ function parseCardText(text: string): { ok: true; value: unknown } | { ok: false
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
-    const errors: Array<{ offset: number }> = [];
-    parseTree(text, errors as never, { allowTrailingComma: false, disallowComments: true });
-    const offset = errors[0]?.offset ?? 0;
-    const before = text.slice(0, offset);
-    const line = before.split('\n').length;
-    const column = offset - before.lastIndexOf('\n');
-    return { ok: false, problem: { path: '', message: `the card is not valid JSON at line ${line}, column ${column}` } };
+    return { ok: false, problem: { path: '', message: jsonErrorAt(text) } };
   }
 }

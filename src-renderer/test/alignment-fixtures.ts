@@ -112,7 +112,7 @@ export function problemsOf(text: string): { path: string; message: string; expec
     if (card.card_id === CARD.card_id) return [{ path: 'card_id', message: `"${CARD.card_id}" is the id of a card already kept; give the new card a new id`, expected: 'a card id not used before' }];
     return [];
   } catch {
-    return [{ path: '', message: 'the card is not valid JSON at line 1, column 2' }];
+    return [{ path: '', message: 'line 1, column 2: not valid JSON (ValueExpected)' }];
   }
 }
 

@@ -185,7 +185,7 @@ describe('silas aap bad input and usage', () => {
   it('exits 2 naming the file for unreadable or unparsable input', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'broken.json'), '{"card_id": ');
-    expect(await runSilas(['aap', 'validate', 'card', join(dir, 'broken.json')])).toMatchObject({ code: 2, err: expect.stringMatching(/broken\.json: not valid JSON/) });
+    expect(await runSilas(['aap', 'validate', 'card', join(dir, 'broken.json')])).toMatchObject({ code: 2, err: expect.stringMatching(/broken\.json: line 1, column 13: not valid JSON \(ValueExpected\)/) });
     expect(await runSilas(['aap', 'verify', '--card', join(dir, 'absent.json'), '--trace', join(dir, 'broken.json')])).toMatchObject({ code: 2, err: expect.stringMatching(/absent\.json: cannot read: ENOENT/) });
   });
 

@@ -46,7 +46,7 @@ describe('alignment words', () => {
     expect(cardProblemText({ path: 'values.declared[2]', message: 'not a standard value', expected: 'a value with a definition' })).toBe(
       'values.declared[2]: not a standard value (expected a value with a definition)',
     );
-    expect(cardProblemText({ path: '', message: 'the card is not valid JSON at line 3, column 1' })).toBe('The card is not valid JSON at line 3, column 1');
+    expect(cardProblemText({ path: '', message: 'line 3, column 1: not valid JSON (InvalidSymbol)' })).toBe('Line 3, column 1: not valid JSON (InvalidSymbol)');
     expect(checkName('behavioral_similarity')).toBe('Behavioral similarity');
     expect(shortTraceId('tr-0123456789abcdef0123')).toBe('tr-0123456789abcd…');
     expect(shortTraceId('tr-1')).toBe('tr-1');

@@ -37,7 +37,7 @@ describe('CardEditor', () => {
     expect(within(region()).getByRole('status', { name: 'Card check' }).textContent).toBe('Checking the card…');
     expect(screen.getByRole('button', { name: 'Save and sign', description: 'Checking the card…' })).toBeTruthy();
     await afterCardDebounce();
-    expect(within(within(region()).getByRole('list', { name: 'Card problems' })).getByRole('listitem').textContent).toBe('The card is not valid JSON at line 1, column 2');
+    expect(within(within(region()).getByRole('list', { name: 'Card problems' })).getByRole('listitem').textContent).toBe('Line 1, column 2: not valid JSON (ValueExpected)');
 
     type(JSON.stringify(CARD, null, 2));
     await afterCardDebounce();
