@@ -65,6 +65,10 @@ describe('AIP decisions in the audit chain (§8)', () => {
     // In the order RFC 8785 sorts them: UTF-16 code units, as the default sort compares.
     expect(keys).toEqual([...keys].sort());
     expect(data).toMatchObject({ server: 'files', session_id: 's-1', decision: 'BLOCK', failed_arg: 'url' });
+    // The agent client a proxy was started for takes its place in that order too.
+    const withClient = Object.keys(aipDecisionData(decision, input, { policy, dlp: engine.dlp, direction: 'upstream', sessionId: 's-1', server: 'files', client: 'cursor' }));
+    expect(withClient).toEqual(['args', 'client', ...keys.slice(1)]);
+    expect(withClient).toEqual([...withClient].sort());
   });
 
   it('records huge arguments by digest only', () => {

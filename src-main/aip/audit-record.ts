@@ -17,6 +17,8 @@ export interface AipAuditContext {
   sessionId?: string;
   /** The governed MCP server's name, for a proxy's entries. */
   server?: string;
+  /** The agent client that started the proxy (`silas proxy --client`), when it said. */
+  client?: string | null;
 }
 
 function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefined {
@@ -45,6 +47,7 @@ export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput
   const entry: Record<string, JsonValue> = {};
   const args = auditedArgs(input.args, context.dlp);
   if (args !== undefined) entry.args = args;
+  if (context.client != null) entry.client = context.client;
   entry.decision = decision.monitored ? 'ALLOW_MONITOR' : decision.decision;
   entry.direction = context.direction;
   if (decision.errorCode != null) entry.error_code = decision.errorCode;

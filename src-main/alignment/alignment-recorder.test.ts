@@ -54,7 +54,7 @@ describe('AlignmentRecorder', () => {
   it('reports a decision that breaks the card as a violation entry and a notification', () => {
     const h = harness();
     // Monitor mode lets a blocked tool through; an ask rule bypassed is a missed escalation.
-    h.decide('delete_file', 'ALLOW', { policy_mode: 'monitor', violation: true });
+    h.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     h.decide('write_file', 'ALLOW');
     h.drain();
     const violations = h.events('aap.violation');
@@ -172,7 +172,7 @@ describe('AlignmentRecorder', () => {
     const moved = h.repo.cursor()!.index + 40;
     h.ledger.db.prepare('UPDATE aap_cursor SET last_index = ?').run(moved);
     const again = h.restart();
-    for (let i = 0; i < 3; i += 1) again.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    for (let i = 0; i < 3; i += 1) again.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     again.drain();
     expect(again.events('aap.trace')).toHaveLength(4);
     expect(again.events('aap.violation')).toHaveLength(3);

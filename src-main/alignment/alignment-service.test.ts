@@ -31,7 +31,7 @@ describe('AlignmentService', () => {
   it('lists the agents with their card and counts, and the traces as chart columns', async () => {
     const h = harness();
     h.decide('read_file', 'ALLOW');
-    h.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    h.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     h.drain();
     expect(h.service.agents().agents).toEqual([
       expect.objectContaining({ agentId: 'mcp:files', cardSource: 'derived', traces: 2, violations: 1, escalations: 0, alerts: 0 }),
@@ -48,7 +48,7 @@ describe('AlignmentService', () => {
 
   it('explains a trace: each check, the card, the owner signature, and that it is the one the chain holds', () => {
     const h = harness();
-    h.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    h.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     h.drain();
     const [row] = h.repo.violations('mcp:files', 1);
     const view = h.service.trace(row!.traceId);
@@ -68,7 +68,7 @@ describe('AlignmentService', () => {
 
   it('sees through a trace row edited in the database, and refuses an entry that is not the trace', () => {
     const h = harness();
-    h.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    h.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     h.drain();
     const [row] = h.repo.violations('mcp:files', 1);
     // Marked verified behind the app's back: the chain's trace, checked again, says otherwise.
@@ -211,7 +211,7 @@ describe('AlignmentService', () => {
     // The inspector does not verify a trace against it either.
     expect(codeOf(() => h.service.trace(h.repo.traces('mcp:files', 0, 1)[0]!.traceId))).toBe(ErrorCode.Corrupt);
     const again = h.restart();
-    again.decide('delete_file', 'ALLOW', { policy_mode: 'monitor' });
+    again.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     again.drain();
     expect(again.events('aap.violation').at(-1)).toMatchObject({ violations: [expect.objectContaining({ type: 'unbounded_action' }), expect.objectContaining({ type: 'forbidden_action' })] });
     expect(again.events('aap.card_refused')).toEqual([{ agent_id: 'mcp:files', problems: [expect.stringMatching(/not signed by the owner key/)] }]);

@@ -37,7 +37,7 @@ export interface AlignmentHarness {
   service: AlignmentService;
   notices: AlignmentNotice[];
   /** A proxy's policy decision on a tools/call, as `silas proxy` records it. */
-  decide(tool: string, decision: 'ALLOW' | 'BLOCK' | 'ASK', extra?: Record<string, unknown>): void;
+  decide(tool: string, decision: 'ALLOW' | 'ALLOW_MONITOR' | 'BLOCK' | 'ASK', extra?: Record<string, unknown>): void;
   /** Everything recorded so far. */
   drain(): void;
   /** A recorder and service as a restarted runtime would build them, over the same ledger. */
@@ -68,7 +68,7 @@ export function alignmentHarness(dir: string, policies: Record<string, AgentPoli
         direction: 'upstream',
         decision,
         policy_mode: 'enforce',
-        violation: decision === 'BLOCK',
+        violation: decision !== 'ALLOW',
         method: 'tools/call',
         tool,
         args: { path: `/home/ada/notes/${seq}.md` },

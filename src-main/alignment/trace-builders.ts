@@ -51,7 +51,9 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
   const approval = text(data.approval);
   if (decision === 'ASK' && approval === null) return null; // still waiting for the person
   const status = approval === null ? null : (ESCALATION_STATUS[approval] ?? 'denied');
-  const forwarded = decision === 'ALLOW';
+  // In monitor mode a call the policy refuses is forwarded all the same, recorded as ALLOW_MONITOR:
+  // the agent acted, and the card judges whether it was within bounds.
+  const forwarded = decision === 'ALLOW' || decision === 'ALLOW_MONITOR';
   const reason = text(data.reason) ?? (forwarded ? 'Allowed by the policy' : 'Refused by the policy');
   const args = data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
   const escalation: Escalation =

@@ -99,8 +99,7 @@ export class ProxyAudit {
   }
 
   private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined>) {
-    const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId, server: this.server });
-    if (this.client !== null) data.client = this.client;
+    const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId, server: this.server, client: this.client });
     for (const key in extra) {
       const value = extra[key];
       if (value !== undefined) data[key] = value;
