@@ -26,8 +26,11 @@ describe('AlignmentRecorder', () => {
     h.decide('write_file', 'ASK'); // waiting for the person: not a decision yet
     h.decide('write_file', 'ALLOW', { approval: 'approve', approval_nonce: 'nonce-1' });
     h.decide('write_file', 'BLOCK', { approval: 'deny' });
+    // Approved, but the proxy refused the token (forged, spent): nothing ran.
+    h.decide('write_file', 'BLOCK', { approval: 'approve', approval_rejected: 'the token was already used' });
     h.drain();
     const traces = h.events('aap.trace');
+    expect((traces.pop()!.trace as ApTrace).escalation).toMatchObject({ required: true, escalation_status: 'denied' });
     expect(traces.map((t) => [(t.trace as ApTrace).action.name, (t.trace as ApTrace).action.type, (t.trace as ApTrace).action.category, t.verified])).toEqual([
       ['read_file', 'execute', 'bounded', true],
       ['delete_file', 'deny', 'forbidden', true],

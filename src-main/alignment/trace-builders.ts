@@ -50,10 +50,12 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
   if (data.direction !== 'upstream' || data.method !== 'tools/call' || !tool || !server || !decision) return null;
   const approval = text(data.approval);
   if (decision === 'ASK' && approval === null) return null; // still waiting for the person
-  const status = approval === null ? null : (ESCALATION_STATUS[approval] ?? 'denied');
   // In monitor mode a call the policy refuses is forwarded all the same, recorded as ALLOW_MONITOR:
   // the agent acted, and the card judges whether it was within bounds.
   const forwarded = decision === 'ALLOW' || decision === 'ALLOW_MONITOR';
+  // An approval whose token the proxy then refused (`approval_rejected`) ran nothing: denied.
+  const answered = approval === null ? null : (ESCALATION_STATUS[approval] ?? 'denied');
+  const status = answered === 'approved' && !forwarded ? 'denied' : answered;
   const reason = text(data.reason) ?? (forwarded ? 'Allowed by the policy' : 'Refused by the policy');
   const args = data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
   const escalation: Escalation =
