@@ -93,11 +93,6 @@ export function centroid(vectors: readonly ReadonlyMap<string, number>[]): Featu
   return sums;
 }
 
-/** The keys both vectors weigh (non-zero in each), sorted: what a score is made of. */
-export function sharedFeatures(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): string[] {
-  return [...a.keys()].filter((key) => a.get(key) !== 0 && (b.get(key) ?? 0) !== 0).sort();
-}
-
 /**
  * A card's features as verification reads them: the sets whose keys a trace can share, and the
  * norm. Only `value:`, `action_name:` and `category:` keys occur in both vectors, so a trace's

@@ -43,11 +43,6 @@ export function validateTraceDocument(document: unknown): TraceValidation {
   return { ...validation, errors: reroot(validation.errors, located.at), warnings: reroot(validation.warnings, located.at) };
 }
 
-export function loadTrace(file: string): Loaded<ApTrace> {
-  const validation = validateTraceDocument(readJsonFile(file));
-  return validation.ok ? { ok: true, value: validation.trace! } : { ok: false, errors: lines(file, validation.errors) };
-}
-
 /** Every trace in the files and folders given, in the order found; any invalid trace fails the load. */
 export function loadTraces(paths: readonly string[]): Loaded<ApTrace[]> {
   const traces: ApTrace[] = [];

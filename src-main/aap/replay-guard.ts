@@ -10,8 +10,6 @@ export interface Clock {
   now(): Date;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
-
 export interface ReplayWindowOptions {
   /** How old a message may be. Default 5 minutes. */
   windowMs?: number;
