@@ -4,6 +4,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SERVERS, connectThroughProxy, type ProxiedClient } from '../src-main/mcp/testing/proxy-harness.js';
 import { exportedAudit } from './fixtures/mcp-proxy.js';
 import { SILAS_BIN } from './fixtures/silas-runtime.js';
+import { signPolicy } from './fixtures/mcp-proxy.js';
 import { expect, test } from './fixtures/silas-runtime-env.js';
 import { mainNav, openCockpit } from './fixtures/test.js';
 
@@ -49,6 +50,8 @@ test('real decisions become verified traces; a change of behaviour raises one dr
   mkdirSync(join(silas.home, 'policies'), { recursive: true });
   const policy = join(silas.home, 'policies', 'files.yaml');
   writeFileSync(policy, POLICY);
+  // A proxy enforces only a policy the owner signed and put in force (docs/mcp-proxy.md "Signed policies").
+  signPolicy(silas, policy);
   mkdirSync(join(userHome, '.config', 'Claude'), { recursive: true });
   const entry = { command: process.execPath, args: [SILAS_BIN, 'proxy', '--name', 'files', '--policy', policy, '--home', silas.home, '--client', 'claude-desktop', '--', process.execPath, SERVERS.fileTools] };
   writeFileSync(join(userHome, '.config', 'Claude', 'claude_desktop_config.json'), JSON.stringify({ mcpServers: { files: entry } }));

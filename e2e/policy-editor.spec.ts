@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { SERVERS, connectThroughProxy, type ProxiedClient } from '../src-main/mcp/testing/proxy-harness.js';
+import { signPolicy } from './fixtures/mcp-proxy.js';
 import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
 
 /*
@@ -40,6 +41,8 @@ test('write, test against recorded calls, sign, deploy and roll back a policy', 
   mkdirSync(join(silas.home, 'policies'), { recursive: true });
   const file = join(silas.home, 'policies', 'files.yaml');
   writeFileSync(file, POLICY);
+  // Signed with `silas policy sign` (put in force) before the proxy starts: it enforces nothing else.
+  signPolicy(silas, file);
   proxied = await connectThroughProxy({ home: silas.home, policy: file, server: SERVERS.fileTools, extra: ['--name', 'files'] });
   const client = proxied;
   // Recorded history for the bench: two allowed calls.
@@ -49,7 +52,7 @@ test('write, test against recorded calls, sign, deploy and roll back a policy', 
   await openCockpit(page, silas);
   await mainNav(page).getByRole('link', { name: 'Policies' }).click();
   const item = page.getByRole('list', { name: 'Policies' }).getByRole('listitem', { name: 'files.yaml' });
-  await expect(item).toContainText('Unsigned');
+  await expect(item).toContainText('Signed');
   await expect(item).toContainText('Changed outside the cockpit');
   // Take the file as it is (signed): version 1, the one to roll back to.
   await item.getByRole('button', { name: 'Adopt files.yaml' }).click();

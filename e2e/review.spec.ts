@@ -99,7 +99,8 @@ test.describe('Review: deciding what a proxy asks', () => {
       const approved = proxy.ask(listProjects);
 
       // The oldest request stays active; the newer one waits in the numbered list, intent and risk only.
-      await expect(upNext(page).getByRole('listitem')).toHaveText(['list_directory on filesystem wants to runMedium risk']);
+      // Each line says who asked: a proxy is a local requester whose claim to be that server's proxy is quoted as a claim.
+      await expect(upNext(page).getByRole('listitem')).toHaveText([/^list_directory on filesystem wants to runMedium riska local requester claiming to be the proxy of server "filesystem" \(session [0-9a-f]+\) · via a local-socket requester · external — not from you$/]);
       await expect(page.getByRole('article')).toHaveCount(1);
       await expect(mainNav(page).getByRole('link', { name: 'Review, 2 pending' })).toBeVisible();
 

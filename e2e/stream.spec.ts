@@ -81,8 +81,15 @@ test('configure a model, talk to Silas, approve its plan with a signature, watch
   await expect(work).toContainText(/done/i, { timeout: 30_000 });
   await expect(work).toContainText('PASS greeting');
   await expect(conversation(page)).toContainText('ended done');
-  // The executor's next step comes back as a reply chip.
-  await expect(page.getByRole('group', { name: 'Suggested replies' }).getByRole('button', { name: 'Show me hello.txt' })).toBeVisible();
+  // The executor's next step comes back as its suggestion (it wrote it after reading tool output:
+  // external), never as a reply chip; picking it puts the text in the composer and sends nothing.
+  const suggestion = page.getByRole('group', { name: /^Suggestions from the executor/ }).getByRole('button', { name: 'Show me hello.txt' });
+  await expect(suggestion).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Suggested replies' })).toHaveCount(0);
+  const modelCalls = server.http.requests.length;
+  await suggestion.click();
+  await expect(page.getByRole('textbox', { name: 'Message to Silas' })).toHaveValue('Show me hello.txt');
+  expect(server.http.requests.length).toBe(modelCalls);
   const workRoot = join(silas.home, 'work');
   const [workDir] = readdirSync(workRoot).filter((name) => name.startsWith('task-stream-greeting-'));
   expect(readFileSync(join(workRoot, workDir!, 'hello.txt'), 'utf8')).toBe('hello');

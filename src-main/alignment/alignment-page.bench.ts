@@ -57,10 +57,13 @@ function seed(database: string): void {
             driftSimilarity: i < 50 ? null : drifting ? 0.25 + 0.1 * Math.sin(i / 20) : 0.85 + 0.1 * Math.sin(i / 30),
             driftAlert: drifting && i % 2_000 === 0,
             values: [VALUES[i % VALUES.length]!],
+            // Seeded without the keyring: the page's series reads rows without checking seals.
+            seal: null,
           });
         }
-        // The counts the recorder keeps with each page, here for the whole seeded history at once.
-        repo.countTraces({ agentId, traces: count, violations: Math.ceil(count / 500), escalations: Math.ceil(count / 10), alerts: 0, lastTs: new Date(T0 + (count - 1) * 1000).toISOString() });
+        // The counts the recorder keeps with each page, here for the whole seeded history at once
+        // (unsealed, like the rows: the agents list counts them again, once per call).
+        repo.setCounts({ agentId, traces: count, violations: Math.ceil(count / 500), escalations: Math.ceil(count / 10), alerts: 0, lastTs: new Date(T0 + (count - 1) * 1000).toISOString() }, '');
       }
     }).immediate();
   } finally {

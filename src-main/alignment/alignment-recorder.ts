@@ -6,10 +6,13 @@ import { DriftMonitor, type DriftMonitorSnapshot } from '../aap/drift-monitor.js
 import { verifyTrace } from '../aap/verify.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { AlignmentChainReader } from '../store/repositories/alignment-chain.js';
 import type { AgentCounts, AlignmentRepository, AlignmentTraceRow } from '../store/repositories/alignment.js';
 import { aapSigner, signAapDocument } from './aap-signatures.js';
 import type { CardInForce, CardKeeper } from './card-keeper.js';
+import { refusedCardViolation } from './refused-card.js';
 import { traceFromEntry } from './trace-builders.js';
+import { countsSealId, countsSealValue, recountAgent, sealTraceRow, traceRowHolds, type TraceSeals } from './trace-seals.js';
 
 /*
  * Turns the ledger's agent decisions into verified AP-Traces as they are recorded (issue 15
@@ -39,7 +42,15 @@ export interface AlignmentNotice {
 
 export interface AlignmentRecorderDeps {
   repo: AlignmentRepository;
+  /** The chain's own alignment entries: counts that do not hold are counted again from them. */
+  chain: Pick<AlignmentChainReader, 'count'>;
   cards: CardKeeper;
+  /**
+   * The ledger key's seals over the page's rows (docs/architecture.md §2 "Sealed state"): a row
+   * counts as "already recorded" only when its seal holds, so a row planted in the database
+   * cannot make the recorder skip a decision.
+   */
+  seals: TraceSeals;
   audit: Pick<AuditLog, 'append' | 'appendBatch' | 'after'>;
   /** Runs `fn` in one BEGIN IMMEDIATE transaction (audit appends join it). */
   transact<T>(fn: () => T): T;
@@ -55,8 +66,10 @@ export interface AlignmentRecorderDeps {
 /** What one decision adds to the page's commit: its chain entries (the trace first) and its page row. */
 interface Recorded {
   items: AuditItem[];
-  row: Omit<AlignmentTraceRow, 'seq' | 'auditIndex'>;
+  row: Omit<AlignmentTraceRow, 'seq' | 'auditIndex' | 'seal'>;
   notices: AlignmentNotice[];
+  /** A row of this trace is in the database but its seal fails: it is replaced by the real one. */
+  replaces: boolean;
 }
 
 interface Monitor {
@@ -122,14 +135,16 @@ export class AlignmentRecorder {
       let at = 0;
       for (const one of recorded) {
         const { row } = one;
-        this.deps.repo.insertTrace({ ...row, auditIndex: appended[at]!.index });
+        if (one.replaces) this.deps.repo.removeTrace(row.traceId);
+        const sealed = { ...row, auditIndex: appended[at]!.index };
+        this.deps.repo.insertTrace({ ...sealed, seal: sealTraceRow(this.deps.seals, sealed) });
         at += one.items.length;
         agents.add(row.agentId);
         notices.push(...one.notices);
         const c = counts.get(row.agentId) ?? { agentId: row.agentId, traces: 0, violations: 0, escalations: 0, alerts: 0, lastTs: null };
         counts.set(row.agentId, { ...c, traces: c.traces + 1, violations: c.violations + (row.verified ? 0 : 1), escalations: c.escalations + (row.escalated ? 1 : 0), alerts: c.alerts + (row.driftAlert ? 1 : 0), lastTs: row.ts > (c.lastTs ?? '') ? row.ts : c.lastTs });
       }
-      for (const c of counts.values()) this.deps.repo.countTraces(c);
+      for (const c of counts.values()) this.addCounts(c);
       for (const [agentId, state] of this.monitors) {
         if (!state.dirty) continue;
         const snapshot = JSON.stringify(state.monitor.snapshot());
@@ -148,10 +163,16 @@ export class AlignmentRecorder {
   private record(entry: AuditEntry): Recorded | null {
     if (entry.event === 'aip.policy_reloaded' || entry.event === 'policies.saved') this.policyChanged(entry);
     const source = traceFromEntry(entry);
-    if (!source || this.deps.repo.hasTrace(source.trace.trace_id)) return null;
+    if (!source) return null;
+    // Recorded already only when its row holds its seal; a planted row is reported (state.seal_refused) and replaced.
+    const existing = this.deps.repo.recordedTrace(source.trace.trace_id);
+    if (existing && traceRowHolds(this.deps.seals, existing, true)) return null;
     const card = this.deps.cards.cardFor(source.agentId, source.subject);
     const trace: ApTrace = { ...source.trace, card_id: card.row.cardId };
-    const result = verifyTrace(trace, card.compiled, { now: this.deps.now() });
+    const verified = verifyTrace(trace, card.compiled, { now: this.deps.now() });
+    // A refused card leaves the agent failed closed: every action counts as a violation, of its own type.
+    const refused = refusedCardViolation(card.compiled.card);
+    const result: VerificationResult = refused ? { ...verified, verified: false, violations: [refused, ...verified.violations] } : verified;
     const drift = this.monitorFor(source.agentId, card).observe(trace);
     const signature = card.compiled.card.audit_commitment.tamper_evidence === 'signed' ? signAapDocument('trace', trace, this.deps.signer) : null;
     const violations = result.violations.map((v) => v.type);
@@ -191,7 +212,27 @@ export class AlignmentRecorder {
       driftAlert: drift.alert !== null,
       values: trace.decision.values_applied,
     };
-    return { items, row, notices };
+    return { items, row, notices, replaces: existing !== null };
+  }
+
+  /**
+   * Adds a page's figures to an agent's counts when the stored counts hold their seal; otherwise
+   * (edited, or missing) the counts are taken again from the rows and the chain, then sealed.
+   */
+  private addCounts(page: AgentCounts): void {
+    const stored = this.deps.repo.countsOf(page.agentId);
+    const holds = stored !== null && this.deps.seals.check('ledger', 'trace-index', countsSealId(page.agentId), countsSealValue(stored), stored.seal).ok;
+    const next: AgentCounts = holds
+      ? {
+          agentId: page.agentId,
+          traces: stored.traces + page.traces,
+          violations: stored.violations + page.violations,
+          escalations: stored.escalations + page.escalations,
+          alerts: stored.alerts + page.alerts,
+          lastTs: page.lastTs !== null && page.lastTs > (stored.lastTs ?? '') ? page.lastTs : stored.lastTs,
+        }
+      : recountAgent(this.deps.repo, this.deps.chain, page.agentId);
+    this.deps.repo.setCounts(next, this.deps.seals.seal('ledger', 'trace-index', countsSealId(next.agentId), countsSealValue(next)));
   }
 
   private violation(agentId: string, trace: ApTrace, entry: AuditEntry, result: VerificationResult, items: AuditItem[]): AlignmentNotice {

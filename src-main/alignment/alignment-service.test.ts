@@ -198,7 +198,7 @@ describe('AlignmentService', () => {
     expect(order).toEqual(['other call', 'series']);
   });
 
-  it('refuses a card edited in the database: the violation it would hide is still reported, and the tampering audited', () => {
+  it('refuses a card edited in the database: the agent is failed closed, the violation it would hide still reported, the tampering audited', () => {
     const h = harness();
     h.decide('read_file', 'ALLOW');
     h.drain();
@@ -213,9 +213,9 @@ describe('AlignmentService', () => {
     const again = h.restart();
     again.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     again.drain();
-    expect(again.events('aap.violation').at(-1)).toMatchObject({ violations: [expect.objectContaining({ type: 'unbounded_action' }), expect.objectContaining({ type: 'forbidden_action' })] });
+    expect(again.events('aap.violation').at(-1)).toMatchObject({ violations: expect.arrayContaining([expect.objectContaining({ type: 'card_refused' }), expect.objectContaining({ type: 'unbounded_action' })]) });
     expect(again.events('aap.card_refused')).toEqual([{ agent_id: 'mcp:files', problems: [expect.stringMatching(/not signed by the owner key/)] }]);
-    // The card in force is the one derived from the policy again, signed.
-    expect(again.service.card('mcp:files')).toMatchObject({ signature: 'owner', card: { autonomy_envelope: { forbidden_actions: ['delete_file'] } } });
+    // The card in force is the refused card (every action a violation), never one derived in its place.
+    expect(again.service.card('mcp:files')).toMatchObject({ signature: 'owner', refused: expect.stringMatching(/does not hold its owner signature/), card: { autonomy_envelope: { bounded_actions: [], forbidden_actions: [] } } });
   });
 });

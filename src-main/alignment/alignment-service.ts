@@ -9,9 +9,12 @@ import type { JsonValue } from '../../src-shared/schemas/json.js';
 import { compileAlignmentCard } from '../aap/card.js';
 import { checkFleetCoherence } from '../aap/fleet.js';
 import { CHECKS, verifyTrace } from '../aap/verify.js';
+import type { AlignmentChainReader } from '../store/repositories/alignment-chain.js';
 import type { AlignmentRepository } from '../store/repositories/alignment.js';
 import { aapSigner } from './aap-signatures.js';
 import type { CardKeeper } from './card-keeper.js';
+import { refusedReasonOf } from './refused-card.js';
+import { countsSealId, countsSealValue, recountAgent, traceRowHolds, type TraceSeals } from './trace-seals.js';
 
 /*
  * What the Alignment page asks of the runtime (issue 15 item 8, docs/alignment.md): the governed
@@ -21,6 +24,10 @@ import type { CardKeeper } from './card-keeper.js';
 
 export interface AlignmentServiceDeps {
   repo: AlignmentRepository;
+  /** The chain's own alignment entries: what the page shows is checked against them (a row can be edited, they cannot). */
+  chain: Pick<AlignmentChainReader, 'range' | 'newest' | 'count'>;
+  /** The ledger key's seals over the page's rows; a refusal is audited (state.seal_refused). */
+  seals: TraceSeals;
   cards: CardKeeper;
   audit: { after(index: number, limit: number): AuditEntry[] };
   trustedKeys(): ReadonlyMap<string, Uint8Array>;
@@ -30,6 +37,8 @@ export interface AlignmentServiceDeps {
 
 /** Rows read per turn of the event loop: a 100,000-trace chart must not hold the runtime (docs/architecture.md §1). */
 const SERIES_PAGE = 5_000;
+/** A series' violations and alerts read from the chain at most: as many as a series has traces. */
+const CHAIN_CHECK_LIMIT = 200_000;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class AlignmentService {
@@ -41,9 +50,19 @@ export class AlignmentService {
     const ids = [...new Set([...counts.keys(), ...cards.keys()])].sort();
     return {
       agents: ids.map((agentId) => {
-        const s = counts.get(agentId);
+        const stored = counts.get(agentId);
+        // Counts that do not hold their seal (edited, or removed while the agent has a card) are
+        // counted again from the chain, and the page says so; the refusal is audited.
+        const holds = stored !== undefined && this.deps.seals.check('ledger', 'trace-index', countsSealId(agentId), countsSealValue(stored), stored.seal).ok;
+        const s = holds ? stored : recountAgent(this.deps.repo, this.deps.chain, agentId);
+        const tampered = !holds && (stored !== undefined || s.traces > 0);
+        if (tampered && stored === undefined) this.deps.seals.report({ kind: 'trace-index', id: countsSealId(agentId), authority: 'ledger', reason: 'unsealed', detail: `the counts of ${agentId} were removed outside Silas; they are counted again from the chain` });
         const card = cards.get(agentId);
+        // Parsed only when it can be the refused card: the agents list is read on every burst of traces.
+        const refused = card?.cardJson.includes('"refused"') ? refusedReasonOf(safeJson(card.cardJson)) : null;
         return {
+          ...(tampered ? { countsTampered: true } : {}),
+          ...(refused !== null ? { cardRefused: refused } : {}),
           agentId,
           cardId: card?.cardId ?? null,
           cardSource: card?.source ?? null,
@@ -101,11 +120,82 @@ export class AlignmentService {
       after = rows.at(-1)!.seq;
       await nextTurn();
     }
+    const reachedEnd = out.seq.length < limit;
+    this.checkSeriesAgainstChain(out, afterSeq, reachedEnd);
     return out;
   }
 
+  /**
+   * The series' violations and drift alerts as the chain records them: a row whose verdict or
+   * alert was edited away shows the chain's, and is reported as tampered (audited). Only the
+   * chain's `aap.violation` and `aap.drift_alert` entries in the series' range are read (a few per
+   * thousand traces), so a 100,000-trace chart stays one pass over its columns.
+   */
+  private checkSeriesAgainstChain(out: CallResult<'alignment.series'>, afterSeq: number, reachedEnd: boolean): void {
+    if (out.seq.length === 0 && afterSeq > 0) return;
+    const first = out.traceIds.length > 0 ? this.deps.repo.recordedTrace(out.traceIds[0]!) : null;
+    const last = out.traceIds.length > 0 ? this.deps.repo.recordedTrace(out.traceIds.at(-1)!) : null;
+    const from = afterSeq === 0 || !first ? -1 : first.auditIndex - 1;
+    const upTo = reachedEnd || !last ? Number.MAX_SAFE_INTEGER : last.auditIndex + 2;
+    const violated = new Set(this.deps.chain.range('aap.violation', out.agentId, from, upTo, CHAIN_CHECK_LIMIT).map((e) => String(e.data.trace_id)));
+    const alerted = new Set(
+      this.deps.chain
+        .range('aap.drift_alert', out.agentId, from, upTo, CHAIN_CHECK_LIMIT)
+        .map((e) => (Array.isArray(e.data.trace_ids) ? String(e.data.trace_ids.at(-1)) : ''))
+        .filter((id) => id !== ''),
+    );
+    if (violated.size === 0 && alerted.size === 0) return;
+    const tampered: string[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < out.traceIds.length; i += 1) {
+      const id = out.traceIds[i]!;
+      const isViolated = violated.has(id);
+      const isAlerted = alerted.has(id);
+      if (!isViolated && !isAlerted) continue;
+      seen.add(id);
+      if ((isViolated && out.verified[i] === 1) || (isAlerted && out.alert[i] === 0)) tampered.push(id);
+      if (isViolated) out.verified[i] = 0;
+      if (isAlerted) out.alert[i] = 1;
+    }
+    // Violations the chain holds whose rows are gone from the range: tampering too.
+    for (const id of new Set([...violated, ...alerted])) {
+      if (seen.has(id)) continue;
+      const row = this.deps.repo.recordedTrace(id);
+      if (!row || (violated.has(id) && row.verified) || (alerted.has(id) && !row.driftAlert) || !traceRowHolds(this.deps.seals, row, false)) tampered.push(id);
+    }
+    if (tampered.length === 0) return;
+    out.tampered = [...new Set(tampered)];
+    for (const id of out.tampered) this.reportRow(out.agentId, id, 'its violation or drift alert');
+  }
+
+  /** The agent's newest violations as the chain records them (`aap.violation`), whatever the page's rows say. */
   violations(agentId: string, limit: number): CallResult<'alignment.violations'> {
-    return { violations: this.deps.repo.violations(agentId, limit).map((row) => ({ traceId: row.traceId, ts: row.ts, actionName: row.actionName, violations: row.violations })) };
+    const entries = this.deps.chain.newest('aap.violation', agentId, limit);
+    const rows = new Map(this.deps.repo.tracesByIds(entries.map((e) => String(e.data.trace_id))).map((row) => [row.traceId, row]));
+    return {
+      violations: entries.map((entry) => {
+        const data = entry.data as { trace_id: string; violations?: Array<{ type?: unknown }> };
+        const types = (data.violations ?? []).map((v) => String(v.type));
+        const row = rows.get(data.trace_id);
+        if (row && !row.verified && traceRowHolds(this.deps.seals, row, true)) return { traceId: row.traceId, ts: row.ts, actionName: row.actionName, violations: types };
+        // The row was removed, flipped to verified, or fails its seal: the chain's own trace entry says what happened.
+        this.reportRow(agentId, data.trace_id, 'its violation');
+        const trace = this.deps.audit.after(entry.index - 2, 1)[0];
+        const traced = trace?.event === 'aap.trace' && trace.data.trace_id === data.trace_id ? (trace.data.trace as { action?: { name?: unknown }; timestamp?: unknown }) : null;
+        return {
+          traceId: data.trace_id,
+          ts: typeof traced?.timestamp === 'string' ? traced.timestamp : entry.ts,
+          actionName: typeof traced?.action?.name === 'string' ? traced.action.name : '(unknown)',
+          violations: types,
+          tampered: true,
+        };
+      }),
+    };
+  }
+
+  /** A page row that hides what the chain records: reported once (state.seal_refused), so the tampering is in the ledger. */
+  private reportRow(agentId: string, traceId: string, what: string): void {
+    this.deps.seals.report({ kind: 'trace-index', id: `trace:${traceId}`.slice(0, 512), authority: 'ledger', reason: 'mismatch', detail: `the Alignment page's row of ${agentId}'s trace ${traceId} does not show ${what} recorded in the chain: it was edited or removed outside Silas; the chain's record is shown` });
   }
 
   /** The trace as the chain holds it, checked again now against the card it names. */
@@ -144,7 +234,13 @@ export class AlignmentService {
     const { row } = this.deps.cards.cardFor(agentId);
     const card = JSON.parse(row.cardJson) as JsonValue;
     const signer = aapSigner('card', card, row.signature, this.deps.trustedKeys());
-    return { agentId, card, source: row.source, signature: signer !== null ? 'owner' : row.signature ? 'invalid' : 'unsigned' };
+    return { agentId, card, source: row.source, signature: signer !== null ? 'owner' : row.signature ? 'invalid' : 'unsigned', refused: refusedReasonOf(card) };
+  }
+
+  /** The person's explicit "use the card derived from the signed policy" (cockpit credential only). */
+  useDerivedCard(agentId: string): CallResult<'alignment.useDerivedCard'> {
+    const derived = this.deps.cards.useDerived(agentId);
+    return { agentId, cardId: derived.row.cardId };
   }
 
   validateCard(agentId: string, text: string): CallResult<'alignment.validateCard'> {
@@ -207,6 +303,14 @@ function checkView(check: (typeof CHECKS)[number], result: ReturnType<typeof ver
 
 function problemView(problem: ValidationIssue): { path: string; message: string; expected?: string } {
   return { path: problem.path, message: problem.message, ...(problem.expected !== undefined ? { expected: problem.expected } : {}) };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** The card's JSON text, or where it stops being JSON (line and column). */

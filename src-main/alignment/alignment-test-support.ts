@@ -3,11 +3,12 @@ import { openLedger, type Ledger } from '../app/ledger.js';
 import { loadPolicyText } from '../aip/policy/load.js';
 import type { AgentPolicy } from '../aip/policy/types.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
+import { AlignmentChainReader } from '../store/repositories/alignment-chain.js';
 import { AlignmentRepository } from '../store/repositories/alignment.js';
 import { inImmediateTransaction } from '../store/transaction.js';
 import { AlignmentRecorder, type AlignmentNotice } from './alignment-recorder.js';
 import { AlignmentService } from './alignment-service.js';
-import { CardKeeper } from './card-keeper.js';
+import { CardKeeper, type ServerPolicy } from './card-keeper.js';
 
 /** A policy for the `files` server: reads allowed, writes ask, deletes blocked. */
 export const FILES_POLICY = `apiVersion: aip.io/v1alpha2
@@ -45,15 +46,27 @@ export interface AlignmentHarness {
   events(name: string): Array<Record<string, unknown>>;
 }
 
+/**
+ * What a server's wrapped entry names: a policy signed by the owner key, one that is not signed
+ * (`'unsigned'`: an edit made outside the cockpit), or none (null).
+ */
+export type TestPolicy = AgentPolicy | 'unsigned' | null;
+
+function serverPolicy(server: string, policy: TestPolicy | undefined): ServerPolicy {
+  if (policy === 'unsigned') return { ok: false, path: `/home/ada/.silas/policies/${server}.yaml`, reason: 'is not signed by the owner key (changed outside the cockpit?); adopt it on the Policies page' };
+  return policy ? { ok: true, policy } : null;
+}
+
 /** A ledger with a keyring-held owner key, and alignment composed over it as the runtime does. */
-export function alignmentHarness(dir: string, policies: Record<string, AgentPolicy | null> = { files: loadTestPolicy() }, existing?: Ledger): AlignmentHarness {
+export function alignmentHarness(dir: string, policies: Record<string, TestPolicy> = { files: loadTestPolicy() }, existing?: Ledger): AlignmentHarness {
   const ledger = existing ?? openLedger(join(dir, 'home'), { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
   const repo = new AlignmentRepository(ledger.db);
   const notices: AlignmentNotice[] = [];
   const now = () => new Date();
-  const cards = new CardKeeper({ repo, audit: ledger.audit, signer: ledger.signer!, trustedKeys: () => ledger.trustedKeys(), policyForServer: (server) => policies[server] ?? null, now });
-  const recorder = new AlignmentRecorder({ repo, cards, audit: ledger.audit, transact: (fn) => inImmediateTransaction(ledger.db, fn), signer: ledger.signer!, trustedKeys: () => ledger.trustedKeys(), notify: (n) => notices.push(n), now });
-  const service = new AlignmentService({ repo, cards, audit: ledger.audit, trustedKeys: () => ledger.trustedKeys(), recorderPosition: () => recorder.position, now });
+  const chain = new AlignmentChainReader(ledger.db);
+  const cards = new CardKeeper({ repo, audit: ledger.audit, signer: ledger.signer!, trustedKeys: () => ledger.trustedKeys(), policyForServer: (server) => serverPolicy(server, policies[server]), anchors: ledger.seals, now });
+  const recorder = new AlignmentRecorder({ repo, chain, seals: ledger.seals, cards, audit: ledger.audit, transact: (fn) => inImmediateTransaction(ledger.db, fn), signer: ledger.signer!, trustedKeys: () => ledger.trustedKeys(), notify: (n) => notices.push(n), now });
+  const service = new AlignmentService({ repo, chain, seals: ledger.seals, cards, audit: ledger.audit, trustedKeys: () => ledger.trustedKeys(), recorderPosition: () => recorder.position, now });
   let seq = 0;
   const harness: AlignmentHarness = {
     ledger,

@@ -6,7 +6,7 @@ import type { ApTrace } from '../../src-shared/aap/trace.js';
 import { silentLogger } from '../app/logger.js';
 import { buildRuntime } from '../app/runtime.js';
 import type { NotificationRequest } from '../app/types.js';
-import { SERVERS, connectThroughProxy, createTestHome } from '../mcp/testing/proxy-harness.js';
+import { SERVERS, connectThroughProxy, createTestHome, signPolicyForHome } from '../mcp/testing/proxy-harness.js';
 import { SILAS_BIN } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 
@@ -40,6 +40,8 @@ describe('alignment of a real proxied server', () => {
     const policy = join(home.home, 'policies', 'files.yaml');
     mkdirSync(join(home.home, 'policies'), { recursive: true });
     writeFileSync(policy, POLICY);
+    // Signed by the owner key: a card is derived only from a signed policy (docs/alignment.md).
+    signPolicyForHome(home, policy);
     // The client entry that wraps the server names its policy: the card is derived from it.
     const user = join(dir, 'user');
     mkdirSync(join(user, '.config', 'Claude'), { recursive: true });

@@ -5,9 +5,11 @@ import { compileAlignmentCard, validateCard, type CompiledCard } from '../aap/ca
 import type { AgentPolicy } from '../aip/policy/types.js';
 import type { AuditAppender } from '../../src-shared/audit/events.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
+import type { StateSeals } from '../keys/sealed-state.js';
 import type { AlignmentCardRow, AlignmentRepository } from '../store/repositories/alignment.js';
 import { aapSigner, signAapDocument } from './aap-signatures.js';
 import { cardFromPolicy, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
+import { refusedCard, refusedReasonOf } from './refused-card.js';
 
 /*
  * The Alignment Card in force for each governed agent (issue 15 item 7): created from the
@@ -15,7 +17,16 @@ import { cardFromPolicy, mcpAgentId, silasCard, type AgentSubject } from './defa
  * (until the person edits the card), and replaced by an edited card only when that card validates
  * (AAP §4, §4.6 conditions included). A refused card changes nothing: the previous card stays in
  * force. Every card put in force is signed with the owner key and audited.
+ *
+ * A card is derived only from a policy signed by the owner key (DESIGN invariant 13). A stored card
+ * that does not hold (its owner signature fails, or it no longer compiles), or an agent whose only
+ * policy is unsigned, is failed closed: it gets the built-in refused card (refused-card.ts), under
+ * which every action is a violation, never the looser derived card, until the person decides
+ * (docs/alignment.md "A refused card").
  */
+
+/** The policy an agent's card may be derived from: only one signed by the owner key counts. */
+export type ServerPolicy = { ok: true; policy: AgentPolicy } | { ok: false; path: string; reason: string } | null;
 
 export interface CardKeeperDeps {
   repo: AlignmentRepository;
@@ -23,8 +34,17 @@ export interface CardKeeperDeps {
   signer: Pick<OwnerSigner, 'sign' | 'fingerprint'>;
   /** The keyring's owner key: a stored card counts only with its signature (the database alone can be written by others). */
   trustedKeys(): ReadonlyMap<string, Uint8Array>;
-  /** The policy `silas proxy --name SERVER [--client CLIENT]` enforces, found from the wrapped client entries; null when none is known. */
-  policyForServer(server: string, client: string | null): AgentPolicy | null;
+  /**
+   * The policy `silas proxy --name SERVER [--client CLIENT]` enforces, found from the wrapped
+   * client entries: `ok` only when it carries a valid owner signature; null when none is known.
+   */
+  policyForServer(server: string, client: string | null): ServerPolicy;
+  /**
+   * The keyring's anchor of each agent's card in force (docs/architecture.md §2 "Sealed state"):
+   * an older card, validly signed in its day but no longer in force, put back in the database
+   * does not count.
+   */
+  anchors: Pick<StateSeals, 'anchor' | 'anchoredDigest' | 'checkAnchored'>;
   now(): Date;
 }
 
@@ -48,21 +68,48 @@ export class CardKeeper {
     const row = this.deps.repo.activeCard(agentId);
     if (row) {
       const kept = this.trusted(row);
-      if (kept) return this.remember({ row, compiled: kept });
+      if (kept && this.inForce(row)) return this.remember({ row, compiled: kept });
+      if (kept) return this.failClosed(agentId, subject ?? subjectOf(row.cardJson), `the stored card ${row.cardId} is not the card last put in force (an older card put back in the database?)`);
+      // Never the derived card in its place: it may be looser than what the person decided.
+      return this.failClosed(agentId, subject ?? subjectOf(row.cardJson), `the stored card ${row.cardId} does not hold its owner signature or no longer compiles`);
     }
-    const from = subject ?? (row ? subjectOf(row.cardJson) : null);
-    if (!from) throw new SilasError(ErrorCode.NotFound, `no agent "${agentId.slice(0, 200)}" has decided anything yet; pick one from the list`);
-    return this.activate(this.defaultCard(from), 'derived');
+    if (!subject) throw new SilasError(ErrorCode.NotFound, `no agent "${agentId.slice(0, 200)}" has decided anything yet; pick one from the list`);
+    const derived = this.defaultCard(subject);
+    if (!derived.ok) return this.failClosed(agentId, subject, derived.reason);
+    return this.activate(derived.card, 'derived');
+  }
+
+  /** Whether the agent's card in force is the refused card, and why. */
+  refusedReason(agentId: string): string | null {
+    return refusedReasonOf(this.cardFor(agentId).compiled.card);
+  }
+
+  /**
+   * The person's explicit choice (cockpit credential only): the card derived from the agent's
+   * owner-signed policy put in force, in place of whatever is in force (a refused card included).
+   * Refused, audited, when the policy is not signed: the card in force stays.
+   */
+  useDerived(agentId: string): CardInForce {
+    const row = this.deps.repo.activeCard(agentId);
+    const subject = row ? subjectOf(row.cardJson) : null;
+    if (!subject) throw new SilasError(ErrorCode.NotFound, `no agent "${agentId.slice(0, 200)}" with a card to derive again; pick one from the list`);
+    const derived = this.defaultCard(subject);
+    if (!derived.ok) throw new SilasError(ErrorCode.InvalidArgs, `no card was derived for ${agentId}: ${derived.reason}. Sign (adopt) the policy on the Policies page, or save an edited card; the card in force stays`);
+    this.compiled.delete(agentId);
+    return this.activate(derived.card, 'derived');
   }
 
   /** After a policy change: agents whose card was derived from another version of it get one from the new version. */
   policyChanged(server: string, client: string | null): CardInForce | null {
     const agentId = mcpAgentId(server, client);
     const row = this.deps.repo.activeCard(agentId);
-    if (!row || row.source !== 'derived') return null;
+    // A refused card stays until the person decides; an edited one is the person's.
+    if (!row || row.source !== 'derived' || refusedReasonOf(JSON.parse(row.cardJson)) !== null) return null;
     const next = this.defaultCard({ kind: 'mcp', server, client });
-    if (next.card_id === row.cardId) return null;
-    return this.activate(next, 'derived');
+    // An unsigned policy derives nothing: the card from its signed version stays in force.
+    if (!next.ok) return null;
+    if (next.card.card_id === row.cardId) return null;
+    return this.activate(next.card, 'derived');
   }
 
   /** A policy file was saved: agents whose derived card came from it get one from the new text. */
@@ -112,20 +159,35 @@ export class CardKeeper {
     return null;
   }
 
-  private defaultCard(subject: AgentSubject): AlignmentCard {
+  /** The agent is put on the refused card (every action a violation) and that is audited. */
+  private failClosed(agentId: string, subject: AgentSubject | null, reason: string): CardInForce {
+    const card = refusedCard(agentId, subject, reason, { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() });
+    this.deps.audit.append('aap.card_failed_closed', { agent_id: agentId, card_id: card.card_id, reason: reason.slice(0, 500) });
+    return this.activate(card, 'derived');
+  }
+
+  /** The card derived for `subject`, or why none may be (its policy is not signed by the owner key). */
+  private defaultCard(subject: AgentSubject): { ok: true; card: AlignmentCard } | { ok: false; reason: string } {
     const context = { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() };
-    if (subject.kind === 'silas') return silasCard(context);
-    const policy = this.deps.policyForServer(subject.server, subject.client);
-    if (policy !== null) return cardFromPolicy(subject.server, subject.client, policy, context);
-    // No policy known for it: a card that bounds nothing, so every action it takes is reported.
+    if (subject.kind === 'silas') return { ok: true, card: silasCard(context) };
     const agentId = mcpAgentId(subject.server, subject.client);
+    const policy = this.deps.policyForServer(subject.server, subject.client);
+    if (policy?.ok) return { ok: true, card: cardFromPolicy(subject.server, subject.client, policy.policy, context) };
+    if (policy && !policy.ok) {
+      this.deps.audit.append('aap.policy_not_signed', { agent_id: agentId, path: policy.path, reason: policy.reason.slice(0, 500), card_id: this.deps.repo.activeCard(agentId)?.cardId ?? null });
+      return { ok: false, reason: `its policy ${policy.path} ${policy.reason}` };
+    }
+    // No policy known for it: a card that bounds nothing, so every action it takes is reported.
     const empty = silasCard(context);
     return {
-      ...empty,
-      card_id: `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-unknown-policy`,
-      agent_id: agentId,
-      autonomy_envelope: { bounded_actions: [], escalation_triggers: [], max_autonomous_value: null, forbidden_actions: [] },
-      extensions: { silas: { derived_from: 'nothing: no wrapped client entry names this server', server: subject.server, client: subject.client } },
+      ok: true,
+      card: {
+        ...empty,
+        card_id: `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-unknown-policy`,
+        agent_id: agentId,
+        autonomy_envelope: { bounded_actions: [], escalation_triggers: [], max_autonomous_value: null, forbidden_actions: [] },
+        extensions: { silas: { derived_from: 'nothing: no wrapped client entry names this server', server: subject.server, client: subject.client } },
+      },
     };
   }
 
@@ -137,19 +199,19 @@ export class CardKeeper {
     if (existing && existing.agentId === card.agent_id && aapSigner('card', JSON.parse(existing.cardJson), existing.signature, this.deps.trustedKeys()) === null) {
       // The kept version was written behind the app's back: it gets the derived text back, signed.
       const signature = signAapDocument('card', card, this.deps.signer);
-      const row = this.deps.repo.rewrite(existing, JSON.stringify(card), signature);
+      const row = this.anchorInForce(this.deps.repo.rewrite(existing, JSON.stringify(card), signature));
       this.deps.audit.append('aap.card_activated', { agent_id: card.agent_id, card_id: card.card_id, source, signature, previous_card_id: previous?.cardId ?? null });
       return this.remember({ row, compiled: compiled.compiled });
     }
     if (existing && existing.agentId === card.agent_id) {
       // The same derived card again (a policy changed back): that kept version is put back in force.
-      const row = this.deps.repo.reactivate(existing);
+      const row = this.anchorInForce(this.deps.repo.reactivate(existing));
       this.deps.audit.append('aap.card_activated', { agent_id: card.agent_id, card_id: card.card_id, source: existing.source, signature: existing.signature, previous_card_id: previous?.cardId ?? null });
       const kept = compileAlignmentCard(JSON.parse(existing.cardJson));
       return this.remember({ row, compiled: kept.ok ? kept.compiled : compiled.compiled });
     }
     const signature = signAapDocument('card', card, this.deps.signer);
-    const row = this.deps.repo.activate({ agentId: card.agent_id, cardId: card.card_id, cardJson: JSON.stringify(card), source, signature, createdAt: this.deps.now().toISOString() });
+    const row = this.anchorInForce(this.deps.repo.activate({ agentId: card.agent_id, cardId: card.card_id, cardJson: JSON.stringify(card), source, signature, createdAt: this.deps.now().toISOString() }));
     this.deps.audit.append('aap.card_activated', { agent_id: card.agent_id, card_id: card.card_id, source, signature, previous_card_id: previous?.cardId ?? null });
     return this.remember({ row, compiled: compiled.compiled });
   }
@@ -157,6 +219,25 @@ export class CardKeeper {
   private remember(card: CardInForce): CardInForce {
     this.compiled.set(card.row.agentId, card);
     return card;
+  }
+
+  /**
+   * Whether `row` is the card the keyring names as in force for its agent. A card put in force
+   * before cards were anchored is anchored on first sight (its signature already held).
+   */
+  private inForce(row: AlignmentCardRow): boolean {
+    const value = anchoredCard(row);
+    if (this.deps.anchors.anchoredDigest('alignment-card', row.agentId) === null) {
+      this.deps.anchors.anchor('alignment-card', row.agentId, value);
+      return true;
+    }
+    return this.deps.anchors.checkAnchored('alignment-card', row.agentId, value).ok;
+  }
+
+  /** Every card put in force is anchored, so only it counts when it is read back. */
+  private anchorInForce(row: AlignmentCardRow): AlignmentCardRow {
+    this.deps.anchors.anchor('alignment-card', row.agentId, anchoredCard(row));
+    return row;
   }
 }
 
@@ -166,4 +247,9 @@ function subjectOf(cardJson: string): AgentSubject | null {
   const silas = card.extensions?.silas;
   if (typeof silas?.server === 'string') return { kind: 'mcp', server: silas.server, client: typeof silas.client === 'string' ? silas.client : null };
   return card.agent_id === 'silas' ? { kind: 'silas' } : null;
+}
+
+/** What the keyring anchors of a card in force: its id and the owner's signature over it. */
+function anchoredCard(row: AlignmentCardRow): { card_id: string; signature: string | null } {
+  return { card_id: row.cardId, signature: row.signature };
 }

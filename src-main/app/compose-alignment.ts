@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
-import type { AgentPolicy } from '../aip/policy/types.js';
 import { loadPolicyText } from '../aip/policy/load.js';
 import { AlignmentRecorder, type AlignmentNotice } from '../alignment/alignment-recorder.js';
 import { AlignmentService } from '../alignment/alignment-service.js';
-import { CardKeeper } from '../alignment/card-keeper.js';
+import { CardKeeper, type ServerPolicy } from '../alignment/card-keeper.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
+import type { StateSeals } from '../keys/sealed-state.js';
 import type { LocationContext } from '../mcp/clients/locations.js';
 import { wrappedPolicyOf } from '../mcp/silas-tools/connected-servers.js';
 import type { Notifier } from '../review/notifier.js';
+import { AlignmentChainReader } from '../store/repositories/alignment-chain.js';
 import { AlignmentRepository } from '../store/repositories/alignment.js';
 import { inImmediateTransaction, type SqliteDatabase } from '../store/transaction.js';
 
@@ -22,6 +23,8 @@ export interface AlignmentDeps {
   audit: AuditLog;
   signer: OwnerSigner;
   trustedKeys(): ReadonlyMap<string, Uint8Array>;
+  /** The ledger's seals (docs/architecture.md §2 "Sealed state"): the page's rows are sealed with the ledger key. */
+  seals: StateSeals;
   locations: LocationContext;
   notifier: Notifier;
   now?: () => Date;
@@ -35,19 +38,24 @@ export interface Alignment {
 export function composeAlignment(deps: AlignmentDeps): Alignment {
   const now = deps.now ?? (() => new Date());
   const repo = new AlignmentRepository(deps.db);
-  const policyForServer = (server: string, client: string | null): AgentPolicy | null => {
+  const chain = new AlignmentChainReader(deps.db);
+  // A card is derived only from a policy that carries a valid owner signature (DESIGN invariant 13):
+  // an unsigned edit of the file must not be signed into the card (docs/alignment.md).
+  const policyForServer = (server: string, client: string | null): ServerPolicy => {
     const path = wrappedPolicyOf(deps.locations, server, client);
     if (path === null) return null;
     try {
       const loaded = loadPolicyText(readFileSync(path, 'utf8'), { sourcePath: path, trustedKeys: deps.trustedKeys() });
-      return loaded.ok ? loaded.policy : null;
-    } catch {
-      return null;
+      if (!loaded.ok) return { ok: false, path, reason: `does not load (${loaded.errors[0]?.message ?? 'invalid'})` };
+      if (loaded.signedBy === null) return { ok: false, path, reason: 'is not signed by the owner key (changed outside the cockpit?); adopt it on the Policies page' };
+      return { ok: true, policy: loaded.policy };
+    } catch (error) {
+      return { ok: false, path, reason: `cannot be read (${(error as Error).message})` };
     }
   };
-  const cards = new CardKeeper({ repo, audit: deps.audit, signer: deps.signer, trustedKeys: deps.trustedKeys, policyForServer, now });
+  const cards = new CardKeeper({ repo, audit: deps.audit, signer: deps.signer, trustedKeys: deps.trustedKeys, policyForServer, anchors: deps.seals, now });
   const notify = (notice: AlignmentNotice) => deps.notifier.notify({ title: notice.title, body: notice.body, urgency: notice.kind === 'violation' ? 'critical' : 'normal' });
-  const recorder = new AlignmentRecorder({ repo, cards, audit: deps.audit, transact: (fn) => inImmediateTransaction(deps.db, fn), signer: deps.signer, trustedKeys: deps.trustedKeys, notify, now });
-  const service = new AlignmentService({ repo, cards, audit: deps.audit, trustedKeys: deps.trustedKeys, recorderPosition: () => recorder.position, now });
+  const recorder = new AlignmentRecorder({ repo, chain, seals: deps.seals, cards, audit: deps.audit, transact: (fn) => inImmediateTransaction(deps.db, fn), signer: deps.signer, trustedKeys: deps.trustedKeys, notify, now });
+  const service = new AlignmentService({ repo, chain, seals: deps.seals, cards, audit: deps.audit, trustedKeys: deps.trustedKeys, recorderPosition: () => recorder.position, now });
   return { recorder, service };
 }

@@ -3,10 +3,12 @@ import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js'
 import type { StructuredOutputEvent } from '../../src-shared/silas/agents.js';
 import type { WorkItem } from '../../src-shared/silas/work.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
+import { openLedger } from './ledger.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import { createModelClient } from '../llm/ai-sdk-client.js';
 import { isModelError } from '../llm/errors.js';
-import { loadModelsFile } from '../llm/models-file.js';
+import type { StateSeals } from '../keys/sealed-state.js';
+import { trustedModelsConfig } from '../llm/sealed-models.js';
 import { baseUrlOf, readApiKey } from '../llm/providers.js';
 import { executorAgent } from '../silas/agents/definitions.js';
 import { LlmExecutorAgent } from '../silas/agents/llm-executor-agent.js';
@@ -29,13 +31,17 @@ export interface LlmExecutorSetup {
   agentFor(item: WorkItem, audit: Pick<RecordingAuditLog, 'append'>): ExecutorAgent;
 }
 
-/** The configured executor model, or a SilasError that says which command sets it up. */
-export function prepareLlmExecutor(home: string, secretStore: SecretStore): LlmExecutorSetup {
-  const config = loadModelsFile(home).config[ROLE];
+/**
+ * The configured executor model, or a SilasError that says which command sets it up. models.json
+ * counts only as Silas sealed it, and the key goes only to the origin it was stored for; both
+ * refusals are audited through `seals` (docs/silas/models.md).
+ */
+export function prepareLlmExecutor(home: string, secretStore: SecretStore, seals: StateSeals): LlmExecutorSetup {
+  const config = trustedModelsConfig(home, seals)[ROLE];
   if (config === undefined) {
     throw new SilasError(ErrorCode.Config, `no model configured for the ${ROLE} role: run \`silas models set ${ROLE} --provider … --model …\` (see \`silas models --help\`)`);
   }
-  const secrets = new NamedSecrets(secretStore);
+  const secrets = new NamedSecrets(secretStore, { onWithheld: (refusal, origin) => seals.report(refusal, origin) });
   checkKey(config, secrets);
   const client = createModelClient(ROLE, config, { secrets });
   return {
@@ -69,6 +75,19 @@ function checkKey(config: RoleModelConfig, secrets: NamedSecrets): void {
   } catch (error) {
     if (isModelError(error)) throw new SilasError(ErrorCode.KeyMissing, error.message);
     throw error;
+  }
+}
+
+/**
+ * `silas run --agent llm`: the executor model checked on this home's ledger (opened for the check
+ * only, so refusals are recorded), before anyone is asked to approve.
+ */
+export function prepareLlmExecutorForRun(home: string, secretStore: SecretStore): LlmExecutorSetup {
+  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore });
+  try {
+    return prepareLlmExecutor(home, secretStore, ledger.seals);
+  } finally {
+    ledger.close();
   }
 }
 

@@ -7,12 +7,13 @@ import { UnreachableApprover, type Approver } from '../mcp/proxy/approver.js';
 import { runProxy, type ProxyExit, type ProxyOptions } from '../mcp/proxy/proxy.js';
 import { IDLE_CHECKPOINT_MS, openLedger } from './ledger.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
+import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import { sandboxedLauncher, unsandboxedLauncher } from '../mcp/sandbox/server-launcher.js';
 import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../silas/sandbox/bubblewrap.js';
 import { detectRunLimiter } from '../silas/sandbox/run-limits.js';
 
 /** What the command decides; the ledger, the keys and the home's approver are composed here. */
-export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKeys' | 'standingGrants' | 'approver' | 'dataHome' | 'launch'> & {
+export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKeys' | 'seals' | 'savedVersions' | 'standingGrants' | 'approver' | 'dataHome' | 'launch'> & {
   secretStore: SecretStore;
   /** `--no-sandbox`: the server runs as the person, recorded as such (issue 12). */
   noSandbox?: boolean;
@@ -47,11 +48,15 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
   try {
     // Only the owner key in the keyring authorises anything; keys in the database never do.
     const trusted = ledger.trustedKeys();
+    const versions = new PolicyVersionRepository(ledger.db);
     return await runProxy({
       ...proxy,
       db: ledger.db,
       audit: ledger.audit,
       trustedKeys: () => trusted,
+      // Only the policy the owner last put in force for this path is enforced (docs/mcp-proxy.md "Signed policies").
+      seals: ledger.seals,
+      savedVersions: () => versions.list(proxy.policyFile, 100),
       standingGrants: new KeyringStandingGrants(secretStore, home),
       approver: approver ?? approverForHome(home, proxy.askTimeoutMs),
       dataHome: home,

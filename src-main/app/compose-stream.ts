@@ -7,6 +7,7 @@ import type { EventBus } from '../control/event-bus.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { SecretStore } from '../keys/secret-store.js';
+import type { StateSeals } from '../keys/sealed-state.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
 import { ContextManager, HeuristicTokenCounter } from '../silas/context/index.js';
@@ -22,10 +23,12 @@ import { McpToolbox } from '../mcp/silas-tools/mcp-toolbox.js';
 import { RoutingEphemeralExecutor } from '../mcp/silas-tools/routing-executor.js';
 import { createModelSetup, type ModelSetupService } from '../silas/stream/model-setup.js';
 import { BackgroundPlans, type PlanExecutionPorts } from '../silas/stream/plan-dispatcher.js';
+import { SealedScopeKeys, SealedWorkLedger } from '../silas/stream/sealed-stream-state.js';
 import { HomeStreamModels, type StreamModels } from '../silas/stream/stream-models.js';
 import { Stream } from '../silas/stream/stream.js';
 import { TurnProcessor } from '../silas/stream/turn-processor.js';
 import { ChronicleRepository } from '../store/repositories/chronicle.js';
+import { memorySealer } from '../silas/memory/memory-seals.js';
 import { MemoryRepository } from '../store/repositories/memory.js';
 import { SqliteNonceStore } from '../store/repositories/nonce-store.js';
 import { StreamScopeRepository, StreamWorkRepository } from '../store/repositories/stream-scopes.js';
@@ -46,6 +49,11 @@ export interface StreamCompositionDeps {
   signer: OwnerSigner;
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
   secretStore: SecretStore;
+  /**
+   * The ledger's seals: models.json counts only as Silas sealed it, and refusals are audited;
+   * scope keys and work rows are sealed with the ledger key (docs/architecture.md §2).
+   */
+  seals: StateSeals;
   decisions: Pick<DecisionQueue, 'ask'>;
   planKind: PlanKind;
   /** `gates.system` (§11); tests and the e2e runtime pass some. */
@@ -73,31 +81,45 @@ const MAX_ACCESS_CONTROLLERS = 1_000;
 
 export function composeStream(deps: StreamCompositionDeps): StreamComposition {
   const now = deps.now ?? (() => new Date());
-  const secrets = new NamedSecrets(deps.secretStore);
+  // A key withheld from an origin it was not stored for is audited like any refused state.
+  const secrets = new NamedSecrets(deps.secretStore, { onWithheld: (refusal, origin) => deps.seals.report(refusal, origin) });
   const models =
     deps.models ??
-    new HomeStreamModels(deps.home, secrets, async (role, config) => {
-      const { createModelClient } = await import('../llm/ai-sdk-client.js');
-      return createModelClient(role, config, { secrets });
-    });
+    new HomeStreamModels(
+      deps.home,
+      secrets,
+      async (role, config) => {
+        const { createModelClient } = await import('../llm/ai-sdk-client.js');
+        return createModelClient(role, config, { secrets });
+      },
+      deps.seals,
+    );
   const budget = TokenBudget.parse({});
   const counter = new HeuristicTokenCounter();
   const context = new ContextManager({ counter, budget, clock: now });
   const chronicle = new ChronicleRepository(deps.db, now);
-  const memory = new MemoryRepository(deps.db, { now });
+  const memory = new MemoryRepository(deps.db, memorySealer(deps.seals), { now });
   const gates = new GateRunner({ providers: [new PredicateGateProvider({ fileRoots: [] }), new ContentGateProvider()], audit: deps.audit });
   let stream: Stream | null = null;
   const ports: PlanExecutionPorts = {
-    ask: (item, planHash, source, signal) => deps.decisions.ask(deps.planKind, { item, planHash, source, timeoutMs: PLAN_APPROVAL_TIMEOUT_MS }, { signal }),
-    execute: (item, token, signal, scope) => executeApproved(deps, item, token, signal, (text) => stream?.report(scope, text)),
+    ask: async (item, planHash, source, signal, origin) => {
+      try {
+        return await deps.decisions.ask(deps.planKind, { item, planHash, source, timeoutMs: PLAN_APPROVAL_TIMEOUT_MS }, { signal, origin });
+      } catch (error) {
+        // The queue refused to hold the card (its caps, docs/review.md): the plan is not approved.
+        return { outcome: 'deny', reason: `Review did not take the plan: ${(error as Error).message}` };
+      }
+    },
+    // An MCP server's complaint is its own text: external, like the rest of what the executor met.
+    execute: (item, token, signal, scope) => executeApproved(deps, item, token, signal, (text) => stream?.report(scope, text, { from: 'executor' })),
   };
   const plans = new BackgroundPlans({
     ports,
-    work: new StreamWorkRepository(deps.db),
+    work: new SealedWorkLedger(new StreamWorkRepository(deps.db), deps.seals),
     now,
     audit: deps.audit,
     emit: (scope, event) => stream?.emit(scope, event),
-    report: (scope, text, chips) => stream?.report(scope, text, chips),
+    report: (scope, text, options) => stream?.report(scope, text, options),
   });
   // One access controller per conversation scope (§5.1); with no active goal there are no levels,
   // so a connection that is not the owner's gets no tools unless a message is owner-signed.
@@ -145,7 +167,7 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
   stream = new Stream({
     audit: deps.audit,
     events: deps.events,
-    scopes: new StreamScopeRepository(deps.db),
+    scopes: new SealedScopeKeys(new StreamScopeRepository(deps.db), deps.seals),
     chronicle,
     context,
     models,
@@ -153,11 +175,10 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     plans,
     taint: { nonces: new SqliteNonceStore(deps.db, deps.now), trustedKeys: deps.trustedKeys, now, freshnessMs: 5 * 60_000 },
     rehydrateEntries: 50,
-    maxQueuedTurns: 20,
     now,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
-  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit }), plans };
+  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit, seals: deps.seals }), plans };
 }
 
 /** §5.1.2 steps 6–9 for a plan approved from the Stream: consume the token, then execute in the sandbox. */
@@ -172,7 +193,7 @@ async function executeApproved(
   const { prepareLlmExecutor } = await import('./compose-llm-executor.js');
   let setup: ReturnType<typeof prepareLlmExecutor>;
   try {
-    setup = prepareLlmExecutor(deps.home, deps.secretStore);
+    setup = prepareLlmExecutor(deps.home, deps.secretStore, deps.seals);
   } catch (error) {
     return { ok: false, reason: (error as Error).message };
   }

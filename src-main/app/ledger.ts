@@ -10,6 +10,8 @@ import { LedgerKeyVault, type LedgerSecret } from '../keys/ledger-key.js';
 import { OwnerKeyVault, ownerAccountForHome, trustedKeys, type OwnerSigner } from '../keys/owner-key.js';
 import { PublicKeyRepository } from '../store/repositories/public-keys.js';
 import { KEYRING_SERVICE, type SecretStore } from '../keys/secret-store.js';
+import { StateSeals } from '../keys/sealed-state.js';
+import { closeUpgradeWindow } from '../aip/policy/in-force.js';
 import { openDatabase } from '../store/database.js';
 import { prepareHome } from '../home/home.js';
 import { homePaths, type HomePaths } from '../home/paths.js';
@@ -29,6 +31,11 @@ export interface Ledger {
   ownerFingerprint: string;
   /** The ids among `ids` that name committed entries: an entry of a rolled-back transaction names nothing. */
   committed(ids: readonly string[]): string[];
+  /**
+   * Seals for state in the home that decides what happens (docs/architecture.md §2 "Sealed
+   * state"): made and checked with the keyring's keys; refusals are appended to this ledger.
+   */
+  seals: StateSeals;
   /** True when this call created the database or the key. */
   created: { database: boolean; key: boolean };
   /** Checkpoints what is unprotected, then closes the database (raises a tamper error rather than sign over one). */
@@ -133,12 +140,30 @@ export function openLedger(home: string, options: OpenLedgerOptions): Ledger {
     }
 
     const trusted = trustedKeys(signer);
+    const seals = new StateSeals({
+      keys: { ledger: () => keys?.chain ?? null, owner: () => signer },
+      anchors: { store: options.secretStore, absoluteHome: home },
+      reporter: {
+        refused: (refusal) => {
+          // A refusal is evidence; without the keys nothing can be appended, and the caller still fails closed.
+          if (!keys) return;
+          try {
+            audit.append('state.seal_refused', { kind: refusal.kind, id: refusal.id, authority: refusal.authority, reason: refusal.reason, detail: refusal.detail });
+          } catch (error) {
+            options.onCheckpointError?.(error);
+          }
+        },
+      },
+    });
+    // A new home has no policies from before anchors: nothing is ever trusted at first sight.
+    if (!dbExisted && keys) closeUpgradeWindow(seals);
     return {
       paths,
       db,
       audit,
       signer,
       trustedKeys: () => trusted,
+      seals,
       ownerFingerprint: signer?.fingerprint ?? registered[0]?.fingerprint ?? 'unknown',
       committed: (ids) => ids.filter((id) => repository.hasEntry(id)),
       created: { database: !dbExisted, key: keyCreated },

@@ -11,8 +11,9 @@ import { desktopAvailability } from '../cli/desktop-launcher.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { planHash } from '../silas/work/hashes.js';
 import type { NotificationRequest } from './types.js';
-import type { ReviewQueueView } from '../../src-shared/schemas/review.js';
+import type { ReviewQueueDelta } from '../../src-shared/schemas/review.js';
 import { ToolPinRepository } from '../store/repositories/tool-pins.js';
+import { toolPinSealer } from '../mcp/tool-pin-seals.js';
 import { openLedger } from './ledger.js';
 
 const tempDir = useTempDirs();
@@ -63,7 +64,7 @@ describe('plan approvals in the runtime', () => {
     await runtime.start();
     const changes: number[] = [];
     runtime.events.subscribe((name, payload) => {
-      if (name === 'review.changed') changes.push((payload as { cards: unknown[] }).cards.length);
+      if (name === 'review.changed') changes.push((payload as ReviewQueueDelta).total);
     });
     let tray = -1;
     runtime.decisions.subscribe(() => (tray = runtime.decisions.pendingCount()));
@@ -95,11 +96,11 @@ describe('tool-definition changes reach Review from the proxies', () => {
     await runtime.start();
     const published: string[][] = [];
     runtime.events.subscribe((name, payload) => {
-      if (name === 'review.changed') published.push((payload as ReviewQueueView).cards.map((c) => c.kind));
+      if (name === 'review.changed') published.push((payload as ReviewQueueDelta).added.map((c) => c.kind));
     });
     // What `silas proxy` does when a server announces another definition: pin it as pending, record it.
     const proxy = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
-    const pins = new ToolPinRepository(proxy.db);
+    const pins = new ToolPinRepository(proxy.db, toolPinSealer(proxy.seals));
     pins.observe('web', 'fetch', 'sha256:aaaa');
     pins.observe('web', 'fetch', 'sha256:bbbb');
     proxy.audit.append('mcp.tool_changed', { server: 'web', session_id: 's', tool: 'fetch', announced_name: 'fetch', expected_hash: 'sha256:aaaa', actual_hash: 'sha256:bbbb' });

@@ -20,6 +20,8 @@ import { DecisionQueue } from '../review/decision-queue.js';
 import { planKind } from '../review/kinds/plan.js';
 import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
 import { toolCallKind } from '../review/kinds/tool-call.js';
+import { RequesterOrigins } from '../review/requester-origins.js';
+import { governedServers } from '../review/governed-servers.js';
 import { EventBus } from '../control/event-bus.js';
 import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
@@ -38,7 +40,11 @@ import { PolicyLibrary } from '../aip/library/policy-library.js';
 import { composeAlignment } from './compose-alignment.js';
 import { templateGallery } from '../aip/templates/catalog.js';
 import { PolicyTrials } from '../aip/trial/policy-trials.js';
+import { PolicyChecker } from '../aip/trial/policy-checker.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
+import { ToolPinRepository } from '../store/repositories/tool-pins.js';
+import { adoptPoliciesFromBeforeAnchors } from './policy-upgrade.js';
+import { sealPinsFromBeforeSeals, toolPinSealer } from '../mcp/tool-pin-seals.js';
 import type { SandboxManager } from '../silas/sandbox/index.js';
 
 export interface RuntimeOverrides {
@@ -113,13 +119,17 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const standing = new StandingApprovalService(ledger.db, audit, signer, new KeyringStandingGrants(secretStore, config.home));
   // One signing path: tool calls and plans get their tokens from the same engine, each bound to its subject's hash.
   const approvalEngine = new ApprovalEngine({ db: ledger.db, audit, signer, ...(overrides.now ? { now: overrides.now } : {}) });
+  // Tool pins are sealed state; pins from before seals are sealed once, by the first start after the upgrade.
+  const pinSealer = toolPinSealer(ledger.seals);
+  sealPinsFromBeforeSeals(new ToolPinRepository(ledger.db, pinSealer), ledger.seals);
   // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
-  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit)] });
+  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit, pinSealer)] });
   const kinds = {
     toolCall: toolCallKind({ audit, standing, engine: approvalEngine }),
     plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }) }),
   };
-  decisions.subscribe(() => events.publish('review.changed', decisions.view()));
+  // Each change reaches the cockpit sessions as a delta (added, updated, removed cards), never the whole queue (docs/review.md).
+  decisions.subscribe((delta) => events.publish('review.changed', delta));
   // Silas itself (§5.1): conversations per session, plans to the same queue, work in the sandbox,
   // and the connected MCP servers through their proxies.
   const locations = overrides.clientLocations ?? currentLocationContext(process.env);
@@ -133,6 +143,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     signer,
     trustedKeys: () => ledger.trustedKeys(),
     secretStore,
+    seals: ledger.seals,
     decisions,
     planKind: kinds.plan,
     ...(overrides.streamGates ? { systemGates: overrides.streamGates } : {}),
@@ -142,20 +153,25 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   });
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
-  const servers = new ServersService(ledger.db);
+  const servers = new ServersService(ledger.db, pinSealer);
   // The policies the cockpit edits: signed with the owner key, every version kept (issue 14).
   const policies = new PolicyLibrary({
     versions: new PolicyVersionRepository(ledger.db),
     audit,
     signer,
     trustedKeys: () => ledger.trustedKeys(),
+    seals: ledger.seals,
     knownPolicies: () => installationPolicies(locations, config.home),
     policiesDir: join(config.home, 'policies'),
     templates: templateGallery,
     ...(overrides.now ? { now: overrides.now } : {}),
   });
+  // A home from before policies were anchored keeps its owner-signed policies in force, once.
+  adoptPoliciesFromBeforeAnchors(installationPolicies(locations, config.home), ledger.trustedKeys(), ledger.seals);
   // Alignment (issue 15): every agent decision in the ledger becomes a verified AP-Trace.
-  const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
+  const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), seals: ledger.seals, locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
+  // Drafts are checked in a worker thread: a policy near the cap takes hundreds of ms to parse (docs/policy-editor.md, Limits).
+  const policyChecker = new PolicyChecker();
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({
@@ -189,7 +205,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     audit.append(event, data as AuditEventData<typeof event>);
   };
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, alignment: alignment.service, runtimeInfo: info }), logger, recordSecurityEvent);
+  // Who asked is stamped on each card from the asking session; the person's wrapped servers rank first (docs/review.md "Sources").
+  const origins = new RequesterOrigins({ governed: governedServers(() => connectedServers(locations)) });
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -304,6 +322,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
           logger.error('final audit entry or checkpoint failed', error);
         }
         await verifier.close();
+        await policyChecker.close();
         watcher?.poll();
         watcher?.stop();
         alignment.recorder.stop();

@@ -1,3 +1,4 @@
+import type { ApprovalTerminalSource } from './commands/approval-terminal.js';
 import type { SecretStore } from '../keys/secret-store.js';
 
 /** What a command may touch of the outside world; tests pass their own. */
@@ -12,6 +13,11 @@ export interface CliIo {
   stdout?: NodeJS.WritableStream;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by `start`. */
   stopSignal?: Promise<string>;
+  /**
+   * Where `--approve-here` asks the person, when not the controlling terminal: set only in-process
+   * (tests driving the whole CLI), never from anything outside the process.
+   */
+  approvalTerminal?: ApprovalTerminalSource;
 }
 
 /** Bad usage: print the command's usage and exit 2. */

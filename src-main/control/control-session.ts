@@ -8,7 +8,7 @@ import { TokenBucket } from './rate-limit.js';
 import { describeZodError, type CallContext, type ControlRouter } from './router.js';
 
 export interface SecurityEventSink {
-  (event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused' | 'control.decision_refused' | 'control.call_refused', data: Record<string, string | number>): void;
+  (event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused' | 'control.connection_refused' | 'control.decision_refused' | 'control.call_refused', data: Record<string, string | number>): void;
 }
 
 /** The transport underneath one session: a WebSocket, or a line on the local socket. */

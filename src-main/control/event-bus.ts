@@ -26,6 +26,11 @@ export class EventBus {
     return true;
   }
 
+  /** Whether a subscription of `session` is live (its connection is still there). */
+  hasSession(session: string): boolean {
+    return this.sessions.has(session);
+  }
+
   /** `session`: the id events `publishTo` that session carry; the listener filters on it. */
   subscribe(listener: AnyEventListener, session?: string): () => void {
     const unsubscribe = this.emitter.subscribe(listener);

@@ -6,6 +6,7 @@ import type { ClientsService } from '../mcp/clients/clients-service.js';
 import type { ServersService } from '../mcp/servers/servers-service.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
+import { RequesterOrigins } from '../review/requester-origins.js';
 import type { ToolCallKind } from '../review/kinds/tool-call.js';
 import type { ModelSetupService } from '../silas/stream/model-setup.js';
 import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel.js';
@@ -16,6 +17,7 @@ import { applyFormChange } from '../aip/library/policy-form.js';
 import type { AlignmentService } from '../alignment/alignment-service.js';
 import type { PolicyLibrary } from '../aip/library/policy-library.js';
 import type { PolicyTrials } from '../aip/trial/policy-trials.js';
+import type { PolicyChecker } from '../aip/trial/policy-checker.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -27,6 +29,8 @@ export interface HandlerServices {
   /** The one queue of decisions; askers are pointed at their kind, the cockpit answers any card. */
   review: Pick<DecisionQueue, 'ask' | 'decide' | 'view'>;
   kinds: { toolCall: ToolCallKind; plan: PlanKind };
+  /** Who asked, stamped on each card from the caller's session (docs/review.md "Sources"); a default one without governed servers in tests. */
+  origins?: RequesterOrigins;
   servers: Pick<ServersService, 'list'>;
   standing: Pick<StandingApprovalService, 'list' | 'revoke'>;
   clients: Pick<ClientsService, 'list' | 'planWrap' | 'wrap' | 'unwrap'>;
@@ -36,6 +40,11 @@ export interface HandlerServices {
   models?: ModelSetupService;
   /** The policy test bench (issue 14). */
   trials?: Pick<PolicyTrials, 'tryCall' | 'replay' | 'suite'>;
+  /**
+   * Drafts checked in a worker thread (the runtime always has one; docs/policy-editor.md, Limits).
+   * Without it (tests of other calls) `policies.validate` checks in-process.
+   */
+  policyChecker?: Pick<PolicyChecker, 'validate'>;
   /** The policies the cockpit edits (issue 14). */
   alignment?: AlignmentService;
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
@@ -47,6 +56,7 @@ export interface HandlerServices {
 export function createHandlers(services: HandlerServices): CallHandlers {
   const now = services.now ?? (() => new Date());
   const { review, kinds } = services;
+  const origins = services.origins ?? new RequesterOrigins();
   return {
     'runtime.info': () => services.runtimeInfo(),
     'audit.list': ({ before, limit }) => services.audit.list(before, limit),
@@ -54,9 +64,9 @@ export function createHandlers(services: HandlerServices): CallHandlers {
       services.verifier?.verify(mode) ?? inProcessVerify(services.audit, now),
     'audit.verifyStatus': () => services.verifier?.status() ?? { last: null, running: null, error: null },
     'audit.cancelVerify': () => ({ cancelled: services.verifier?.cancel() ?? false }),
-    'approvals.request': (args) => review.ask(kinds.toolCall, args),
-    'plans.requestApproval': (args) => review.ask(kinds.plan, args),
-    'review.list': () => review.view(),
+    'approvals.request': (args, ctx) => review.ask(kinds.toolCall, args, { origin: origins.toolCall(ctx, args.server) }),
+    'plans.requestApproval': (args, ctx) => review.ask(kinds.plan, args, { origin: origins.plan(ctx) }),
+    'review.list': (page) => review.view(page),
     'review.decide': ({ id, choice }) => review.decide(id, choice),
     'approvals.listStanding': () => ({ standing: services.standing.list().map(({ signature: _signature, revokedAt: _revokedAt, ...view }) => view) }),
     'approvals.revokeStanding': ({ id }) => ({ id: services.standing.revoke(id).id }),
@@ -72,7 +82,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'models.status': () => need(services.models, 'model setup').status(),
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
     'models.test': ({ role }) => need(services.models, 'model setup').test(role),
-    'policies.validate': ({ text }) => validatePolicyDraft(text),
+    'policies.validate': ({ text }) => services.policyChecker?.validate(text) ?? validatePolicyDraft(text),
     'policies.edit': ({ text, change }) => applyFormChange(text, change),
     'policies.try': ({ text, path, call }) => need(services.trials, 'the policy test bench').tryCall(text, path, { name: 'typed', ...call, args: call.args }),
     'policies.replay': ({ text, path, server, last }) => need(services.trials, 'the policy test bench').replay(text, path, server, last),
@@ -91,6 +101,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'alignment.card': ({ agentId }) => need(services.alignment, 'alignment').card(agentId),
     'alignment.validateCard': ({ agentId, text }) => need(services.alignment, 'alignment').validateCard(agentId, text),
     'alignment.saveCard': ({ agentId, text }) => need(services.alignment, 'alignment').saveCard(agentId, text),
+    'alignment.useDerivedCard': ({ agentId }) => need(services.alignment, 'alignment').useDerivedCard(agentId),
     'alignment.fleet': () => need(services.alignment, 'alignment').fleet(),
     'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
     'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),

@@ -12,9 +12,10 @@ import { buildRuntime } from '../app/runtime.js';
 import type { Runtime } from '../app/types.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { ToolPinRepository } from '../store/repositories/tool-pins.js';
+import { toolPinSealer } from '../mcp/tool-pin-seals.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { planHash } from '../silas/work/hashes.js';
-import { openDatabase } from '../store/database.js';
+import { openLedger } from '../app/ledger.js';
 import { useTempDirs } from '../testing/temp.js';
 import { LocalSocketClient } from './local-socket-client.js';
 
@@ -56,7 +57,8 @@ async function scene(): Promise<Scene> {
   const home = join(tempDir(), 'home');
   const logged: string[] = [];
   const capture = (message: string, detail?: unknown) => logged.push(`${message} ${JSON.stringify(detail ?? null)}`);
-  const runtime = await buildRuntime({ home, mode: 'headless', port: 0, cockpitDir: null }, { secretStore: new MemorySecretStore(), logger: { info: capture, warn: capture, error: capture } });
+  const secretStore = new MemorySecretStore();
+  const runtime = await buildRuntime({ home, mode: 'headless', port: 0, cockpitDir: null }, { secretStore, logger: { info: capture, warn: capture, error: capture } });
   open.push(runtime);
   await runtime.start();
   const stolen = JSON.parse(readFileSync(join(home, 'control.json'), 'utf8')) as Scene['stolen'];
@@ -80,11 +82,11 @@ async function scene(): Promise<Scene> {
   pendingToolCall.catch(() => undefined);
   pendingPlan.catch(() => undefined);
   // Its proxy pinned one definition of read_file, then saw a poisoned one.
-  const { db } = openDatabase(join(home, 'silas.db'), { create: false });
-  const pins = new ToolPinRepository(db);
+  const proxyLedger = openLedger(home, { create: false, keys: 'signer', secretStore });
+  const pins = new ToolPinRepository(proxyLedger.db, toolPinSealer(proxyLedger.seals));
   pins.observe('evil', 'read_file', H1);
   pins.observe('evil', 'read_file', H2);
-  db.close();
+  proxyLedger.close();
   await expect.poll(() => runtime.decisions.pendingCount()).toBe(3);
   const listed = await runtime.router.dispatch('review.list', {}, { transport: 'in-process' });
   if (!listed.ok) throw new Error('listing pending decisions failed');

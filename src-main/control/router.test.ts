@@ -238,7 +238,7 @@ describe('describeZodError', () => {
 
 describe('ControlRouter: capabilities (one check, from each call\'s declared access)', () => {
   const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap'];
-  const DECIDE_MODELS = ['models.configure', 'models.test', 'secrets.store', 'policies.save', 'policies.restore', 'policies.adopt', 'policies.create', 'alignment.saveCard'];
+  const DECIDE_MODELS = ['models.configure', 'models.test', 'secrets.store', 'policies.save', 'policies.restore', 'policies.adopt', 'policies.create', 'alignment.saveCard', 'alignment.useDerivedCard'];
   const ASK = ['approvals.request', 'plans.requestApproval'];
   const CONVERSE = ['stream.open', 'stream.send', 'stream.cancel', 'stream.approve'];
 

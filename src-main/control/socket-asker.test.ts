@@ -51,4 +51,24 @@ describe('ControlSocketAsker', () => {
     await expect(asker.askPlan(plan)).resolves.toMatchObject({ outcome: 'unreachable', reason: expect.stringMatching(/--approve-here/) });
     asker.close();
   });
+
+  it('answers deny at once when Review refuses to queue the question (its cap per session), and keeps the connection', async () => {
+    const home = join(tempDir(), 'home');
+    const runtime = await buildRuntime({ home, mode: 'desktop' }, { secretStore: new MemorySecretStore(), logger: silentLogger });
+    await runtime.start();
+    const asker = new ControlSocketAsker(home);
+    try {
+      const waiting = Array.from({ length: 50 }, (_, i) => asker.askToolCall({ ...toolCall, requestId: i }, 60_000, new AbortController().signal));
+      await expect.poll(() => runtime.decisions.pendingCount()).toBe(50);
+      await expect(asker.askToolCall({ ...toolCall, requestId: 99 }, 60_000, new AbortController().signal)).resolves.toEqual({
+        outcome: 'deny',
+        reason: expect.stringContaining('cap per requester session is 50'),
+      });
+      expect(runtime.decisions.pendingCount()).toBe(50);
+      void waiting;
+    } finally {
+      await runtime.stop('test');
+    }
+    asker.close();
+  });
 });

@@ -1,5 +1,6 @@
 import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
 import type { JsonValue } from '../../src-shared/schemas/json.js';
+import { ErrorCode, isSilasError } from '../../src-shared/errors.js';
 import { homePaths } from '../home/paths.js';
 import { connectToControlCenter, type LocalSocketClient } from './local-socket-client.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '../mcp/proxy/approver.js';
@@ -47,7 +48,7 @@ export class ControlSocketAsker {
     this.client = null;
   }
 
-  private async ask<N extends CallName>(call: N, args: CallArgs<N>, signal: AbortSignal | undefined, fix: string): Promise<CallResult<N> | Unreachable | { outcome: 'timeout' }> {
+  private async ask<N extends CallName>(call: N, args: CallArgs<N>, signal: AbortSignal | undefined, fix: string): Promise<CallResult<N> | Unreachable | { outcome: 'timeout' } | { outcome: 'deny'; reason: string }> {
     let client: LocalSocketClient;
     try {
       this.client ??= connectToControlCenter(homePaths(this.home).controlFile);
@@ -63,6 +64,8 @@ export class ControlSocketAsker {
     try {
       return await Promise.race([client.call(call, args), aborted]);
     } catch (error) {
+      // Review refused to queue the question (its caps, docs/review.md): an answer, not a broken connection.
+      if (isSilasError(error) && error.code === ErrorCode.RateLimited) return { outcome: 'deny', reason: `the Silas control center refused to queue the question: ${error.message}` };
       this.client = null;
       return { outcome: 'unreachable', reason: `the Silas control center stopped answering (${(error as Error).message}); ${fix}` };
     }

@@ -1,6 +1,8 @@
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { SecretStore } from './secret-store.js';
 import { ENV_NAME_PATTERN, SECRET_NAME_PATTERN } from '../../src-shared/secret-names.js';
+import { originOf } from '../../src-shared/llm/origin.js';
+import type { SealRefusal } from './sealed-state.js';
 
 /**
  * Secrets a governed MCP server needs (API keys), held in the OS keyring and named by reference
@@ -14,8 +16,13 @@ export const MAX_SECRET_BYTES = 64 * 1024;
 
 // Every secret lives under this prefix. The colon cannot occur in a secret name, and no other
 // account the app uses (owner-…, ledger-key-…, ledger-anchor-…, standing-approvals-…,
-// doctor-probe-…) contains one, so no name can address an account outside the namespace.
+// doctor-probe-…, sealed-…) contains one but the origin bindings below, whose prefix differs,
+// so no name can address an account outside the namespace.
 const SECRET_ACCOUNT_PREFIX = 'server-secret:';
+// Where a secret may be sent (docs/silas/models.md, "Where a key may go"): the origins a model
+// provider's key was stored for, in an account of its own beside the value. Only the keyring holds
+// it, so nothing a process without the keyring writes (models.json) can widen it.
+const ORIGIN_ACCOUNT_PREFIX = 'secret-origin:';
 // The keyring cannot enumerate its entries, so the names (never the values) are kept in one entry
 // of their own. It has no colon, so it is outside the namespace too: a secret named
 // "server-secrets-index" is stored at "server-secret:server-secrets-index", not here.
@@ -45,6 +52,28 @@ export function secretAccount(name: string): string {
   return `${SECRET_ACCOUNT_PREFIX}${name}`;
 }
 
+/** The keyring account of a secret's origin binding. */
+export function originAccount(name: string): string {
+  checkName(name);
+  return `${ORIGIN_ACCOUNT_PREFIX}${name}`;
+}
+
+/** The origins of `urls` (scheme://host:port), or a SilasError naming the one that is not an http(s) URL. */
+export function originsOf(urls: readonly string[]): string[] {
+  return [
+    ...new Set(
+      urls.map((url) => {
+        const origin = originOf(url);
+        if (origin === null) throw new SilasError(ErrorCode.InvalidArgs, `${JSON.stringify(url.slice(0, 200))} is not an http:// or https:// URL; give the model provider's base URL, e.g. https://api.openai.com/v1`);
+        return origin;
+      }),
+    ),
+  ].sort();
+}
+
+/** Why a secret is not released to an origin: it was never bound to one, or to others only. */
+export type SecretWithheld = { name: string; origin: string; bound: string[] };
+
 function checkName(name: string): void {
   const problem = secretNameProblem(name);
   if (problem !== null) throw new SilasError(ErrorCode.InvalidArgs, problem);
@@ -69,22 +98,85 @@ function parseIndex(stored: string | null): SecretNameListing {
   }
 }
 
+export interface NamedSecretsOptions {
+  /** Where a refusal to release a key to an origin goes (the audit chain, through `StateSeals.report`). */
+  onWithheld?: (refusal: SealRefusal, origin: string) => void;
+}
+
 export class NamedSecrets {
-  constructor(private readonly store: SecretStore) {}
+  constructor(
+    private readonly store: SecretStore,
+    private readonly options: NamedSecretsOptions = {},
+  ) {}
 
   /** Where the secrets live, for messages (e.g. "Secret Service"). */
   get description(): string {
     return this.store.description;
   }
 
-  set(name: string, value: string): void {
+  /**
+   * Stores `value` as secret `name`. With `origins`, the secret may be sent to those origins (and
+   * no others) as a model provider's key: entering the value is what vouches for where it goes.
+   * Without, a binding the secret had is kept (a key replaced by a new one keeps its provider).
+   */
+  set(name: string, value: string, options: { origins?: readonly string[] } = {}): void {
     checkName(name);
     checkValue(name, value);
+    const origins = options.origins === undefined ? undefined : originsOf(options.origins);
     // Value first: a failure in between leaves a value the index misses (set it again to list
     // it), never a listed name without a value.
     this.store.set(secretAccount(name), value);
+    if (origins !== undefined) this.writeOrigins(name, origins);
     const { names, indexCorrupt } = this.listing();
     if (indexCorrupt || !names.includes(name)) this.writeIndex([...names, name]);
+  }
+
+  /** The origins (scheme://host:port) secret `name` may be sent to as a model provider's key; [] when none. */
+  boundOrigins(name: string): string[] {
+    const stored = this.store.get(originAccount(name));
+    if (stored === null) return [];
+    try {
+      const parsed = JSON.parse(stored) as { v?: unknown; origins?: unknown };
+      if (parsed.v === 1 && Array.isArray(parsed.origins) && parsed.origins.every((o) => typeof o === 'string' && originOf(o) === o)) return [...(parsed.origins as string[])].sort();
+    } catch {
+      // An unreadable binding binds nothing.
+    }
+    return [];
+  }
+
+  /**
+   * Sets where secret `name` may go to exactly the origins of `urls` ([] removes the binding): only
+   * for the person's own decision (the cockpit's model form, over the `decide` capability). The CLI
+   * re-enters the value instead (`set` with `origins`).
+   */
+  bindOrigins(name: string, urls: readonly string[]): void {
+    checkName(name);
+    this.writeOrigins(name, originsOf(urls));
+  }
+
+  /**
+   * Whether the key in secret `name` may be sent to `url`'s origin; a refusal is reported (the
+   * runtime audits it). The one check every model provider's key goes through (llm/providers.ts).
+   */
+  releasable(name: string, url: string): { ok: true } | { ok: false; withheld: SecretWithheld } {
+    const origin = originOf(url) ?? url;
+    const bound = this.boundOrigins(name);
+    if (bound.includes(origin)) return { ok: true };
+    const withheld = { name, origin, bound };
+    this.options.onWithheld?.(
+      {
+        kind: 'secret-origin',
+        id: name,
+        authority: 'owner',
+        reason: bound.length === 0 ? 'unsealed' : 'mismatch',
+        detail:
+          bound.length === 0
+            ? `secret "${name}" was not stored for a model provider, so it is not sent to ${origin}`
+            : `secret "${name}" may be sent only to ${bound.join(', ')}, not to ${origin}`,
+      },
+      origin,
+    );
+    return { ok: false, withheld };
   }
 
   get(name: string): string | null {
@@ -97,6 +189,7 @@ export class NamedSecrets {
     // Value first: a failure in between leaves a listed name without a value, never a value the
     // person thinks deleted but can no longer see in the list.
     const hadValue = this.store.delete(secretAccount(name));
+    this.store.delete(originAccount(name));
     const { names, indexCorrupt } = this.listing();
     const listed = names.includes(name);
     if (listed || indexCorrupt) this.writeIndex(names.filter((n) => n !== name));
@@ -133,6 +226,11 @@ export class NamedSecrets {
     if (missing.length > 0) throw new SilasError(ErrorCode.KeyMissing, missing.join('; '));
     // fromEntries defines own properties, so a variable named __proto__ cannot touch the prototype.
     return { env: Object.fromEntries(entries) };
+  }
+
+  private writeOrigins(name: string, origins: readonly string[]): void {
+    if (origins.length === 0) this.store.delete(originAccount(name));
+    else this.store.set(originAccount(name), JSON.stringify({ v: 1, origins: [...new Set(origins)].sort() }));
   }
 
   private writeIndex(names: readonly string[]): void {

@@ -18,7 +18,7 @@ beforeEach(async () => {
   server = await startScriptedOpenAIServer();
   ({ secrets, cleanup } = scratchSecrets());
   key = fakeApiKey();
-  secrets.set('local-llm-key', key);
+  secrets.set('local-llm-key', key, { origins: [server.baseUrl] });
 });
 
 afterEach(async () => {

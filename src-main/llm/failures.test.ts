@@ -17,7 +17,7 @@ let cleanup: () => void;
 beforeEach(async () => {
   server = await startScriptedOpenAIServer();
   ({ secrets, cleanup } = scratchSecrets());
-  secrets.set('local-llm-key', fakeApiKey());
+  secrets.set('local-llm-key', fakeApiKey(), { origins: [server.baseUrl] });
 });
 
 afterEach(async () => {
@@ -138,7 +138,7 @@ describe('the key', () => {
 
   it('refuses a stored key with a line break before it reaches a header', async () => {
     const pasted = `${fakeApiKey()}\n`;
-    secrets.set('pasted-key', pasted);
+    secrets.set('pasted-key', pasted, { origins: [server.baseUrl] });
     const error = await failureOf(collect(clientFor('proxy', config({ apiKeySecret: 'pasted-key' }), { secrets }).streamText(ask)));
     expect(error).toMatchObject({ code: 'auth' });
     expect((error as Error).message).toMatch(/secret "pasted-key" contains a space, line break.*silas secrets set pasted-key/);
@@ -221,6 +221,7 @@ describe('timeouts and cancellation', () => {
   it('says which server could not be reached when nothing listens', async () => {
     const gone = await ScriptedHttpServer.start();
     await gone.close();
+    secrets.set('local-llm-key', fakeApiKey(), { origins: [gone.origin] });
     const error = await failureOf(collect(clientFor('proxy', config({ baseUrl: `${gone.origin}/v1` }), { secrets }).streamText(ask)));
     expect(error).toMatchObject({ code: 'unavailable' });
     expect((error as Error).message).toMatch(new RegExp(`could not reach the OpenAI-compatible server at ${gone.origin}/v1 \\(ECONNREFUSED\\).*check that the server is running and that models\\.proxy\\.baseUrl is right`));

@@ -22,7 +22,7 @@ beforeEach(async () => {
   openai = await startScriptedOpenAIServer();
   anthropic = await startScriptedAnthropicServer();
   ({ secrets, cleanup } = scratchSecrets());
-  secrets.set('leak-key', key);
+  secrets.set('leak-key', key, { origins: [openai.baseUrl, anthropic.baseUrl, 'http://127.0.0.1:9'] });
   const capture = (...args: unknown[]) => void printed.push(args.map((a) => everyRendering(a)).join(' '));
   for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) vi.spyOn(console, method).mockImplementation(capture);
   for (const stream of [process.stdout, process.stderr]) {
@@ -111,7 +111,7 @@ describe('the API key never leaves the auth header', () => {
     outputs.push(await outputsOf(() => an.generateObject({ ...ask, schema: Answer })));
 
     // A key that cannot be sent (pasted with its newline), and a server that is not there.
-    secrets.set('pasted', `${key}\n`);
+    secrets.set('pasted', `${key}\n`, { origins: [openai.baseUrl] });
     outputs.push(await outputsOf(() => collect(oa('openrouter', { apiKeySecret: 'pasted' }).streamText(ask))));
     outputs.push(await outputsOf(() => collect(oa('openai-compatible', { baseUrl: 'http://127.0.0.1:9/v1' }).streamText(ask))));
 

@@ -13,25 +13,8 @@ import { writeFileAtomic } from '../home/atomic-file.js';
  * which refuses anything shaped like an API key: the file can be shown, copied and backed up.
  */
 
-/** The roles as written (an object of role → settings) and as parsed. */
-export interface ModelsFile {
-  path: string;
-  /** False when the home has no models.json yet: every role is unconfigured. */
-  exists: boolean;
-  raw: Record<string, unknown>;
-  config: ModelsConfig;
-}
-
 export function modelsFilePath(home: string): string {
   return homePaths(home).modelsFile;
-}
-
-/** Reads and validates the file; a problem names the file, the field and the fix. */
-export function loadModelsFile(home: string): ModelsFile {
-  const { path, exists, raw } = readModelsFileRaw(home);
-  const checked = checkModelsConfig(raw);
-  if (!checked.ok) throw new SilasError(ErrorCode.Config, `${path} is not a valid model configuration: ${checked.problems.join('; ')}; fix it with \`silas models set ROLE …\``);
-  return { path, exists, raw, config: checked.value };
 }
 
 /**

@@ -32,7 +32,7 @@ describe('anthropic', () => {
   let server: ScriptedAnthropicServer;
   beforeEach(async () => {
     server = await startScriptedAnthropicServer();
-    secrets.set('anthropic-key', key);
+    secrets.set('anthropic-key', key, { origins: [server.baseUrl, DEFAULT_BASE_URLS.anthropic] });
   });
   afterEach(() => server.http.close());
   const config = (extra: Record<string, unknown> = {}) => ({ provider: 'anthropic' as const, model: 'claude-sonnet-4-5', baseUrl: server.baseUrl, apiKeySecret: 'anthropic-key', ...extra });
@@ -101,7 +101,7 @@ describe('openrouter', () => {
   let server: ScriptedOpenAIServer;
   beforeEach(async () => {
     server = await startScriptedOpenAIServer();
-    secrets.set('openrouter-key', key);
+    secrets.set('openrouter-key', key, { origins: [server.baseUrl] });
   });
   afterEach(() => server.http.close());
   const config = (extra: Record<string, unknown> = {}) => ({ provider: 'openrouter' as const, model: 'anthropic/claude-sonnet-4.5', baseUrl: server.baseUrl, apiKeySecret: 'openrouter-key', ...extra });

@@ -4,7 +4,7 @@ import { createOpenRouter } from '@openrouter/ai-sdk-provider';
 import type { LanguageModel } from 'ai';
 import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js';
 import { isSilasError } from '../../src-shared/errors.js';
-import type { NamedSecrets } from '../keys/named-secrets.js';
+import type { NamedSecrets, SecretWithheld } from '../keys/named-secrets.js';
 import { ModelError } from './errors.js';
 import { baseUrlOf } from '../../src-shared/llm/config.js';
 
@@ -17,7 +17,7 @@ export { baseUrlOf, DEFAULT_BASE_URLS } from '../../src-shared/llm/config.js';
  */
 
 /** What the model layer needs of the keyring: `NamedSecrets`, or a test double of it. */
-export type SecretReader = Pick<NamedSecrets, 'get' | 'description'>;
+export type SecretReader = Pick<NamedSecrets, 'get' | 'description' | 'releasable'>;
 
 // What an HTTP header can carry. A key with a line break or a space (pasted with its newline)
 // would make fetch throw an error quoting the header, the key included.
@@ -32,7 +32,10 @@ export interface ResolvedModel {
 
 /**
  * The key, or null for a keyless local server. Every way of not having one fails here, before
- * any request, with the command that fixes it.
+ * any request, with the command that fixes it. The key is released only to the origin it was
+ * stored for (docs/silas/models.md, "Where a key may go"), whatever models.json says: a base URL
+ * changed by something that cannot reach the keyring, or a secret stored for an MCP server,
+ * sends nothing.
  */
 export function readApiKey(role: ModelRole, config: RoleModelConfig, secrets: SecretReader): string | null {
   const name = config.apiKeySecret;
@@ -42,12 +45,16 @@ export function readApiKey(role: ModelRole, config: RoleModelConfig, secrets: Se
     throw new ModelError('auth', `models.${role} uses ${config.provider}, which needs an API key: store it with \`silas secrets set ${config.provider}-key\` and write apiKeySecret: ${config.provider}-key under models.${role}`, details);
   }
   let key: string | null;
+  let release: ReturnType<SecretReader['releasable']>;
   try {
     key = secrets.get(name);
+    // Where the key may go, before anything is built with it: a key missing is said first, as its fix comes first.
+    release = key === null || key === '' ? { ok: true } : secrets.releasable(name, baseUrlOf(config));
   } catch (error) {
     // The keyring's own message says how to reach it; it never contains a value.
     throw new ModelError('auth', `the API key for ${config.provider} (secret "${name}") could not be read: ${isSilasError(error) ? error.message : 'the OS keyring failed'}`, details);
   }
+  if (!release.ok) throw new ModelError('auth', withheldMessage(role, release.withheld), details);
   if (key === null || key === '') {
     throw new ModelError(
       'auth',
@@ -59,6 +66,15 @@ export function readApiKey(role: ModelRole, config: RoleModelConfig, secrets: Se
     throw new ModelError('auth', `the API key in secret "${name}" contains a space, line break or other character no API key has (often a newline pasted with it); run \`silas secrets set ${name}\` and enter the key alone`, details);
   }
   return key;
+}
+
+function withheldMessage(role: ModelRole, withheld: SecretWithheld): string {
+  const where = withheld.bound.length === 0 ? 'it was not stored for a model provider (a secret set with `silas secrets set` alone, such as an MCP server\'s token, is never sent to one)' : `it may be sent only to ${withheld.bound.join(', ')}`;
+  return (
+    `the API key in secret "${withheld.name}" was not sent to ${withheld.origin} (models.${role}): ${where}. ` +
+    `If ${withheld.origin} is the right server, save the model again on the cockpit's Stream page, or re-enter the key for it with \`silas secrets set ${withheld.name} --origin ${withheld.origin}\`; ` +
+    `if you did not change it, models.json was changed outside Silas`
+  );
 }
 
 export function resolveModel(role: ModelRole, config: RoleModelConfig, secrets: SecretReader): ResolvedModel {

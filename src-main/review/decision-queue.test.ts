@@ -129,7 +129,7 @@ describe('one decision queue with a tool call and a plan waiting together', () =
   it('one pause refuses both kinds at once, is published and audited once', async () => {
     const s = setup();
     s.queue.setPaused(true);
-    expect(s.queue.view()).toEqual({ cards: [], paused: true });
+    expect(s.queue.view()).toEqual({ cards: [], paused: true, seq: 1, total: 0 });
     expect(s.published()).toBe(1);
     await expect(s.queue.ask(s.kinds.toolCall, s.toolCall())).resolves.toEqual({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });
     await expect(s.queue.ask(s.kinds.plan, s.plan())).resolves.toEqual({ outcome: 'deny', reason: 'approvals are paused in the Silas control center' });

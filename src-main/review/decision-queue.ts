@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AuditAppender } from '../../src-shared/audit/events.js';
 import { Emitter } from '../../src-shared/emitter.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
-import type { CardOf, DecisionAnswer, DecisionCard, DecisionKindName, ReviewQueueView } from '../../src-shared/schemas/review.js';
+import { orderBySource } from '../../src-shared/review/sources.js';
+import { REVIEW_PAGE_MAX, type CardOf, type CardOrigin, type DecisionAnswer, type DecisionCard, type DecisionKindName, type ReviewQueueDelta, type ReviewQueueView } from '../../src-shared/schemas/review.js';
+import { ASK_LIMITS, AskCaps, type AskLimits } from './ask-caps.js';
 import type { NotificationRequest, Notifier } from './notifier.js';
 
 /**
@@ -54,6 +56,16 @@ export interface DecisionQueueDeps {
   /** A pause held elsewhere (a standalone service's host), on top of the queue's own. */
   pausedElsewhere?: () => boolean;
   sources?: readonly StandingDecisions[];
+  /** Waiting cards allowed per source and in total (ask-caps.ts); the defaults are `ASK_LIMITS`. */
+  limits?: AskLimits;
+}
+
+/** Who asks when the asker names no one: the runtime itself (tests, in-process callers). */
+export const IN_PROCESS_ORIGIN: CardOrigin = { channel: 'runtime', sourceId: 'in-process', requester: 'the Silas runtime', taint: 'auth', governed: false };
+
+/** A standing source's cards: the runtime recorded them, from what a proxy reported (server and tool names). */
+function standingOrigin(source: StandingDecisions): CardOrigin {
+  return { channel: 'runtime', sourceId: `standing:${source.name}`, requester: 'a proxy of one of your servers (recorded by the runtime)', taint: 'external', governed: true };
 }
 
 interface Waiting {
@@ -69,6 +81,13 @@ interface Waiting {
 
 export const PAUSED_REASON = 'approvals are paused in the Silas control center';
 export const DENIED_REASON = 'denied by the user in the control center';
+export const EVICTED_REASON = 'withdrawn: Review is full, and this requester session had the most questions waiting; ask again later';
+
+export interface AskOptions {
+  signal?: AbortSignal;
+  /** The connection that asks (docs/review.md "Sources"): caps and groups its cards; stamped on each. */
+  origin?: CardOrigin;
+}
 
 export interface DecisionOutcome {
   id: string;
@@ -84,25 +103,36 @@ export interface DecisionOutcome {
  */
 export class DecisionQueue {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly changes = new Emitter<[]>();
+  private readonly changes = new Emitter<[ReviewQueueDelta]>();
   private paused = false;
   private readonly now: () => Date;
   private readonly sources: readonly StandingDecisions[];
+  private readonly caps: AskCaps;
+  /** The last delta sent; `review.list` answers with it so a session knows where its deltas resume. */
+  private seq = 0;
+  /** Standing cards as last sent (id → JSON), to send what changed when a source refreshes. */
+  private standingSent: Map<string, string> | null = null;
 
   constructor(private readonly deps: DecisionQueueDeps) {
     this.now = deps.now ?? (() => new Date());
     this.sources = deps.sources ?? [];
+    this.caps = new AskCaps(deps.limits ?? ASK_LIMITS, deps.audit);
   }
 
-  ask<Request, Subject, K extends DecisionKindName>(kind: DecisionKind<Request, Subject, K>, request: Request, options: { signal?: AbortSignal } = {}): Promise<DecisionAnswer> {
+  ask<Request, Subject, K extends DecisionKindName>(kind: DecisionKind<Request, Subject, K>, request: Request, options: AskOptions = {}): Promise<DecisionAnswer> {
     const { subject, timeoutMs } = kind.subject(request);
     if (this.isPaused()) {
       kind.refusedPaused(subject);
       return Promise.resolve({ outcome: 'deny', reason: PAUSED_REASON });
     }
+    const origin = options.origin ?? IN_PROCESS_ORIGIN;
+    // Beyond a cap the asker is refused at once and the refusal audited (ask-caps.ts): it never waits.
+    // With the queue full, a source holding fewer than the largest gets a place: the largest's newest card is withdrawn.
+    const evict = this.caps.admit(origin, kind.name);
+    if (evict !== null) this.evictNewest(evict, kind.name);
     const requestedAt = this.now();
     const id = randomUUID();
-    const card = kind.card(id, subject, requestedAt, new Date(requestedAt.getTime() + timeoutMs));
+    const card: CardOf<K> = { ...kind.card(id, subject, requestedAt, new Date(requestedAt.getTime() + timeoutMs)), origin };
     kind.requested(id, subject);
     return new Promise<DecisionAnswer>((resolve) => {
       const timer = setTimeout(() => this.settle(id, () => {
@@ -110,6 +140,7 @@ export class DecisionQueue {
         return { outcome: 'timeout' };
       }), timeoutMs);
       timer.unref();
+      this.caps.added(origin.sourceId);
       this.waiting.set(id, {
         kind: kind.name,
         card,
@@ -131,7 +162,7 @@ export class DecisionQueue {
           }),
         { once: true },
       );
-      this.changed();
+      this.changed({ added: [card] });
       this.deps.notifier.notify(kind.notification(card, subject));
     });
   }
@@ -149,11 +180,15 @@ export class DecisionQueue {
     return { id, kind: item.kind, choice, outcome: 'approved' };
   }
 
-  /** Every card, oldest first (ties by id, so the active card never flickers), and the pause. */
-  view(): ReviewQueueView {
-    const cards = [...[...this.waiting.values()].map((w) => w.card), ...this.sources.flatMap((s) => s.cards())];
-    cards.sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { cards, paused: this.isPaused() };
+  /**
+   * A page of the cards in source order (every source's first card before any source's second,
+   * src-shared/review/sources.ts), the pause, the total and the last delta's `seq`.
+   */
+  view(page: { offset?: number; limit?: number } = {}): ReviewQueueView {
+    const offset = page.offset ?? 0;
+    const limit = page.limit ?? REVIEW_PAGE_MAX;
+    const cards = orderBySource([...[...this.waiting.values()].map((w) => w.card), ...this.standingCards()]);
+    return { cards: cards.slice(offset, offset + limit), paused: this.isPaused(), seq: this.seq, total: cards.length };
   }
 
   /** Shutdown: every open question is answered "no" (spec 002 §18.2 step 2). */
@@ -175,15 +210,16 @@ export class DecisionQueue {
     if (paused === this.paused) return;
     this.deps.audit.append(paused ? 'approvals.paused' : 'approvals.resumed', {});
     this.paused = paused;
-    this.changed();
+    this.changed({});
   }
 
   /** A standing source changed behind the queue's back (another process wrote the database). */
   refresh(): void {
-    this.changed();
+    this.changed(this.standingChanges());
   }
 
-  subscribe(listener: () => void): () => void {
+  /** Each change as a delta (docs/review.md "Deltas"): what arrived, changed or left, never the whole queue. */
+  subscribe(listener: (delta: ReviewQueueDelta) => void): () => void {
     return this.changes.subscribe(listener);
   }
 
@@ -193,7 +229,7 @@ export class DecisionQueue {
       if (!card) continue;
       assertOffered(card, choice);
       const outcome = source.decide(card, choice);
-      this.changed();
+      this.changed(this.standingChanges());
       return { id, kind: source.name, choice, outcome };
     }
     throw new SilasError(ErrorCode.InvalidArgs, `no pending decision ${id}; it was already decided or it expired — reload Review`);
@@ -209,8 +245,19 @@ export class DecisionQueue {
     const answer = outcome();
     clearTimeout(item.timer);
     this.waiting.delete(id);
+    this.caps.removed(item.card.origin?.sourceId ?? IN_PROCESS_ORIGIN.sourceId);
     item.resolve(answer);
-    this.changed();
+    this.changed({ removed: [id] });
+  }
+
+  /** Withdraws the newest waiting card of `sourceId`: its asker gets a "no" with the reason, and the eviction is audited. */
+  private evictNewest(sourceId: string, asking: DecisionKindName): void {
+    const newest = [...this.waiting].reverse().find(([, item]) => item.card.origin?.sourceId === sourceId);
+    if (!newest) return;
+    const [id, item] = newest;
+    const origin = item.card.origin ?? IN_PROCESS_ORIGIN;
+    this.caps.evicted(origin, asking);
+    this.settle(id, () => this.refuse(item, EVICTED_REASON, false));
   }
 
   private refuse(item: Waiting, reason: string, shutdown: boolean): DecisionAnswer {
@@ -218,8 +265,34 @@ export class DecisionQueue {
     return { outcome: 'deny', reason };
   }
 
-  private changed(): void {
-    this.changes.publish();
+  /** The standing sources' cards, each stamped with its source's origin; remembers them as sent. */
+  private standingCards(): DecisionCard[] {
+    const cards = this.sources.flatMap((source) => source.cards().map((card): DecisionCard => ({ ...card, origin: standingOrigin(source) })));
+    this.standingSent ??= new Map(cards.map((card) => [card.id, JSON.stringify(card)]));
+    return cards;
+  }
+
+  /** What the standing sources changed since last sent (a few pins: diffing them is cheap). */
+  private standingChanges(): Pick<ReviewQueueDelta, 'added' | 'updated' | 'removed'> {
+    const before = this.standingSent ?? new Map<string, string>();
+    this.standingSent = null;
+    const now = this.standingCards();
+    const added: DecisionCard[] = [];
+    const updated: DecisionCard[] = [];
+    for (const card of now) {
+      const was = before.get(card.id);
+      if (was === undefined) added.push(card);
+      else if (was !== this.standingSent!.get(card.id)) updated.push(card);
+    }
+    const removed = [...before.keys()].filter((id) => !this.standingSent!.has(id));
+    return { added, updated, removed };
+  }
+
+  private changed(delta: Partial<Pick<ReviewQueueDelta, 'added' | 'updated' | 'removed'>>): void {
+    this.seq += 1;
+    if (this.standingSent === null) this.standingCards();
+    const total = this.waiting.size + this.standingSent!.size;
+    this.changes.publish({ seq: this.seq, added: delta.added ?? [], updated: delta.updated ?? [], removed: delta.removed ?? [], paused: this.isPaused(), total });
   }
 }
 

@@ -11,6 +11,7 @@ import { toolCallKind } from '../review/kinds/tool-call.js';
 import { ApprovalEngine } from '../silas/approval/engine.js';
 import type { SqliteDatabase } from '../store/transaction.js';
 import type { Notifier } from '../review/notifier.js';
+import type { AskLimits } from '../review/ask-caps.js';
 
 /** An in-memory owner key, for tests that need signatures but not the keyring. */
 export function testSigner(): OwnerSigner {
@@ -24,6 +25,7 @@ export interface TestReviewOptions {
   now?: () => Date;
   sources?: readonly StandingDecisions[];
   pausedElsewhere?: () => boolean;
+  limits?: AskLimits;
 }
 
 /**
@@ -40,6 +42,7 @@ export function testReview(db: SqliteDatabase, audit: AuditLog, options: TestRev
     ...(now ? { now } : {}),
     ...(options.sources ? { sources: options.sources } : {}),
     ...(options.pausedElsewhere ? { pausedElsewhere: options.pausedElsewhere } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   const kinds = {
     toolCall: toolCallKind({ audit, engine, ...(options.standing ? { standing: options.standing } : {}) }),

@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientsService } from '../mcp/clients/clients-service.js';
 import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
+import type { PinSealer } from '../store/repositories/tool-pins.js';
+import { toolPinSealer } from '../mcp/tool-pin-seals.js';
+import { memorySeals } from './seals.js';
 
 /** Every contract call answering "not part of this test", for tests that only exercise a few calls. */
 export function unusedHandlers(): CallHandlers {
@@ -23,12 +26,12 @@ export function unusedHandlers(): CallHandlers {
 }
 
 /** The real services behind the handlers, over a test database (one decision queue, as the runtime wires it). */
-export function testServices(db: Database.Database, audit: AuditLog): HandlerServicesLike {
-  const { review, kinds } = testReview(db, audit, { sources: [new ToolChangeDecisions(db, audit)] });
+export function testServices(db: Database.Database, audit: AuditLog, pinSealer: PinSealer = toolPinSealer(memorySeals().seals)): HandlerServicesLike {
+  const { review, kinds } = testReview(db, audit, { sources: [new ToolChangeDecisions(db, audit, pinSealer)] });
   return {
     review,
     kinds,
-    servers: new ServersService(db),
+    servers: new ServersService(db, pinSealer),
     standing: testStandingService(db, audit),
     clients: unusedClients(audit),
   };

@@ -34,6 +34,8 @@ export interface AlignmentActions {
   discardCardDraft(): void;
   /** Puts the draft in force, signed, when nothing blocks it (cardSaveBlockReason). */
   saveCard(): void;
+  /** The person's choice to end a refused card: the card derived from the agent's owner-signed policy is put in force. */
+  useDerivedCard(): void;
 }
 
 export interface AlignmentWiring {
@@ -269,6 +271,19 @@ export function connectAlignment({ call, store, notifications = null, openPage }
     );
   }
 
+  function useDerivedCard(): void {
+    const agentId = page().selected;
+    if (agentId === null) return;
+    call('alignment.useDerivedCard', { agentId }).then(
+      () => {
+        if (page().selected === agentId) loadCard(agentId);
+        agents.load();
+        fleet.load();
+      },
+      (error: unknown) => state().alignmentCardSaveFailed(agentId, describeError(error)),
+    );
+  }
+
   function entry(appended: AuditEntry): void {
     if (!affectsAlignment(appended.event)) return;
     agentsSoon.schedule();
@@ -312,6 +327,7 @@ export function connectAlignment({ call, store, notifications = null, openPage }
       editCard,
       discardCardDraft,
       saveCard,
+      useDerivedCard,
     },
     dispose() {
       agents.cancel();

@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DecisionCard } from '../../src-shared/schemas/review.js';
 import { createCockpitStore } from '../store/cockpit-store.js';
 import { FakeTransport, settle } from '../test/fake-transport.js';
 import { fakeNotifications } from '../test/fake-notifications.js';
-import { heldDecisions, planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
+import { heldDecisions, planCard, reviewDelta, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
 import { connectCockpit } from './cockpit.js';
 
 function runtimeWithQueue(cards: DecisionCard[] = [toolCallCard(2), planCard(1)], paused = false): FakeTransport {
@@ -68,27 +68,58 @@ describe('connectCockpit: review', () => {
     expect(store.getState().review.error).toMatch(/^review\.list: result\.cards\.0\.riskLevel: .*\(E_BAD_RESULT\)$/);
   });
 
-  it('replaces the queue on review.changed and ignores invalid payloads', async () => {
-    const transport = runtimeWithQueue();
+  it('applies review.changed deltas in seq order and ignores invalid payloads', async () => {
+    const transport = runtimeWithQueue([planCard(1), toolCallCard(2)]);
     const store = createCockpitStore();
     connectCockpit({ transport, store });
     transport.setState('connected');
     await settle();
-    transport.emit('review.changed', { cards: [toolChangeCard(5), toolCallCard(3)], paused: true });
-    expect(ids(store.getState().review.cards)).toEqual(['tool_call-3', 'tool_change-5']);
-    expect(store.getState().review.paused).toBe(true);
+    transport.emit('review.changed', reviewDelta(1, { added: [toolChangeCard(5), toolCallCard(3)], removed: ['plan-1'], paused: true }));
+    expect(ids(store.getState().review.cards)).toEqual(['tool_call-2', 'tool_call-3', 'tool_change-5']);
+    expect(store.getState().review).toMatchObject({ paused: true, seq: 1 });
 
-    transport.emit('review.changed', { cards: [{ id: 'broken' }], paused: false });
-    transport.emit('review.changed', { cards: [{ ...planCard(7), details: { ...planCard(7).details, planHash: 'not-a-hash' } }], paused: false });
-    transport.emit('review.changed', { cards: [{ ...toolCallCard(8), riskLevel: 'critical' }], paused: false });
-    transport.emit('review.changed', { cards: [{ ...toolCallCard(8), kind: 'mystery' }], paused: false });
-    transport.emit('review.changed', { cards: [{ ...toolCallCard(8), actions: [] }], paused: false });
+    transport.emit('review.changed', { ...reviewDelta(2), added: [{ id: 'broken' }] });
+    transport.emit('review.changed', reviewDelta(2, { added: [{ ...planCard(7), details: { ...planCard(7).details, planHash: 'not-a-hash' } }] }));
+    transport.emit('review.changed', reviewDelta(2, { added: [{ ...toolCallCard(8), riskLevel: 'critical' as 'high' }] }));
+    transport.emit('review.changed', reviewDelta(2, { added: [{ ...toolCallCard(8), kind: 'mystery' as 'tool_call' }] }));
+    transport.emit('review.changed', reviewDelta(2, { added: [{ ...toolCallCard(8), actions: [] }] }));
     transport.emit('review.changed', null);
-    transport.emit('review.changed', { pending: [], paused: false });
-    expect(ids(store.getState().review.cards)).toEqual(['tool_call-3', 'tool_change-5']);
-
     transport.emit('review.changed', { cards: [], paused: false });
+    // An old delta (already in what is held) changes nothing.
+    transport.emit('review.changed', reviewDelta(1, { removed: ['tool_call-2'] }));
+    expect(ids(store.getState().review.cards)).toEqual(['tool_call-2', 'tool_call-3', 'tool_change-5']);
+    expect(transport.callsTo('review.list')).toHaveLength(1);
+
+    transport.emit('review.changed', reviewDelta(2, { removed: ['tool_call-2', 'tool_call-3', 'tool_change-5'] }));
     expect(store.getState().review.cards).toEqual([]);
+  });
+
+  it('lists the queue again when a delta was missed (a gap in seq), never applying it over a stale copy', async () => {
+    const transport = runtimeWithQueue([toolCallCard(1)]);
+    const store = createCockpitStore();
+    connectCockpit({ transport, store });
+    transport.setState('connected');
+    await settle();
+    transport.handle('review.list', () => ({ ok: true, value: { cards: [toolCallCard(1), toolCallCard(2), toolCallCard(4)], paused: false, seq: 3, total: 3 } }));
+    transport.emit('review.changed', reviewDelta(3, { added: [toolCallCard(4)] }));
+    await settle();
+    expect(transport.callsTo('review.list')).toHaveLength(2);
+    expect(ids(store.getState().review.cards)).toEqual(['tool_call-1', 'tool_call-2', 'tool_call-4']);
+    expect(store.getState().review.seq).toBe(3);
+  });
+
+  it('loads every page of a long queue', async () => {
+    const cards = Array.from({ length: 5 }, (_, i) => toolCallCard(i + 1));
+    const transport = new FakeTransport().handle('review.list', (args) => {
+      const offset = (args as { offset?: number }).offset ?? 0;
+      return { ok: true, value: { cards: cards.slice(offset, offset + 2), paused: false, seq: 9, total: 5 } };
+    });
+    const store = createCockpitStore();
+    connectCockpit({ transport, store });
+    transport.setState('connected');
+    await vi.waitFor(() => expect(store.getState().review.status).toBe('ready'));
+    expect(ids(store.getState().review.cards)).toEqual(cards.map((c) => c.id));
+    expect(transport.callsTo('review.list')).toEqual([{}, { offset: 2 }, { offset: 4 }]);
   });
 
   it('sends review.decide with the id and choice, one decision at a time across every kind', async () => {
@@ -149,15 +180,15 @@ describe('connectCockpit: review', () => {
 
     const write = toolCallCard(3, { riskLevel: 'high', details: { tool: 'write_file' } });
     const backup = planCard(4, { riskLevel: 'high', rationale: 'A verification check of this plan needs the network.', details: { title: 'Nightly backup' } });
-    transport.emit('review.changed', { cards: [toolCallCard(1), write, backup], paused: false });
+    transport.emit('review.changed', reviewDelta(1, { added: [write, backup] }));
     expect(notifications.shown.map((n) => [n.title, n.body, n.tag])).toEqual([
       ['Approve write_file on filesystem?', 'High risk. Reading files outside the project asks first.', 'silas-review-tool_call-3'],
       ['Approve plan "Nightly backup"?', 'High risk. A verification check of this plan needs the network. Plan 1a2b3c4d.', 'silas-review-plan-4'],
     ]);
 
     // Decided here, gone there, or seen again after a reconnect: never notified twice.
-    transport.emit('review.changed', { cards: [write], paused: false });
-    transport.emit('review.changed', { cards: [write, backup], paused: false });
+    transport.emit('review.changed', reviewDelta(2, { removed: [backup.id] }));
+    transport.emit('review.changed', reviewDelta(3, { updated: [backup] }));
     transport.setState('reconnecting');
     transport.setState('connected');
     await settle();
@@ -175,7 +206,7 @@ describe('connectCockpit: review', () => {
       connectCockpit({ transport, store: createCockpitStore(), notifications });
       transport.setState('connected');
       await settle();
-      transport.emit('review.changed', { cards: [toolCallCard(9), planCard(10)], paused: false });
+      transport.emit('review.changed', reviewDelta(1, { added: [toolCallCard(9), planCard(10)] }));
       expect(notifications.shown).toEqual([]);
     }
   });

@@ -1,6 +1,7 @@
 import { refreshingLoader } from './refreshing-loader.js';
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
-import type { ReviewQueueView } from '../../src-shared/schemas/review.js';
+import type { ReviewQueueDelta, ReviewQueueView } from '../../src-shared/schemas/review.js';
+
 import type { VerifyMode } from '../../src-shared/schemas/audit.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
 import { affectsClients } from '../store/clients-slice.js';
@@ -16,6 +17,9 @@ import { notificationText, type NotificationsPort } from './notifications.js';
 import { parseRoute, routeHash, type Route } from './routes.js';
 import type { ScopeStorage } from './stream-scope.js';
 import type { Transport } from './transport.js';
+
+/** More pages than the runtime's total cap needs; a runtime that keeps growing is not chased forever. */
+const REVIEW_MAX_PAGES = 5;
 
 /** Page size for the audit log: large enough that scrolling rarely waits, well under AUDIT_PAGE_MAX. */
 export const AUDIT_PAGE_SIZE = 500;
@@ -161,10 +165,15 @@ export function connectCockpit({ transport, store, window: win, notifications, s
   }
 
   function reviewReplaced(queue: ReviewQueueView): void {
-    const arrived = newArrivals(seenCards, queue.cards);
-    seenCards ??= new Set();
-    for (const card of queue.cards) seenCards.add(card.id);
     store.getState().reviewReplaced(queue);
+    notifyArrivals(queue.cards);
+  }
+
+  /** Cards not seen before raise a notification (none for what waits when the cockpit opens). */
+  function notifyArrivals(cards: ReviewQueueView['cards']): void {
+    const arrived = newArrivals(seenCards, cards);
+    seenCards ??= new Set();
+    for (const card of cards) seenCards.add(card.id);
     if (!notifications || notifications.permission() !== 'granted') return;
     for (const card of arrived) {
       const { title, body } = notificationText(card);
@@ -172,13 +181,35 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     }
   }
 
+  /** The whole queue, a page at a time (the runtime's caps keep it to one or two pages). */
   function loadReview(): void {
     const current = generation;
     store.getState().reviewLoading();
-    call('review.list', {}).then(
+    listReview().then(
       (queue) => current === generation && reviewReplaced(queue),
       (error: unknown) => current === generation && store.getState().reviewFailed(describeError(error)),
     );
+  }
+
+  async function listReview(): Promise<ReviewQueueView> {
+    const first = await call('review.list', {});
+    const cards = [...first.cards];
+    // Pages are read while the queue may change: a page whose seq moved is followed by deltas (or a gap, which lists again).
+    for (let page = 1; page < REVIEW_MAX_PAGES && first.total !== undefined && cards.length < first.total; page += 1) {
+      const next = await call('review.list', { offset: cards.length });
+      if (next.cards.length === 0 || next.seq !== first.seq) break;
+      cards.push(...next.cards);
+    }
+    return { ...first, cards };
+  }
+
+  /** One delta from the runtime; a missed one (a gap in `seq`) lists the queue again. */
+  function reviewChanged(delta: ReviewQueueDelta): void {
+    if (!store.getState().reviewDelta(delta)) {
+      loadReview();
+      return;
+    }
+    if (delta.added.length > 0) notifyArrivals(delta.added);
   }
 
   function decide(id: string, choice: string): void {
@@ -357,8 +388,8 @@ export function connectCockpit({ transport, store, window: win, notifications, s
         alignment.entry(entry.data);
       }
     } else if (name === 'review.changed') {
-      const queue = events['review.changed'].payload.safeParse(payload);
-      if (queue.success) reviewReplaced(queue.data);
+      const delta = events['review.changed'].payload.safeParse(payload);
+      if (delta.success) reviewChanged(delta.data);
     } else if (name === 'audit.verifyProgress') {
       const run = events['audit.verifyProgress'].payload.safeParse(payload);
       if (run.success) store.getState().chainProgress(run.data);

@@ -6,7 +6,7 @@ const ids = (cards: readonly { id: string }[]) => cards.map((card) => card.id);
 
 describe('cockpit store: review', () => {
   it('starts empty and idle, with notifications unsupported', () => {
-    expect(createCockpitStore().getState().review).toEqual({ cards: [], paused: false, status: 'idle', error: null, deciding: null, decideError: null, notifications: 'unsupported' });
+    expect(createCockpitStore().getState().review).toEqual({ cards: [], seq: 0, paused: false, status: 'idle', error: null, deciding: null, decideError: null, notifications: 'unsupported' });
   });
 
   it('replaces the queue, oldest first across kinds, with the paused flag', () => {

@@ -28,6 +28,8 @@ export function policyStatus(overrides: Partial<PolicyFileStatus> = {}): PolicyF
     modifiedOutside: false,
     versions: 1,
     textSha256: fakeSha(VALID_POLICY),
+    inForce: true,
+    inForceSeq: null,
     ...overrides,
   };
 }
@@ -126,6 +128,9 @@ export class PolicyDisk {
       modifiedOutside: latest?.text !== text,
       versions: mine.length,
       textSha256: text === undefined ? null : fakeSha(text),
+      // As the runtime: the file is in force when signed and the last saved; else the last saved version stays.
+      inForce: text?.endsWith('# signed\n') === true && latest?.text === text,
+      inForceSeq: text?.endsWith('# signed\n') === true && latest?.text === text ? null : (latest?.seq ?? null),
     });
   }
 

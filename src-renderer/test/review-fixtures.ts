@@ -150,3 +150,9 @@ export function heldDecisions(transport: FakeTransport): (() => void)[] {
   );
   return answers;
 }
+
+/** A `review.changed` delta as the runtime sends it: `seq` follows the list's (0 for a fixture list). */
+export function reviewDelta(seq: number, change: { added?: DecisionCard[]; updated?: DecisionCard[]; removed?: string[]; paused?: boolean; total?: number } = {}) {
+  const added = change.added ?? [];
+  return { seq, added, updated: change.updated ?? [], removed: change.removed ?? [], paused: change.paused ?? false, total: change.total ?? added.length };
+}

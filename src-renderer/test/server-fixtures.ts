@@ -12,6 +12,7 @@ export function pin(tool: string, overrides: Partial<Pin> = {}): Pin {
     decisionId: overrides.pendingHash ? `tool_change-${tool}` : null,
     tool,
     approvedHash: hash('a'),
+    sealed: true,
     firstSeenAt: '2026-01-01T12:00:00.000Z',
     approvedAt: '2026-01-01T12:00:00.000Z',
     pendingHash: null,

@@ -45,6 +45,20 @@ export const runtimeEvents = {
     category: 'policy',
     data: z.strictObject({ ...proxy, errors: strs }),
   }),
+  'aip.policy_refused': ev({
+    summary:
+      'A proxy refused its policy file because the owner did not put it in force (unsigned, a signature that does not verify, or not the version Silas last saved); the last policy in force stays, or the proxy does not start (docs/mcp-proxy.md "Signed policies"). Once per distinct file content.',
+    category: 'security',
+    data: z.strictObject({
+      ...proxy,
+      policy_file: str,
+      reason: z.enum(['unsigned', 'signature_invalid', 'not_in_force']),
+      text_sha256: str,
+      /** The policy still enforced, or null when there is none (the proxy does not start). */
+      in_force_hash: str.nullable(),
+      detail: str,
+    }),
+  }),
 
   'approvals.requested': ev({
     summary: 'A proxy asked the person about one tool call.',
@@ -69,6 +83,11 @@ export const runtimeEvents = {
   }),
   'approvals.paused': ev({ summary: 'The person paused approvals: every question is refused until resumed.', category: 'tool_approval', data: z.strictObject({}) }),
   'approvals.resumed': ev({ summary: 'The person resumed approvals.', category: 'tool_approval', data: z.strictObject({}) }),
+  'review.ask_refused': ev({
+    summary: 'A question was refused without waiting: its requester session, or the whole Review queue, already had as many decisions waiting as the cap allows; or, with the queue full, the newest question of the session holding the most was withdrawn to make room for a session holding fewer (`evicted`, docs/review.md "Caps"). Recorded once per source and minute, with the count since.',
+    category: 'security',
+    data: z.strictObject({ source: str, channel: str, requester: str, kind: str, cap: z.enum(['per_source', 'total', 'evicted']), limit: int, waiting: int, refused_since_last: int }),
+  }),
   'approvals.refused_display_mismatch': ev({
     summary: 'A question was refused: its redacted display did not match its arguments.',
     category: 'tool_approval',
@@ -99,7 +118,8 @@ export const runtimeEvents = {
     summary: 'A proxy started its MCP server.',
     category: 'mcp_proxy',
     // sandbox: what the server could reach (issue 12); absent in entries of older versions.
-    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str, sandbox: ServerSandboxSummary.optional() }),
+    // allow_unsigned: started with `--allow-unsigned` (docs/mcp-proxy.md "Signed policies"); absent otherwise.
+    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str, sandbox: ServerSandboxSummary.optional(), allow_unsigned: z.literal(true).optional() }),
   }),
   'mcp.sandbox_denied': ev({
     summary: "A sandboxed MCP server was refused something at its sandbox's boundary (a connection its policy does not list).",
@@ -170,6 +190,11 @@ export const runtimeEvents = {
     category: 'security',
     data: z.strictObject({ ...peerRefusal, host: str, origin: str }),
   }),
+  'control.connection_refused': ev({
+    summary: 'A local-socket connection was refused or closed by a limit (connections, unfinished-frame bytes, frame size or deadline).',
+    category: 'security',
+    data: z.strictObject({ ...peerRefusal, limit: num }),
+  }),
   'control.decision_refused': ev({ summary: 'A decision was attempted over a credential that may only ask.', category: 'security', data: z.strictObject(callRefusal) }),
   'control.call_refused': ev({ summary: 'A call was refused: the credential lacks its capability.', category: 'security', data: z.strictObject(callRefusal) }),
 
@@ -196,7 +221,7 @@ export const runtimeEvents = {
     category: 'policy',
     data: z.strictObject({ path: str, template: str, suite: str }),
   }),
-  'policies.restore_refused': ev({ summary: 'A saved policy version was not restored: its stored text no longer matches its hash.', category: 'policy', data: z.strictObject({ path: str, seq: int, reason: str }) }),
+  'policies.restore_refused': ev({ summary: 'A saved policy version was not restored: its stored text no longer matches its hash, or its row fails the owner\'s seal (changed outside Silas).', category: 'policy', data: z.strictObject({ path: str, seq: int, reason: str }) }),
   'policies.write_refused': ev({ summary: 'The cockpit was refused a write to a file that is not a policy of this installation.', category: 'security', data: z.strictObject({ path: str, reason: str }) }),
   'aap.trace': ev({
     summary: "An AP-Trace (AAP §5) made from one agent decision of this ledger, verified against the agent's Alignment Card; signed with the owner key when the card asks for it.",
@@ -238,6 +263,21 @@ export const runtimeEvents = {
     summary: 'An edited Alignment Card was refused (it did not validate); the card in force stays.',
     category: 'alignment',
     data: z.strictObject({ agent_id: str, problems: strs }),
+  }),
+  'aap.card_failed_closed': ev({
+    summary: "An agent's Alignment Card was refused (its owner signature does not hold, it no longer compiles, or its policy is not signed): the agent is on a card under which every action is a violation until the person saves or re-derives one.",
+    category: 'security',
+    data: z.strictObject({ agent_id: str, card_id: str, reason: str }),
+  }),
+  'aap.policy_not_signed': ev({
+    summary: "No Alignment Card was derived from an agent's policy because it is not signed by the owner key; the card in force (or the refused card) stays.",
+    category: 'security',
+    data: z.strictObject({ agent_id: str, path: str, reason: str, card_id: nstr }),
+  }),
+  'state.seal_refused': ev({
+    summary: 'State in the data home that decides what happens (models, policies, cards, work, scope keys…) failed its keyring seal; it was not acted on (docs/architecture.md §2 "Sealed state").',
+    category: 'security',
+    data: z.strictObject({ kind: str, id: str, authority: z.enum(['owner', 'ledger']), reason: z.enum(['unsealed', 'mismatch', 'not-anchored', 'no-key']), detail: str }),
   }),
   'operator.note': ev({ summary: 'A note the operator wrote into the ledger (`silas audit note`).', category: 'operator', data: z.strictObject({ text: str }) }),
 

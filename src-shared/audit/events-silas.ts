@@ -239,7 +239,18 @@ export const silasEvents = {
   'silas.stream.started': ev({
     summary: 'The Stream started: known conversation scopes were rehydrated and queued work resumed.',
     category: 'stream',
-    data: z.strictObject({ scopes: int, resumed_work: int }),
+    // refused_work: unfinished rows whose seal failed (state.seal_refused says which); they were not resumed.
+    data: z.strictObject({ scopes: int, resumed_work: int, refused_work: int.optional() }),
+  }),
+  'silas.stream.open_refused': ev({
+    summary: 'A session was refused another conversation scope: it, or its credential, already holds the most allowed (docs/silas/stream.md, Limits).',
+    category: 'stream',
+    data: z.strictObject({ transport: str, limit: z.enum(['session', 'credential']), held: int, max: int }),
+  }),
+  'silas.stream.turn_refused': ev({
+    summary: 'A message was refused: its conversation, or its credential, already has the most turns allowed waiting (docs/silas/stream.md, Limits).',
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, transport: str, limit: z.enum(['scope', 'credential']), waiting: int, max: int }),
   }),
   'silas.stream.scope_refused': ev({
     summary: 'A session was refused a conversation scope (unknown scope or wrong resume key), or used one it does not hold.',

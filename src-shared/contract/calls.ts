@@ -5,7 +5,7 @@ import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer } from '../schemas/servers.js';
 import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
 import { PlanApprovalRequest } from '../schemas/plan-approval.js';
-import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewQueueView } from '../schemas/review.js';
+import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
 import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentFleetResult, AlignmentSaveCardArgs, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardArgs, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
@@ -77,8 +77,9 @@ export const calls = {
   }),
   'review.list': defineCall({
     access: 'read',
-    summary: 'Every decision waiting for the person (tool calls, plans, changed tool definitions) as §0.5.3 cards, oldest first.',
-    args: z.object({}).strict(),
+    summary:
+      'Decisions waiting for the person (tool calls, plans, changed tool definitions) as §0.5.3 cards, a page at a time in source order (every source\'s first card before any source\'s second), with the total and the `seq` of the last `review.changed` delta included.',
+    args: ReviewListArgs,
     result: ReviewQueueView,
   }),
   'review.decide': defineCall({
@@ -279,6 +280,12 @@ export const calls = {
     access: 'decide',
     summary: "Puts an edited card in force for an agent, signed with the owner key; a card that does not validate is refused (audited) and the card in force stays.",
     args: AlignmentSaveCardArgs,
+    result: AlignmentSaveCardResult,
+  }),
+  'alignment.useDerivedCard': defineCall({
+    access: 'decide',
+    summary: "Puts in force the card derived from the agent's owner-signed policy (how the person ends a refused card's failed-closed state); refused when the policy is not signed.",
+    args: AlignmentCardArgs,
     result: AlignmentSaveCardResult,
   }),
   'alignment.fleet': defineCall({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AuditEntry, ChainVerifyStatus, VerifyRun } from '../schemas/audit.js';
-import { ReviewQueueView } from '../schemas/review.js';
+import { ReviewQueueDelta } from '../schemas/review.js';
 import { StreamEvent } from '../schemas/stream.js';
 import { defineEvent } from './define.js';
 
@@ -19,8 +19,9 @@ export const events = {
     payload: ChainVerifyStatus,
   }),
   'review.changed': defineEvent({
-    summary: 'The Review queue changed (a decision of any kind arrived, was decided, expired or was withdrawn; or asking was paused).',
-    payload: ReviewQueueView,
+    summary:
+      'The Review queue changed (a decision of any kind arrived, was decided, expired or was withdrawn; or asking was paused): only the cards added, updated or removed, numbered by `seq`; a session that misses a number lists again with `review.list`.',
+    payload: ReviewQueueDelta,
   }),
   'stream.event': defineEvent({
     summary: 'Something happened in a conversation scope (a turn started, streamed tokens, the answer, plan progress, the turn finished). Sent only to the session that holds the scope.',

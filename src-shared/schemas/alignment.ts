@@ -17,6 +17,10 @@ export const AlignmentAgent = z.strictObject({
   escalations: z.number().int(),
   alerts: z.number().int(),
   lastTs: z.string().nullable(),
+  /** The stored counts failed their seal (edited outside Silas): these were counted again from the chain. */
+  countsTampered: z.boolean().optional(),
+  /** The agent's card was refused: why (every action counts as a violation until the person decides). */
+  cardRefused: z.string().nullable().optional(),
 });
 export type AlignmentAgent = z.infer<typeof AlignmentAgent>;
 
@@ -50,6 +54,11 @@ export const AlignmentSeries = z.strictObject({
   /** How often each value was applied over these traces. */
   valueUsage: z.record(z.string(), z.number().int()),
   driftThreshold: z.number(),
+  /**
+   * Traces whose page row disagrees with the chain (a violation or drift alert edited away, or the
+   * row removed): shown as the chain records them, and the tampering audited.
+   */
+  tampered: z.array(z.string()).optional(),
 });
 export type AlignmentSeries = z.infer<typeof AlignmentSeries>;
 
@@ -58,6 +67,8 @@ export const AlignmentViolationView = z.strictObject({
   ts: z.string(),
   actionName: z.string(),
   violations: z.array(z.string()),
+  /** The page's row of this trace was edited or removed outside Silas; this is the chain's record. */
+  tampered: z.boolean().optional(),
 });
 export const AlignmentViolationsArgs = z.strictObject({ agentId: AgentId, limit: z.number().int().min(1).max(500).default(50) });
 
@@ -89,6 +100,8 @@ export const AlignmentCardView = z.strictObject({
   card: JsonValue,
   source: z.enum(['derived', 'edited']),
   signature: z.enum(['owner', 'invalid', 'unsigned']),
+  /** Why the agent's card was refused, when it is failed closed (every action a violation until the person decides). */
+  refused: z.string().nullable().optional(),
 });
 
 export const AlignmentCardProblem = z.strictObject({ path: z.string(), message: z.string(), expected: z.string().optional() });

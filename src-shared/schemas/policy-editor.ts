@@ -44,6 +44,12 @@ export const PolicyFileStatus = z.strictObject({
   modifiedOutside: z.boolean(),
   versions: z.number().int().nonnegative(),
   textSha256: z.string().nullable(),
+  /** Why the file was not even read: over the size cap (checked before reading it). */
+  problem: z.string().max(2000).optional(),
+  /** The file is what proxies enforce: owner-signed and the text Silas last put in force (docs/mcp-proxy.md "Signed policies"). */
+  inForce: z.boolean(),
+  /** When the file is not in force: the saved version proxies keep enforcing, or null when none is. */
+  inForceSeq: z.number().int().positive().nullable(),
 });
 export type PolicyFileStatus = z.infer<typeof PolicyFileStatus>;
 

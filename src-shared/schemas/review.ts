@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ApprovalToken, Sha256Hex } from '../silas/approval.js';
 import { Budget, WorkItemType } from '../silas/work.js';
+import { TaintLevel } from '../silas/execution.js';
 import { JsonValue } from './json.js';
 
 /*
@@ -31,6 +32,30 @@ export const CardAction = z.object({
 });
 export type CardAction = z.infer<typeof CardAction>;
 
+/**
+ * Where a card came from, stamped by the decision queue from the connection that asked, never
+ * from the asker's words (docs/review.md "Sources"). `channel` is the surface: the person's
+ * cockpit (a Stream conversation opened in the cockpit), `silas chat`/any local process over the
+ * local socket (a Stream conversation opened there, taint `external` unless owner-signed), a
+ * local-socket requester (a proxy of an MCP server, a CLI command such as `silas run`), or the
+ * runtime itself (a standing decision such as a changed tool definition).
+ */
+export const CardChannel = z.enum(['cockpit', 'local_conversation', 'local_requester', 'runtime']);
+export type CardChannel = z.infer<typeof CardChannel>;
+
+export const CardOrigin = z.object({
+  channel: CardChannel,
+  /** Cards are capped and grouped by this: one requester session (one connection), or one standing source. */
+  sourceId: z.string().min(1).max(200),
+  /** Who asked, in words, e.g. 'proxy of server "github"' — what the requester claims is quoted. */
+  requester: z.string().min(1).max(300),
+  /** §5.12 trust of the text the requester chose (intent, rationale, reason, arguments) on this card. */
+  taint: TaintLevel,
+  /** The request names one of the person's governed servers (a wrapped server); such sources come first. */
+  governed: z.boolean(),
+});
+export type CardOrigin = z.infer<typeof CardOrigin>;
+
 const cardFields = {
   id: z.string().min(1).max(100),
   /** One line: what this action does. */
@@ -46,6 +71,8 @@ const cardFields = {
   requestedAt: z.string(),
   /** When the request is withdrawn unanswered; null for a decision that waits until the person acts. */
   expiresAt: z.string().nullable(),
+  /** Stamped by the queue on every card it serves; optional only so older fixtures and runtimes still parse. */
+  origin: CardOrigin.optional(),
 };
 
 /** One MCP tool call a policy asked about (spec 001 `action: ask`). */
@@ -92,9 +119,44 @@ export type DecisionCard = z.infer<typeof DecisionCard>;
 export type DecisionKindName = DecisionCard['kind'];
 export type CardOf<K extends DecisionKindName> = Extract<DecisionCard, { kind: K }>;
 
-/** Every decision waiting for the person, oldest first, and whether asking is paused. */
-export const ReviewQueueView = z.object({ cards: z.array(DecisionCard), paused: z.boolean() });
+/** One page of `review.list`: at most this many cards (the queue's total cap keeps a full list to a page or two). */
+export const REVIEW_PAGE_MAX = 1000;
+
+export const ReviewListArgs = z
+  .object({
+    offset: z.number().int().nonnegative().default(0),
+    limit: z.number().int().min(1).max(REVIEW_PAGE_MAX).default(REVIEW_PAGE_MAX),
+  })
+  .strict();
+
+/**
+ * Decisions waiting for the person, in source order (src-shared/review/sources.ts: every source's
+ * first card before any source's second), and whether asking is paused. `seq` is the last delta
+ * the page includes; `total` counts every card, on this page or not.
+ */
+export const ReviewQueueView = z.object({
+  cards: z.array(DecisionCard),
+  paused: z.boolean(),
+  seq: z.number().int().nonnegative().default(0),
+  total: z.number().int().nonnegative().optional(),
+});
 export type ReviewQueueView = z.infer<typeof ReviewQueueView>;
+
+/**
+ * What one change of the queue sends each cockpit session (`review.changed`): only the cards that
+ * arrived, changed or left, never the whole queue (a flood must not cost every session the whole
+ * queue per card, docs/review.md). `seq` grows by one per delta; a session that sees a gap lists
+ * again with `review.list`.
+ */
+export const ReviewQueueDelta = z.object({
+  seq: z.number().int().positive(),
+  added: z.array(DecisionCard),
+  updated: z.array(DecisionCard),
+  removed: z.array(z.string()),
+  paused: z.boolean(),
+  total: z.number().int().nonnegative(),
+});
+export type ReviewQueueDelta = z.infer<typeof ReviewQueueDelta>;
 
 export const ReviewDecideArgs = z.object({ id: z.string().min(1).max(100), choice: DecisionChoiceName }).strict();
 export const ReviewDecideResult = z.object({ id: z.string(), kind: z.enum(['tool_call', 'plan', 'tool_change']), choice: z.string(), outcome: z.enum(['approved', 'denied']) });

@@ -44,5 +44,13 @@ export const SandboxDenial = z.object({
   host: z.string(),
   port: z.number().int(),
   reason: z.string(),
+  /**
+   * Refusals this entry stands for (docs/mcp-sandbox.md, "Refusals in the ledger"): 1 for a host's
+   * first, recorded at once; the further refusals of a window in one entry with the window's start
+   * and length. Absent in entries of older versions (one refusal each).
+   */
+  count: z.number().int().positive().optional(),
+  window_start: z.string().optional(),
+  window_ms: z.number().int().nonnegative().optional(),
 });
 export type SandboxDenial = z.infer<typeof SandboxDenial>;

@@ -5,6 +5,11 @@ import { ServerSandboxSummary } from './server-sandbox.js';
 export const ToolPinView = z.object({
   tool: z.string(),
   approvedHash: z.string(),
+  /**
+   * False when the pin's seal does not hold (written or changed outside Silas): its approved hash
+   * vouches for nothing and the tool waits for the person (docs/architecture.md §2 "Sealed state").
+   */
+  sealed: z.boolean(),
   firstSeenAt: z.string(),
   approvedAt: z.string(),
   /** A changed definition the server announced, hidden and refused until the person approves it. */
@@ -28,5 +33,7 @@ export const GovernedServer = z.object({
   sandbox: ServerSandboxSummary.nullable(),
   /** The server's newest `mcp.sandbox_denied` entries (at most 20), newest first. */
   sandboxDenials: z.array(AuditEntry),
+  /** The latest start was with `--allow-unsigned`: policies the owner did not sign are enforced (docs/mcp-proxy.md "Signed policies"). */
+  unsignedAllowed: z.boolean().optional(),
 });
 export type GovernedServer = z.infer<typeof GovernedServer>;

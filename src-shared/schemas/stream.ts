@@ -135,8 +135,20 @@ export type TurnOutcome = z.infer<typeof TurnOutcome>;
 export const WorkProgressStatus = z.enum(['awaiting_approval', 'declined', 'approved', 'running', 'verification_failed', 'done', 'blocked', 'failed', 'stuck']);
 export type WorkProgressStatus = z.infer<typeof WorkProgressStatus>;
 
-/** A chip of a decision asked in the Stream (§0.5 item 8: chips, not prose). */
-export const DecisionChip = z.strictObject({ value: z.string().max(200), label: z.string().max(200) });
+/**
+ * A chip of a decision asked in the Stream (§0.5 item 8: chips, not prose). A chip with a
+ * `source` is a suggestion someone other than the person wrote (the executor's next steps, written
+ * after reading tool output: taint `external`, §5.12). A channel labels it as such and never sends
+ * it as the person's words unless the person picks it: the cockpit puts its text in the composer,
+ * `silas chat` sends it unsigned (external). docs/silas/stream.md "Taint of what the executor wrote".
+ */
+export const DecisionChip = z.strictObject({
+  value: z.string().max(200),
+  label: z.string().max(200),
+  source: z.enum(['executor']).optional(),
+  taint: TaintLevel.optional(),
+});
+export type DecisionChip = z.infer<typeof DecisionChip>;
 
 const base = { scope: StreamScopeId };
 
@@ -160,6 +172,8 @@ export const StreamEvent = z.discriminatedUnion('type', [
     review_id: z.string().max(200).nullable(),
     /** While awaiting approval: the exact plan the hash covers, for a channel that shows and signs it itself (`silas chat --approve-here`). */
     item: WorkItem.nullable().default(null),
+    /** `external` when `detail` carries what the executor wrote after reading tool output (its summary), §5.12; absent: the runtime's own words. */
+    detail_taint: TaintLevel.optional(),
   }),
   z.strictObject({ ...base, type: z.literal('turn_finished'), turn_id: z.string().max(100), outcome: TurnOutcome, usage: TurnUsage, error: z.string().max(2000).nullable() }),
 ]);

@@ -36,6 +36,7 @@ function setup() {
     audit: ledger.audit,
     signer: ledger.signer!,
     trustedKeys: () => ledger.trustedKeys(),
+    seals: ledger.seals,
     knownPolicies: () => [policy, ...readdirSync(join(home, 'policies')).filter((name) => name.endsWith('.yaml')).map((name) => join(home, 'policies', name))],
     policiesDir: join(home, 'policies'),
     templates: templateGallery,

@@ -7,8 +7,11 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import { writeFileAtomic } from '../../home/atomic-file.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
 import type { PolicyVersionRepository, PolicyVersionRow } from '../../store/repositories/policy-versions.js';
-import { loadPolicyText, MAX_POLICY_BYTES } from '../policy/load.js';
+import { loadPolicyText, MAX_POLICY_BYTES, policyTooLargeMessage } from '../policy/load.js';
 import { PolicySignError, signPolicyText } from '../policy/sign.js';
+import { anchorPolicyInForce, inForceMatcher } from '../policy/in-force.js';
+import type { StateSeals } from '../../keys/sealed-state.js';
+import { sealVersion, versionTrust, type VersionTrust } from './version-seals.js';
 
 /*
  * The policies the cockpit edits (issue 14 item 3): save signs a draft that loads with the owner
@@ -32,6 +35,15 @@ export interface PolicyFileStatus {
   modifiedOutside: boolean;
   versions: number;
   textSha256: string | null;
+  /** Why the file was not read at all: it is over the size cap (MAX_POLICY_BYTES). */
+  problem?: string;
+  /**
+   * The file is the policy proxies enforce: signed by the owner and the text Silas last put in
+   * force for this path (the keyring's anchor; docs/mcp-proxy.md "Signed policies").
+   */
+  inForce: boolean;
+  /** When the file is not in force: the saved version proxies keep enforcing, or null when none is. */
+  inForceSeq: number | null;
 }
 
 export interface PolicyVersionView {
@@ -41,7 +53,10 @@ export interface PolicyVersionView {
   signer: string;
   action: PolicyVersionRow['action'];
   savedAt: string;
-  /** The stored text no longer matches its recorded hash: shown, never restored. */
+  /**
+   * Changed outside Silas, not trusted: its text no longer matches its recorded hash, or the row
+   * fails the owner's seal (docs/policy-editor.md "History"). Shown, never restored or diffed.
+   */
   corrupt: boolean;
 }
 
@@ -50,6 +65,8 @@ export interface PolicyLibraryDeps {
   audit: Pick<AuditLog, 'append'>;
   signer: OwnerSigner;
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  /** Seals versions and anchors the policy in force for each path (keys/sealed-state.ts). */
+  seals: Pick<StateSeals, 'seal' | 'verify' | 'report' | 'anchor' | 'anchoredDigest'>;
   /** Absolute paths of the policies this installation may write. */
   knownPolicies: () => readonly string[];
   /** HOME/policies: where a policy made from a template is created. */
@@ -98,9 +115,24 @@ export class PolicyLibrary {
   }
 
   private statusOf(path: string): PolicyFileStatus {
-    const text = readText(path);
+    const status = this.fileStatusOf(path);
+    const isInForce = inForceMatcher(this.deps.seals, path);
+    if (status.textSha256 !== null && status.signature === 'owner' && isInForce(status.textSha256)) return { ...status, inForce: true, inForceSeq: null };
+    // The saved version whose exact text the keyring names: what a proxy falls back to.
+    const inForce = this.deps.versions.list(path, 100).find((row) => isInForce(row.textSha256) && this.trust(row).trusted);
+    return { ...status, inForce: false, inForceSeq: inForce?.seq ?? null };
+  }
+
+  private fileStatusOf(path: string): Omit<PolicyFileStatus, 'inForce' | 'inForceSeq'> {
     const latest = this.deps.versions.latest(path);
     const versions = this.deps.versions.count(path);
+    // A file over the cap is refused by its size, before it is read or parsed: a planted 1 MiB
+    // file must not stall every listing (docs/policy-editor.md, Limits). No saved version is that large.
+    const size = fileSize(path);
+    if (size !== null && size > MAX_POLICY_BYTES) {
+      return { path, exists: true, loads: false, signature: 'unsigned', hash: null, modifiedOutside: true, versions, textSha256: null, problem: policyTooLargeMessage(size, 'the policy file') };
+    }
+    const text = readText(path);
     if (text === null) return { path, exists: false, loads: false, signature: 'unsigned', hash: null, modifiedOutside: latest !== null, versions, textSha256: null };
     const loaded = loadPolicyText(text, { sourcePath: path, trustedKeys: this.deps.trustedKeys() });
     const signature: PolicySignature = loaded.ok ? (loaded.signedBy !== null ? 'owner' : 'unsigned') : loaded.errors.some((e) => e.code === -32010) ? 'invalid' : 'unsigned';
@@ -110,6 +142,8 @@ export class PolicyLibrary {
 
   read(pathInput: string): { status: PolicyFileStatus; text: string } {
     const path = this.known(pathInput);
+    const size = fileSize(path);
+    if (size !== null && size > MAX_POLICY_BYTES) throw new SilasError(ErrorCode.InvalidArgs, `${policyTooLargeMessage(size, `${path}`)}; it cannot be opened in the editor: Revert it to a saved version, or shorten it outside the cockpit`);
     return { status: this.statusOf(path), text: readText(path) ?? '' };
   }
 
@@ -166,32 +200,53 @@ export class PolicyLibrary {
     const loaded = loadPolicyText(signed, { sourcePath: path, trustedKeys: this.deps.trustedKeys() });
     if (!loaded.ok || loaded.signedBy === null) throw new SilasError(ErrorCode.Internal, 'the signed policy does not verify against the owner key; nothing was written');
     if (Buffer.byteLength(signed, 'utf8') > MAX_POLICY_BYTES) throw new SilasError(ErrorCode.InvalidArgs, `the policy is larger than ${MAX_POLICY_BYTES} bytes`);
-    const row = this.deps.versions.append({ path, text: signed, textSha256: sha256(signed), policyHash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action, savedAt: this.now().toISOString() });
+    const row = this.deps.versions.append({ path, text: signed, textSha256: sha256(signed), policyHash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action, savedAt: this.now().toISOString() }, (version) =>
+      sealVersion(this.deps.seals, version),
+    );
+    // Put in force before the file changes: a proxy that sees the new file finds it anchored (docs/mcp-proxy.md "Signed policies").
+    anchorPolicyInForce(this.deps.seals, path, signed);
     writeFileAtomic(path, signed, modeOf(path));
     this.deps.audit.append('policies.saved', { path, seq: row.seq, policy_hash: loaded.policy.hash, signer: this.deps.signer.fingerprint, action });
-    return { status: this.statusOf(path), version: view(row) };
+    return { status: this.statusOf(path), version: this.view(row) };
   }
 
   history(pathInput: string, limit = 100): PolicyVersionView[] {
-    return this.deps.versions.list(this.known(pathInput), Math.min(limit, MAX_HISTORY)).map(view);
+    return this.deps.versions.list(this.known(pathInput), Math.min(limit, MAX_HISTORY)).map((row) => this.view(row));
   }
 
+  /** A saved version's text, for the editor's diff: only a version Silas saved (its seal holds). */
   version(id: number): { version: PolicyVersionView; text: string } {
     const row = this.deps.versions.get(id);
     if (!row) throw new SilasError(ErrorCode.NotFound, `no saved policy version ${id}`);
     this.known(row.path);
-    return { version: view(row), text: row.text };
+    this.refuseUntrusted(row, 'open');
+    return { version: this.view(row), text: row.text };
   }
 
   /** Writes an earlier version again, signed now, as a new version (audited as a restore). */
   restore(id: number): { status: PolicyFileStatus; version: PolicyVersionView } {
     const row = this.deps.versions.get(id);
     if (!row) throw new SilasError(ErrorCode.NotFound, `no saved policy version ${id}`);
-    if (view(row).corrupt) {
-      this.deps.audit.append('policies.restore_refused', { path: row.path, seq: row.seq, reason: 'the stored version does not match its recorded hash' });
-      throw new SilasError(ErrorCode.Corrupt, `version ${row.seq} of ${row.path} is corrupt (its text no longer matches its recorded hash); it cannot be restored`);
-    }
+    this.refuseUntrusted(row, 'restore');
     return this.save(row.path, row.text, undefined, 'restore');
+  }
+
+  private trust(row: PolicyVersionRow): VersionTrust {
+    return versionTrust(this.deps.seals, this.deps.trustedKeys(), row);
+  }
+
+  private view(row: PolicyVersionRow): PolicyVersionView {
+    return { id: row.id, seq: row.seq, policyHash: row.policyHash, signer: row.signer, action: row.action, savedAt: row.savedAt, corrupt: !this.trust(row).trusted };
+  }
+
+  /** A version changed outside Silas is neither restored nor shown as the owner's: refused and audited. */
+  private refuseUntrusted(row: PolicyVersionRow, what: 'restore' | 'open'): void {
+    const trust = this.trust(row);
+    if (trust.trusted) return;
+    // Once per distinct row content (a read-capability caller cannot flood the ledger by opening it again).
+    this.deps.seals.report(trust.refusal, { text_sha256: row.textSha256, seal: row.seal });
+    if (what === 'restore') this.deps.audit.append('policies.restore_refused', { path: row.path, seq: row.seq, reason: trust.refusal.detail });
+    throw new SilasError(ErrorCode.Corrupt, `version ${row.seq} of ${row.path} was changed outside Silas and is not trusted (${trust.refusal.detail}); it cannot be ${what === 'restore' ? 'restored' : 'opened'}`);
   }
 
   /** A file edited outside the cockpit, taken as it is: signed with the owner key, kept as a version. */
@@ -214,13 +269,19 @@ export class PolicyLibrary {
   }
 }
 
-function view(row: PolicyVersionRow): PolicyVersionView {
-  return { id: row.id, seq: row.seq, policyHash: row.policyHash, signer: row.signer, action: row.action, savedAt: row.savedAt, corrupt: sha256(row.text) !== row.textSha256 };
-}
-
 function readText(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The size of a regular file, or null when it is missing or not a file (read then reports it). */
+function fileSize(path: string): number | null {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? stat.size : null;
   } catch {
     return null;
   }

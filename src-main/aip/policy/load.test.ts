@@ -680,13 +680,13 @@ describe('YAML parsing and resource limits', () => {
     expect(loaded(policyText('  allowed_tools: [yes, no, on, off]\n')).allowedTools).toEqual(new Set(['yes', 'no', 'on', 'off']));
   });
 
-  it('refuses a policy over 1 MiB before parsing it', () => {
-    const big = policyText(`  allowed_tools:\n${'    - a_tool_name_that_is_long_enough_to_fill_the_file\n'.repeat(25_000)}`);
+  it('refuses a policy over 256 KiB before parsing it, naming its size, the cap and the fix', () => {
+    const big = policyText(`  allowed_tools:\n${'    - a_tool_name_that_is_long_enough_to_fill_the_file\n'.repeat(6_000)}`);
     expect(Buffer.byteLength(big)).toBeGreaterThan(MAX_POLICY_BYTES);
-    expect(onlyFailure(big)).toEqual({ path: '', line: 1, column: 1, message: `the policy is ${Buffer.byteLength(big)} bytes; the maximum is 1048576 bytes (1 MiB)` });
-    const multibyte = policyText(`  allowed_tools: ["${'é'.repeat(530_000)}"]\n`);
+    expect(onlyFailure(big)).toEqual({ path: '', line: 1, column: 1, message: expect.stringMatching(new RegExp(`^the policy is ${Buffer.byteLength(big)} bytes; the cap is 262144 bytes \\(256 KiB\\): .*remove what it does not use`)) });
+    const multibyte = policyText(`  allowed_tools: ["${'é'.repeat(135_000)}"]\n`);
     expect(multibyte.length).toBeLessThan(MAX_POLICY_BYTES);
-    expect(onlyFailure(multibyte).message).toContain('the maximum is 1048576 bytes');
+    expect(onlyFailure(multibyte).message).toContain('the cap is 262144 bytes');
   });
 
   it('refuses an alias bomb (billion laughs) at its first alias', () => {
@@ -704,7 +704,7 @@ describe('YAML parsing and resource limits', () => {
   it('refuses deep nesting with a precise error, and absurd nesting without crashing', () => {
     const deep = policyText(`  allowed_tools: ${'['.repeat(40)}${']'.repeat(40)}\n`);
     expect(onlyFailure(deep)).toEqual({ path: '', line: 6, column: 50, message: 'the YAML is nested deeper than 32 levels; a policy needs far fewer' });
-    const absurd = policyText(`  allowed_tools: ${'['.repeat(500_000)}\n`);
+    const absurd = policyText(`  allowed_tools: ${'['.repeat(200_000)}\n`);
     expect(onlyFailure(absurd)).toMatchObject({ line: 6, column: 50 });
     // Brackets inside strings are not nesting.
     loaded(policyText(`  allowed_tools: ["${'['.repeat(100)}", '${'{'.repeat(100)}']\n`));
@@ -789,7 +789,7 @@ describe('loadPolicyFile', () => {
     expect(loadPolicyFile(dir)).toMatchObject({ ok: false, errors: [{ message: expect.stringContaining('is not a regular file') }] });
     const big = join(dir, 'big.yaml');
     writeFileSync(big, Buffer.alloc(MAX_POLICY_BYTES + 1, 0x20));
-    expect(loadPolicyFile(big)).toMatchObject({ ok: false, errors: [{ line: 0, message: expect.stringContaining('the maximum is 1048576 bytes') }] });
+    expect(loadPolicyFile(big)).toMatchObject({ ok: false, errors: [{ line: 0, message: expect.stringContaining('the cap is 262144 bytes') }] });
     const latin1 = join(dir, 'latin1.yaml');
     writeFileSync(latin1, Buffer.concat([Buffer.from(policyText('  allowed_tools: ["caf')), Buffer.from([0xe9]), Buffer.from('"]\n')]));
     expect(loadPolicyFile(latin1)).toMatchObject({ ok: false, errors: [{ line: 6, column: 23, message: 'the policy is not valid UTF-8 text' }] });

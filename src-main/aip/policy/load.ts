@@ -57,8 +57,16 @@ export interface PolicyLoadOptions {
   draft?: boolean;
 }
 
-/** The largest policy accepted: 1 MiB of UTF-8. */
-export const MAX_POLICY_BYTES = 1024 * 1024;
+/**
+ * The largest policy accepted: 256 KiB of UTF-8, drafts and files alike. A real policy is a few
+ * KiB; the cap bounds what one parse costs wherever a policy is read (docs/policy-editor.md, Limits).
+ */
+export const MAX_POLICY_BYTES = 256 * 1024;
+
+/** Why a policy of `size` bytes is refused: the size, the cap and the fix. */
+export function policyTooLargeMessage(size: number, what = 'the policy'): string {
+  return `${what} is ${size} bytes; the cap is ${MAX_POLICY_BYTES} bytes (256 KiB): a policy needs far less, so remove what it does not use (long pattern lists, pasted data) and keep large lists out of the policy`;
+}
 /** YAML alias expansion budget (the `yaml` package's maxAliasCount): a billion-laughs guard. */
 export const MAX_ALIAS_COUNT = 100;
 /** The deepest nesting of mappings and lists accepted; a policy needs far fewer. */
@@ -101,12 +109,12 @@ export function readPolicyText(path: string): { ok: true; text: string } | { ok:
   try {
     const stat = statSync(path);
     if (!stat.isFile()) return fileError(`cannot read the policy: ${path} is not a regular file`);
-    if (stat.size > MAX_POLICY_BYTES) return fileError(`the policy file is ${stat.size} bytes; the maximum is ${MAX_POLICY_BYTES} bytes (1 MiB)`);
+    if (stat.size > MAX_POLICY_BYTES) return fileError(policyTooLargeMessage(stat.size, 'the policy file'));
     bytes = readFileSync(path);
   } catch (error) {
     return fileError(`cannot read the policy: ${(error as Error).message}`);
   }
-  if (bytes.length > MAX_POLICY_BYTES) return fileError(`the policy file is ${bytes.length} bytes; the maximum is ${MAX_POLICY_BYTES} bytes (1 MiB)`);
+  if (bytes.length > MAX_POLICY_BYTES) return fileError(policyTooLargeMessage(bytes.length, 'the policy file'));
   const text = bytes.toString('utf8');
   if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(bytes)) {
     const bad = text.indexOf('\uFFFD');
@@ -153,7 +161,7 @@ function yamlProblemMessage(text: string, code: string, raw: string, offset: num
 export function parsePolicyYaml(text: string): ParsedPolicyYaml {
   const single = (line: number, column: number, message: string, path = ''): ParsedPolicyYaml => ({ ok: false, errors: [{ path, line, column, message }] });
   const size = Buffer.byteLength(text, 'utf8');
-  if (size > MAX_POLICY_BYTES) return single(1, 1, `the policy is ${size} bytes; the maximum is ${MAX_POLICY_BYTES} bytes (1 MiB)`);
+  if (size > MAX_POLICY_BYTES) return single(1, 1, policyTooLargeMessage(size));
   if (text.replace(/^\uFEFF/, '').trim() === '') return single(1, 1, 'the policy is empty; expected a YAML mapping with apiVersion, kind, metadata and spec');
 
   // Flow nesting ([[[[…) is measured on the lexer's tokens before the recursive parser sees it,

@@ -3,6 +3,7 @@ import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { CallArgs, CallResult } from '../../../src-shared/contract/calls.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
 import { planHash } from '../../silas/work/hashes.js';
+import type { ApprovalTerminal } from './approval-terminal.js';
 import { formatPlanCard, terminalSafe } from './plan.js';
 
 /**
@@ -10,12 +11,16 @@ import { formatPlanCard, terminalSafe } from './plan.js';
  * approval for is shown here in full, and typing the first 8 characters of its hash signs it with
  * the owner key at the terminal. What is shown is what is signed: the hash is computed here from
  * the plan the runtime sent, and a plan whose hash differs from the runtime's is not offered.
- * Anything else typed leaves the plan to the cockpit's Review.
+ * Anything else typed leaves the plan to the cockpit's Review. The confirmation is read from the
+ * controlling terminal (approval-terminal.ts), never from standard input: lines piped into chat are
+ * messages, and cannot approve anything.
  */
 export interface TerminalApprovalDeps {
   /** Signs the plan with the owner key (app/cli-chat-approval.ts). */
   sign(item: WorkItem): ApprovalToken;
   approve(args: CallArgs<'stream.approve'>): Promise<CallResult<'stream.approve'>>;
+  /** Where the person types the confirmation. */
+  terminal: ApprovalTerminal;
 }
 
 export class TerminalApprovals {
@@ -35,15 +40,16 @@ export class TerminalApprovals {
       return [`the plan the runtime sent does not match its hash (${terminalSafe(event.plan_hash.slice(0, 12))}…); it is not offered for approval here — check it in the cockpit`];
     }
     this.pending = { scope, item: event.item, hash };
-    return ['', ...formatPlanCard(planApprovalCard(event.item, hash)), '', `Type the first 8 characters of the plan hash to approve and sign it here (${hash.slice(0, 2)}…); anything else leaves it to the cockpit's Review:`];
+    return ['', ...formatPlanCard(planApprovalCard(event.item, hash)), '', `To approve and sign it here, type the first 8 characters of the plan hash at the prompt (${hash.slice(0, 2)}…); anything else leaves it to the cockpit's Review.`];
   }
 
-  /** The typed confirmation: signs and hands over the token on a match; returns what to tell the person. */
-  async confirm(typed: string): Promise<string> {
+  /** Asks the terminal for the confirmation: signs and hands over the token on a match; returns what to tell the person. */
+  async confirm(): Promise<string> {
     const pending = this.pending;
     this.pending = null;
     if (pending === null) return 'no plan is waiting for approval here';
-    if (typed.trim().toLowerCase() !== pending.hash.slice(0, 8)) return `not approved here; "${terminalSafe(pending.item.title)}" still waits in the cockpit's Review`;
+    const typed = await this.deps.terminal.ask(`approve "${terminalSafe(pending.item.title)}"? first 8 characters of its plan hash: `);
+    if (typed === null || typed.trim().toLowerCase() !== pending.hash.slice(0, 8)) return `not approved here; "${terminalSafe(pending.item.title)}" still waits in the cockpit's Review`;
     const token = this.deps.sign(pending.item);
     const answer = await this.deps.approve({ scope: pending.scope, work_item_id: pending.item.id, token });
     return answer.accepted ? `approved and signed here (token ${token.token_id.slice(0, 12)}…)` : `the runtime did not take the approval: ${terminalSafe(answer.reason)}`;

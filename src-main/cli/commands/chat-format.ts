@@ -51,13 +51,23 @@ export function formatMessage(sender: 'person' | 'silas' | 'system', text: strin
   return `${prefix}${terminalSafe(text, true)}`;
 }
 
+/** Whether a chip is a suggestion someone else wrote (the executor, from tool output: external, §5.12). */
+export function isSuggestionChip(chip: z.infer<typeof DecisionChip>): boolean {
+  return chip.source !== undefined || chip.taint === 'external';
+}
+
 export function formatChips(chips: readonly z.infer<typeof DecisionChip>[]): string[] {
-  return chips.map((chip, index) => `  [${index + 1}] ${terminalSafe(chip.label)}`);
+  const lines = chips.map((chip, index) => `  [${index + 1}] ${terminalSafe(chip.label)}`);
+  if (chips.some(isSuggestionChip)) {
+    lines.unshift('  suggestions from the executor (written after reading tool output, external); typing a number sends it unsigned, not as your words:');
+  }
+  return lines;
 }
 
 export function formatWork(event: WorkEvent): string[] {
   const detail = event.detail.trim() === '' ? '' : ` — ${terminalSafe(event.detail, true)}`;
-  const lines = [`plan ${terminalSafe(event.work_item_id)} “${terminalSafe(event.title)}”: ${event.status}${detail}`];
+  const from = event.detail_taint === 'external' && detail !== '' ? ' (written by the executor after reading tool output, external)' : '';
+  const lines = [`plan ${terminalSafe(event.work_item_id)} “${terminalSafe(event.title)}”: ${event.status}${detail}${from}`];
   if (event.status === 'awaiting_approval') {
     lines.push(event.plan_hash === null ? '  approve it in the cockpit (Review)' : `  approve it in the cockpit (Review); plan hash ${terminalSafe(event.plan_hash.slice(0, 8))}…`);
   }

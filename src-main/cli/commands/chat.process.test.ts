@@ -7,6 +7,9 @@ import { parsePlan } from '../../silas/work/plan-parser.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { GREETING_PLAN, directRoute, executorWritesGreeting, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from '../../silas/stream/stream-test-support.js';
 import { runCli } from '../main.js';
+import type { CliIo } from '../io.js';
+import { createChatCommand } from './chat.js';
+import type { ApprovalTerminalSource } from './approval-terminal.js';
 
 // `silas chat` against the real runtime: the local control socket, its ask credential from
 // control.json, owner-signed messages (the keyring's owner key) and the scripted model server.
@@ -57,19 +60,63 @@ describe('silas chat (terminal channel) with the runtime', () => {
   });
 });
 
+/**
+ * The person at a terminal (a pseudo-terminal's side of `--approve-here`, approval-terminal.ts; the
+ * real /dev/tty reader is exercised under `script` in approval-terminal.test.ts): reads the plan the
+ * way they would, and answers the prompt with `answer(shownHash)`.
+ */
+function personAtTerminal(lines: string[], answer: (hash: string) => string): { source: ApprovalTerminalSource; prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    prompts,
+    source: () => ({
+      ask: async (prompt) => {
+        prompts.push(prompt);
+        const shown = await until(() => lines.join('\n').match(/confirm the first 8 characters of the plan hash: ([0-9a-f]{8})/), 'the plan and its hash');
+        return answer(shown[1]!);
+      },
+    }),
+  };
+}
+
+function chatWith(source: ApprovalTerminalSource, argv: string[], io: CliIo): Promise<number> {
+  return createChatCommand({ terminal: source }).run(argv, io);
+}
+
 describe('silas chat --approve-here', () => {
+  it('a confirmation piped into standard input (no terminal) is refused: exit 2, and nothing is signed', async () => {
+    const h = (harness = await startStreamHarness(homeIn(tempDir())));
+    h.server.http.enqueue(streamedJson(directRoute('Here is the plan.', { plan_action: { action: 'propose', plan_markdown: GREETING_PLAN }, needs_approval: true })), ...executorWritesGreeting());
+    // A process with no terminal drives chat through a pipe and echoes back the hash it printed.
+    const stdin = new PassThrough();
+    const lines: string[] = [];
+    const running = runCli(['chat', '--home', h.home, '--approve-here', '--wait-work', '5'], { out: (t) => lines.push(t), err: (t) => lines.push(t), env: {}, secretStore: h.store, stdin });
+    stdin.write('write the greeting\n');
+    let ended = false;
+    void running.finally(() => (ended = true));
+    const shown = await until(() => (ended ? 'ended' : lines.join('\n').match(/confirm the first 8 characters of the plan hash: ([0-9a-f]{8})/)), 'the plan and its hash, or chat to end');
+    stdin.end(shown === 'ended' ? '' : `${shown[1]}\n`);
+    const code = await running;
+    expect(code, lines.join('\n')).toBe(2);
+    expect(lines.join('\n')).toContain('--approve-here needs a terminal; approve in the cockpit instead');
+    const events = h.runtime.audit.tail(300).map((e) => e.event);
+    for (const signed of ['silas.approval.issued', 'silas.run.approval_confirmed', 'silas.stream.terminal_approval', 'silas.approval.consumed']) expect(events).not.toContain(signed);
+  });
+
   it('shows the plan, signs it at the terminal with the first 8 hash characters, and the runtime runs it', async () => {
     const h = (harness = await startStreamHarness(homeIn(tempDir())));
     h.server.http.enqueue(streamedJson(directRoute('Here is the plan.', { plan_action: { action: 'propose', plan_markdown: GREETING_PLAN }, needs_approval: true })), ...executorWritesGreeting());
-    // The person reads the hash off the plan shown, then types its first 8 characters.
+    // The person reads the hash off the plan shown, then types its first 8 characters at the terminal's prompt.
     const stdin = new PassThrough();
     const lines: string[] = [];
-    const running = runCli(['chat', '--home', h.home, '--approve-here', '--wait-work', '60'], { out: (t) => lines.push(t), err: (t) => lines.push(t), env: {}, secretStore: h.store, stdin });
-    stdin.write('write the greeting\n');
-    const shown = await until(() => lines.join('\n').match(/confirm the first 8 characters of the plan hash: ([0-9a-f]{8})/), 'the plan and its hash');
-    expect(planHash(parsePlan(GREETING_PLAN)).startsWith(shown[1]!)).toBe(false); // the runtime's plan carries the resolved mode: its own hash
-    stdin.end(`${shown[1]}\n`);
+    const person = personAtTerminal(lines, (hash) => {
+      expect(planHash(parsePlan(GREETING_PLAN)).startsWith(hash)).toBe(false); // the runtime's plan carries the resolved mode: its own hash
+      return hash;
+    });
+    const running = chatWith(person.source, ['--home', h.home, '--approve-here', '--wait-work', '60'], { out: (t) => lines.push(t), err: (t) => lines.push(t), env: {}, secretStore: h.store, stdin });
+    stdin.end('write the greeting\n');
     const code = await running;
+    expect(person.prompts).toEqual([expect.stringContaining('first 8 characters of its plan hash')]);
     const out = lines.join('\n');
     expect(code, out).toBe(0);
     expect(out).toContain('Write the greeting file');
@@ -85,8 +132,16 @@ describe('silas chat --approve-here', () => {
   it('a wrong code approves nothing: the plan still waits in Review', async () => {
     const h = (harness = await startStreamHarness(homeIn(tempDir())));
     h.server.http.enqueue(streamedJson(directRoute('Here is the plan.', { plan_action: { action: 'propose', plan_markdown: GREETING_PLAN }, needs_approval: true })));
-    const result = await chat(h, 'write the greeting\nyes please\n', ['--approve-here', '--wait-work', '0']);
-    expect(result.out.join('\n')).toContain(`not approved here; "Write the greeting file" still waits in the cockpit's Review`);
+    const lines: string[] = [];
+    const code = await chatWith(personAtTerminal(lines, () => 'yes please').source, ['--home', h.home, '--approve-here', '--wait-work', '0'], {
+      out: (t) => lines.push(t),
+      err: (t) => lines.push(t),
+      env: {},
+      secretStore: h.store,
+      stdin: Readable.from(['write the greeting\n']),
+    });
+    expect(code).toBe(0);
+    expect(lines.join('\n')).toContain(`not approved here; "Write the greeting file" still waits in the cockpit's Review`);
     expect(planCards(h).map((c) => c.kind)).toEqual(['plan']);
     expect(h.runtime.audit.tail(300).some((e) => e.event === 'silas.stream.terminal_approval')).toBe(false);
   });

@@ -10,9 +10,10 @@ import { terminalPlanApprover } from '../../app/cli-chat-approval.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import { TerminalApprovals } from './chat-approval.js';
+import { APPROVE_HERE_NEEDS_TERMINAL, controllingTerminal, type ApprovalTerminalSource } from './approval-terminal.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
-import { CHAT_HELP, SILAS_PREFIX, dim, formatChips, formatHeader, formatMessage, formatMeter, formatModelProblems, formatOpenWork, formatWork, isFinalWorkStatus, jsonLine } from './chat-format.js';
+import { CHAT_HELP, SILAS_PREFIX, dim, formatChips, isSuggestionChip, formatHeader, formatMessage, formatMeter, formatModelProblems, formatOpenWork, formatWork, isFinalWorkStatus, jsonLine } from './chat-format.js';
 import { terminalSafe } from './plan.js';
 
 const DEFAULT_WAIT_WORK_SECONDS = 600;
@@ -35,8 +36,10 @@ Options:
   --home DIR            data home of the running control center (default: $SILAS_HOME, else the
                         platform's app-data directory)
   --approve-here        show each plan Silas proposes here in full; typing the first 8 characters
-                        of its hash signs it with the owner key (the next line after the prompt
-                        is the answer; anything else leaves the plan to the cockpit)
+                        of its hash at the prompt signs it with the owner key (anything else
+                        leaves the plan to the cockpit). The answer is read from the controlling
+                        terminal (/dev/tty), never from standard input: it needs standard input
+                        and output to be a terminal, and refuses (exit 2) otherwise
   --wait-work SECONDS   after the input ends, wait at most this long for announced plans to reach
                         a final status (default ${DEFAULT_WAIT_WORK_SECONDS}; 0 leaves at once); they continue
                         in the runtime either way
@@ -44,7 +47,7 @@ Options:
   -h, --help            show this help
 
 Exit 0 at the end of the conversation; 1 when the control center is not running, no model is
-ready, or the connection to it is lost.`;
+ready, or the connection to it is lost; 2 on bad usage, or --approve-here without a terminal.`;
 
 /** The control connection chat needs: contract calls and the events addressed to it. */
 export interface ChatConnection {
@@ -65,6 +68,8 @@ export interface ChatCommandDeps {
   approver?: (home: string, io: CliIo) => (item: WorkItem) => ApprovalToken;
   /** Signs messages with the home's owner key (owner taint, §5.12); default: the OS keyring's. */
   signer?: (home: string, io: CliIo) => ReturnType<typeof chatMessageSigner>;
+  /** `--approve-here`: where confirmations are read; default: the controlling terminal (/dev/tty). */
+  terminal?: ApprovalTerminalSource;
 }
 
 type Chip = z.infer<typeof DecisionChip>;
@@ -164,8 +169,15 @@ class Screen {
   }
 }
 
+interface LineReader {
+  stop(): void;
+  /** While an approval is asked on the terminal, standard input (the same terminal) is not read. */
+  pause(): void;
+  resume(): void;
+}
+
 /** Lines of standard input, pushed as they arrive (no TTY needed), then its end. */
-function readLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onEnd: () => void): () => void {
+function readLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onEnd: () => void): LineReader {
   const decoder = new StringDecoder('utf8');
   let buffer = '';
   let ended = false;
@@ -195,11 +207,15 @@ function readLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void
   stream.once('end', finish);
   stream.once('error', finish);
   stream.resume();
-  return () => {
-    stream.removeListener('data', onData);
-    stream.removeListener('end', finish);
-    stream.removeListener('error', finish);
-    stream.pause();
+  return {
+    stop: () => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', finish);
+      stream.removeListener('error', finish);
+      stream.pause();
+    },
+    pause: () => void stream.pause(),
+    resume: () => void (ended || stream.resume()),
   };
 }
 
@@ -240,6 +256,7 @@ class ChatSession {
   private draft: { turnId: string; text: string; open: boolean } | null = null;
   private chips: Chip[] = [];
   private readonly work = new Map<string, { title: string; status: WorkProgressStatus }>();
+  private reader: LineReader | undefined;
 
   constructor(
     private readonly io: CliIo,
@@ -255,7 +272,7 @@ class ChatSession {
   async run(): Promise<number> {
     const unsubscribe = this.conn.onEvent((name, payload) => this.onEvent(name, payload));
     const poll = this.conn.closed === undefined ? undefined : setInterval(() => this.checkClosed(), this.options.closedPollMs);
-    let stopReading: (() => void) | undefined;
+    let reader: LineReader | undefined;
     try {
       let opened: CallResult<'stream.open'>;
       try {
@@ -274,7 +291,7 @@ class ChatSession {
 
       void this.io.stopSignal?.then((signal) => this.interrupt(signal));
       if (this.io.stdin) {
-        stopReading = readLines(
+        reader = readLines(
           this.io.stdin,
           (line) => this.onLine(line),
           () => {
@@ -284,10 +301,11 @@ class ChatSession {
         );
       } else this.inputEnded = true;
 
+      this.reader = reader;
       return await this.converse();
     } finally {
       if (poll !== undefined) clearInterval(poll);
-      stopReading?.();
+      reader?.stop();
       unsubscribe();
       this.screen.finish();
       this.conn.close();
@@ -300,18 +318,22 @@ class ChatSession {
       if (this.lost !== null) return this.connectionLost();
       if (this.quit !== null) return this.leave();
       if (this.turn === null) {
-        const next = this.queue.shift();
-        if (next?.kind === 'quit') return this.leave();
-        // The line after an approval prompt is its confirmation, not a message.
-        if (next !== undefined && this.options.approvals?.waiting) {
+        // A plan waits: its confirmation is asked on the controlling terminal, not taken from the input.
+        if (this.options.approvals?.waiting) {
+          this.screen.finish();
+          this.reader?.pause();
           try {
-            this.note(await this.options.approvals.confirm(next.text));
+            this.note(await this.options.approvals.confirm());
           } catch (error) {
             if (this.isUnavailable(error)) this.lost = (error as Error).message;
             else this.io.err(`silas chat: the approval failed: ${terminalSafe((error as Error).message)}`);
+          } finally {
+            this.reader?.resume();
           }
           continue;
         }
+        const next = this.queue.shift();
+        if (next?.kind === 'quit') return this.leave();
         if (next !== undefined) {
           await this.send(next.text);
           continue;
@@ -348,11 +370,16 @@ class ChatSession {
   }
 
   private async send(typed: string): Promise<void> {
-    const text = this.chipValue(typed) ?? typed;
+    const chip = this.chipOf(typed);
+    const text = chip?.value ?? typed;
+    // A suggestion the executor wrote (from tool output) goes unsigned: the person chose it, but its
+    // words are not theirs, so the runtime takes it as external (§5.12), never as owner.
+    const suggestion = chip !== undefined && isSuggestionChip(chip);
+    if (suggestion) this.note('(sending the executor\'s suggestion unsigned: it counts as external, not as your words)');
     this.chips = [];
     this.turn = { id: null, cancelling: false };
     try {
-      const signed = this.options.sign?.(this.scope!, text);
+      const signed = suggestion ? undefined : this.options.sign?.(this.scope!, text);
       const sent = await this.conn.call('stream.send', { scope: this.scope!, text, ...(signed ? { signed } : {}) });
       if (this.turn === null) return;
       if (this.finishedTurns.has(sent.turn_id)) this.turn = null;
@@ -364,10 +391,10 @@ class ChatSession {
     }
   }
 
-  /** "2" after an answer with chips means the second chip's value. */
-  private chipValue(typed: string): string | undefined {
+  /** "2" after an answer with chips means the second chip. */
+  private chipOf(typed: string): Chip | undefined {
     if (!/^\d{1,2}$/.test(typed)) return undefined;
-    return this.chips[Number(typed) - 1]?.value;
+    return this.chips[Number(typed) - 1];
   }
 
   private onLine(raw: string): void {
@@ -541,6 +568,12 @@ export function createChatCommand(deps: ChatCommandDeps = {}): Command {
     if (positionals.length > 0) throw new UsageError('chat takes no arguments; type the messages on standard input', usage);
     const waitWorkSeconds = parseWaitWork(values['wait-work']);
     const home = resolveHome(values.home, io.env);
+    // Checked before anything is opened: without the person's terminal, nothing is signed here.
+    const terminal = values['approve-here'] === true ? (deps.terminal ?? controllingTerminal)(io) : null;
+    if (terminal !== null && 'refused' in terminal) {
+      io.err(`silas chat: ${APPROVE_HERE_NEEDS_TERMINAL} (${terminal.refused})`);
+      return 2;
+    }
 
     let conn: ChatConnection;
     try {
@@ -553,8 +586,8 @@ export function createChatCommand(deps: ChatCommandDeps = {}): Command {
     const signing = (deps.signer ?? ((h: string, cli: CliIo) => chatMessageSigner(h, cli.secretStore)))(home, io);
     if (signing.sign === null) io.err(`silas chat: messages go unsigned and are taken as external (${terminalSafe(signing.reason)})`);
     const approvals =
-      values['approve-here'] === true
-        ? new TerminalApprovals({ sign: (deps.approver ?? ((h: string, cli: CliIo) => terminalPlanApprover(h, cli.secretStore)))(home, io), approve: (args) => conn.call('stream.approve', args) })
+      terminal !== null
+        ? new TerminalApprovals({ sign: (deps.approver ?? ((h: string, cli: CliIo) => terminalPlanApprover(h, cli.secretStore)))(home, io), approve: (args) => conn.call('stream.approve', args), terminal })
         : undefined;
     return new ChatSession(io, conn, { home, json: values.json === true, waitWorkSeconds, closedPollMs: deps.closedPollMs ?? 500, sign: signing.sign ?? undefined, approvals }).run();
   }

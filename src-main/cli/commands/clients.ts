@@ -20,6 +20,7 @@ import {
   type WrapPlan,
 } from '../../mcp/clients/operations.js';
 import { parseFlags } from '../args.js';
+import { policyFileInForce, policyKeysForHome } from '../../app/cli-keyring.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas clients <list|wrap|unwrap> [options]
@@ -27,13 +28,16 @@ const usage = `Usage: silas clients <list|wrap|unwrap> [options]
   silas clients list [CLIENT] [--config FILE] [--json]
       Each client's MCP configuration file and its servers: transport (stdio or remote),
       wrapped or not, and the policy of a wrapped one.
-  silas clients wrap CLIENT [--server NAME]... [--policy FILE] [--home DIR] [--config FILE] [--yes] [--dry-run]
+  silas clients wrap CLIENT [--server NAME]... [--policy FILE] [--home DIR] [--config FILE] [--allow-unsigned] [--yes] [--dry-run]
       Run the client's stdio servers through \`silas proxy\`: prints the diff, keeps a backup
       next to the file (FILE.silas-backup-<time>), then rewrites only those entries' command
       and args. Without --policy, each server uses HOME/policies/<server>.yaml, and a server
       silas recognises gets a starting sandbox profile (x-silas-sandbox) added to that policy,
       shown as a diff; with a shared --policy the profile is printed for you to add. Asks before
       writing; --yes writes without asking (required when stdin is not a terminal).
+      The proxies enforce only a policy the owner signed (\`silas policy sign FILE\`, or Adopt in
+      the cockpit); --allow-unsigned writes \`--allow-unsigned\` into each proxy command instead
+      (development only: the proxy records it in the ledger at every start).
   silas clients unwrap CLIENT [--config FILE] [--home DIR] [--dry-run]
       Restore the file byte for byte from the wrap's backup, provided it has not changed since.
   silas clients unwrap CLIENT --force-entries [--server NAME]... [--config FILE] [--home DIR] [--dry-run]
@@ -153,6 +157,7 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
       config: { type: 'string' },
       yes: { type: 'boolean', short: 'y' },
       'dry-run': { type: 'boolean' },
+      'allow-unsigned': { type: 'boolean' },
     },
     usage,
     true,
@@ -171,6 +176,7 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
     silasHome,
     homeInCommandLine: silasHome !== defaultHome(io.env),
     runtime: currentRuntime(),
+    ...(values['allow-unsigned'] ? { allowUnsigned: true } : {}),
   });
   if (plan.diff) io.out(plan.diff);
   for (const skip of plan.skipped) io.out(`not wrapped: ${skip.name}: ${skip.reason}`);
@@ -202,6 +208,12 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
   io.out(`Backup: ${result.backup}`);
   for (const edit of plan.policyEdits) io.out(`Added a starting sandbox profile for ${edit.server} to ${edit.file}: review what it grants (unwrap leaves it in place).`);
   io.out(`Wrapped ${plan.wrapped.length} server(s) in ${file}. Restart ${client.label} to use them. Undo with: ${commandFor('unwrap', client, values)}`);
+  if (!values['allow-unsigned']) {
+    // A proxy enforces only the policy the owner last signed (docs/mcp-proxy.md "Signed policies").
+    const policyKeys = policyKeysForHome(silasHome, io.secretStore);
+    const policies = [...new Set(plan.wrapped.map((w) => w.policy))].filter((policy) => !policyFileInForce(policy, policyKeys));
+    if (policies.length > 0) io.out(`Each proxy enforces only a policy signed with your owner key: adopt ${policies.length === 1 ? 'it' : 'them'} in the cockpit (Policies), or run: ${policies.map((p) => `silas policy sign ${p}${values.home !== undefined ? ` --home ${values.home}` : ''}`).join('; ')}`);
+  }
   return refused.length > 0 ? 1 : 0;
 }
 

@@ -16,11 +16,13 @@ let keyring: ScratchKeyring;
 let home: string;
 let printed: string[];
 
-beforeEach(() => {
+beforeEach(async () => {
   keyring = new ScratchKeyring();
   home = join(tempDir(), 'home');
   mkdirSync(home, { mode: 0o700 });
   printed = [];
+  // models.json is sealed with the home's owner key, so the home is initialised first.
+  expect((await runSilas(['init', '--home', home], { secretStore: keyring })).code).toBe(0);
 });
 afterEach(() => keyring.cleanup());
 
@@ -128,7 +130,7 @@ describe('silas models test', () => {
   beforeEach(async () => {
     server = await startScriptedOpenAIServer();
     key = fakeApiKey();
-    new NamedSecrets(keyring).set('local-key', key);
+    new NamedSecrets(keyring).set('local-key', key, { origins: [server.baseUrl] });
   });
   afterEach(() => server.http.close());
 

@@ -1,29 +1,38 @@
-import { MODEL_PROVIDERS, MODEL_ROLES, ModelRole, type RoleModelConfig } from '../../../src-shared/llm/config.js';
+import { checkModelsConfig, MODEL_PROVIDERS, MODEL_ROLES, ModelRole, type ModelsConfig, type RoleModelConfig } from '../../../src-shared/llm/config.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { baseUrlOf, loadModelsFile, probeModel, readModelsFileRaw, saveModelsFile, secretStatus, type SecretStatus } from '../../app/cli-models.js';
+import { baseUrlOf, openModelsLedger, originOf, probeModel, secretOrigins, secretStatus, type ModelsLedger, type SecretStatus } from '../../app/cli-models.js';
+import { readSecretValue, type Stdin } from './secret-input.js';
 import { resolveHome } from '../../home/paths.js';
 import { parseFlags } from '../args.js';
 import { UsageError, runSubcommand, type CliIo, type Command, type Subcommand } from '../io.js';
 import { terminalSafe } from './plan.js';
 
-const usage = `Usage: silas models <show|set|test> [ROLE] [options]
+const usage = `Usage: silas models <show|set|test|adopt> [ROLE] [options]
 
   silas models show [--json] [--home DIR]
       Each role (${MODEL_ROLES.join(', ')}): provider, model, base URL, the NAME of the
-      keyring secret holding its API key and whether the keyring has it. Never a key.
+      keyring secret holding its API key, whether the keyring has it and where it may be
+      sent. Never a key. Says so when models.json was changed outside Silas.
   silas models set ROLE --provider P --model M [--base-url URL] [--api-key-secret NAME]
-                   [--temperature X] [--max-tokens N] [--timeout-ms N] [--max-retries N]
-                   [--price-in X --price-out Y] [--home DIR]
+                   [--key-stdin] [--temperature X] [--max-tokens N] [--timeout-ms N]
+                   [--max-retries N] [--price-in X --price-out Y] [--home DIR]
       Sets ROLE's model in HOME/models.json, replacing what the role had; the file is checked
-      as a whole and written atomically, or not at all.
+      as a whole, sealed with the owner key and written atomically, or not at all. When the
+      secret NAME may not yet be sent to the base URL's origin, the API key is asked for
+      again (typed at a terminal, or piped with --key-stdin) and bound to that origin.
   silas models test ROLE [--home DIR]
       One small real call to ROLE's model: prints ok with the latency and tokens, or what
       failed and how to fix it (exit 1).
+  silas models adopt [--home DIR]
+      Seals models.json as it is now: for a file written by hand or by a Silas before models
+      were sealed. Check it with \`silas models show\` first. Where each key may be sent is
+      not changed by adopting.
 
 Providers: ${MODEL_PROVIDERS.join(', ')}. openai-compatible (Ollama, LM Studio, vLLM, llama.cpp's
 server) needs --base-url, e.g. http://127.0.0.1:11434/v1; openrouter and anthropic need
 --api-key-secret. An API key is never given here: store it with \`silas secrets set NAME\` (it is
-read from standard input) and pass --api-key-secret NAME. Prices are US dollars per million
+read from standard input) and pass --api-key-secret NAME. A key is sent only to the origin
+(scheme://host:port) it was stored for. Prices are US dollars per million
 input and output tokens; without them calls are counted but not priced.`;
 
 const home = { home: { type: 'string' } } as const;
@@ -74,6 +83,7 @@ const set: Subcommand = async (argv, io) => {
       'max-retries': text,
       'price-in': text,
       'price-out': text,
+      'key-stdin': { type: 'boolean' },
     },
     usage,
     true,
@@ -95,17 +105,52 @@ const set: Subcommand = async (argv, io) => {
   for (const [field, value] of Object.entries(optional)) if (value !== undefined) entry[field] = value;
 
   const dataHome = resolveHome(values.home, io.env);
-  const file = readModelsFileRaw(dataHome);
-  const saved = saveModelsFile(dataHome, { ...file.raw, [role]: entry });
-  if (!saved.ok) {
-    io.err(`silas models set: nothing was written to ${file.path}:`);
-    for (const problem of saved.problems) io.err(`  ${withFlag(problem, role)}`);
-    return 1;
+  const ledger = openModelsLedger(dataHome, io.secretStore, 'signer');
+  try {
+    const current = ledger.load();
+    // A file changed outside Silas is neither kept nor overwritten silently: the person looks first.
+    if (!current.ok && current.exists) {
+      io.err(`silas models set: nothing was written: ${current.problem}`);
+      return 1;
+    }
+    const saved = ledger.save({ ...(current.ok ? current.raw : {}), [role]: entry });
+    if (!saved.ok) {
+      io.err(`silas models set: nothing was written to ${current.path}:`);
+      for (const problem of saved.problems) io.err(`  ${withFlag(problem, role)}`);
+      return 1;
+    }
+    io.out(`set the ${role} model in ${current.path}`);
+    const config = saved.config[role]!;
+    if (config.apiKeySecret !== undefined) await bindKey(ledger, config, config.apiKeySecret, values['key-stdin'] === true, io);
+    for (const line of describeRole(role, config, io)) io.out(line);
+    return 0;
+  } finally {
+    ledger.close();
   }
-  io.out(`set the ${role} model in ${file.path}`);
-  for (const line of describeRole(role, saved.config[role]!, io)) io.out(line);
-  return 0;
 };
+
+/**
+ * The CLI's way to let a key go to a new origin: the person enters the key again (only the owner
+ * widens where a secret may go; docs/silas/models.md, "Where a key may go").
+ */
+async function bindKey(ledger: ModelsLedger, config: RoleModelConfig, name: string, keyStdin: boolean, io: CliIo): Promise<void> {
+  const origin = originOf(baseUrlOf(config))!;
+  const bound = ledger.secrets.boundOrigins(name);
+  if (bound.includes(origin)) return;
+  const stdin = io.stdin as Stdin | undefined;
+  if (!stdin || (!keyStdin && !stdin.isTTY)) {
+    io.err(
+      `the key in secret "${name}" is not sent to ${origin} until you enter it for that origin: run \`silas secrets set ${name} --origin ${origin}\`, ` +
+        `or this command again with --key-stdin and the key on standard input`,
+    );
+    return;
+  }
+  if (stdin.isTTY) io.err(`Type the API key for ${origin} (stored as secret "${name}", sent to ${origin} only), then press Enter and Ctrl-D.`);
+  const value = await readSecretValue(stdin, name);
+  if (value === '') throw new SilasError(ErrorCode.InvalidArgs, `no key was entered for secret "${name}"; the model is set, but its key is not sent to ${origin} until you run \`silas secrets set ${name} --origin ${origin}\``);
+  ledger.secrets.set(name, value, { origins: [...bound, origin] });
+  io.out(`stored secret "${name}"; it may be sent to ${[...bound, origin].sort().join(', ')}`);
+}
 
 /** `models.executor.temperature: …` → `models.executor.temperature (--temperature): …` for the role being set. */
 function withFlag(problem: string, role: ModelRole): string {
@@ -120,36 +165,93 @@ const show: Subcommand = async (argv, io) => {
   const { values, positionals } = parseFlags(argv, { ...home, json: { type: 'boolean' } }, usage, true);
   if (values.help) return help(io);
   if (positionals.length > 0) throw new UsageError('models show: takes no arguments', usage);
-  const file = loadModelsFile(resolveHome(values.home, io.env));
+  const ledger = openModelsLedger(resolveHome(values.home, io.env), io.secretStore, 'verify');
+  let file;
+  try {
+    file = ledger.load({ report: false });
+  } finally {
+    ledger.close();
+  }
+  // A file not sealed by Silas is shown for the person to check, marked as not in use.
+  const parsed = file.ok ? { ok: true as const, value: file.config } : checkModelsConfig(file.raw);
+  if (!parsed.ok) throw new SilasError(ErrorCode.Config, `${file.path} is not a valid model configuration: ${parsed.problems.join('; ')}; fix it with \`silas models set ROLE …\``);
+  const config: ModelsConfig = parsed.value;
   if (values.json) {
     const roles = Object.fromEntries(
       MODEL_ROLES.flatMap((role) => {
-        const config = file.config[role];
-        if (config === undefined) return [];
-        const secret = config.apiKeySecret === undefined ? null : secretStatus(config.apiKeySecret, io.secretStore).state;
-        return [[role, { ...config, baseUrl: baseUrlOf(config), apiKeySecretState: secret }]];
+        const roleConfig = config[role];
+        if (roleConfig === undefined) return [];
+        const secret = roleConfig.apiKeySecret === undefined ? null : secretStatus(roleConfig.apiKeySecret, io.secretStore).state;
+        const origins = roleConfig.apiKeySecret === undefined ? null : secretOrigins(roleConfig.apiKeySecret, io.secretStore);
+        return [[role, { ...roleConfig, baseUrl: baseUrlOf(roleConfig), apiKeySecretState: secret, apiKeySecretOrigins: origins }]];
       }),
     );
-    io.out(JSON.stringify({ file: file.path, roles }));
+    io.out(JSON.stringify({ file: file.path, trusted: file.ok, problem: file.ok ? null : file.problem, roles }));
     return 0;
   }
   io.out(`Models (${file.path}${file.exists ? '' : ', not written yet'}):`);
+  if (!file.ok) {
+    io.out(`NOT IN USE: ${terminalSafe(file.problem)}`);
+  }
   for (const role of MODEL_ROLES) {
-    const config = file.config[role];
-    if (config === undefined) io.out(`${role}: not configured (silas models set ${role} --provider … --model …)`);
-    else for (const line of describeRole(role, config, io)) io.out(line);
+    const roleConfig = config[role];
+    if (roleConfig === undefined) io.out(`${role}: not configured (silas models set ${role} --provider … --model …)`);
+    else for (const line of describeRole(role, roleConfig, io)) io.out(line);
   }
   return 0;
+};
+
+const adopt: Subcommand = async (argv, io) => {
+  const { values, positionals } = parseFlags(argv, home, usage, true);
+  if (values.help) return help(io);
+  if (positionals.length > 0) throw new UsageError('models adopt: takes no arguments', usage);
+  const ledger = openModelsLedger(resolveHome(values.home, io.env), io.secretStore, 'signer');
+  try {
+    const file = ledger.load({ report: false });
+    if (file.ok) {
+      io.out(`${file.path} is sealed by Silas already; nothing to adopt`);
+      return 0;
+    }
+    if (!file.exists) {
+      ledger.forget();
+      io.out(`${file.path} is gone; Silas no longer expects it (set each role with \`silas models set ROLE …\`)`);
+      return 0;
+    }
+    const saved = ledger.save(file.raw);
+    if (!saved.ok) {
+      io.err(`silas models adopt: ${file.path} is not a valid model configuration, so it was not adopted:`);
+      for (const problem of saved.problems) io.err(`  ${problem}`);
+      return 1;
+    }
+    io.out(`adopted ${file.path}: sealed with the owner key; the roles below are in use from the next message`);
+    for (const role of MODEL_ROLES) {
+      const roleConfig = saved.config[role];
+      if (roleConfig !== undefined) for (const line of describeRole(role, roleConfig, io)) io.out(line);
+    }
+    return 0;
+  } finally {
+    ledger.close();
+  }
 };
 
 function describeRole(role: ModelRole, config: RoleModelConfig, io: CliIo): string[] {
   const lines = [`${role}:`, `  provider     ${config.provider}`, `  model        ${terminalSafe(config.model)}`, `  base URL     ${terminalSafe(baseUrlOf(config))}`];
   lines.push(`  API key      ${config.apiKeySecret === undefined ? 'none (a keyless local server)' : keyLine(config.apiKeySecret, secretStatus(config.apiKeySecret, io.secretStore))}`);
+  if (config.apiKeySecret !== undefined) lines.push(`  key goes to  ${destinationLine(config, config.apiKeySecret, io)}`);
   if (config.temperature !== undefined) lines.push(`  temperature  ${config.temperature}`);
   if (config.maxTokens !== undefined) lines.push(`  max tokens   ${config.maxTokens}`);
   lines.push(`  timeout      ${config.timeoutMs} ms, ${config.maxRetries} ${config.maxRetries === 1 ? 'retry' : 'retries'} after a 429 or 5xx`);
   lines.push(`  price        ${config.price ? `$${config.price.inputPerMillion} in / $${config.price.outputPerMillion} out per million tokens` : 'not priced (tokens are counted, cost is not)'}`);
   return lines;
+}
+
+/** Whether the key may be sent to this role's origin (docs/silas/models.md, "Where a key may go"). */
+function destinationLine(config: RoleModelConfig, name: string, io: CliIo): string {
+  const origin = originOf(baseUrlOf(config))!;
+  const bound = secretOrigins(name, io.secretStore);
+  if (bound === null) return 'unknown (the OS keyring could not be read)';
+  if (bound.includes(origin)) return `${origin} only${bound.length > 1 ? ` (and ${bound.filter((o) => o !== origin).join(', ')})` : ''}`;
+  return `NOT ${origin}: the key is stored for ${bound.length === 0 ? 'no model provider' : bound.join(', ')}; run \`silas secrets set ${name} --origin ${origin}\` if ${origin} is right`;
 }
 
 function keyLine(name: string, status: SecretStatus): string {
@@ -167,17 +269,27 @@ const test: Subcommand = async (argv, io) => {
   const { values, positionals } = parseFlags(argv, home, usage, true);
   if (values.help) return help(io);
   const role = roleArg('test', positionals);
-  const config = loadModelsFile(resolveHome(values.home, io.env)).config[role];
-  if (config === undefined) throw new SilasError(ErrorCode.Config, `no model configured for the ${role} role: run \`silas models set ${role} --provider … --model …\``);
-  const where = `${config.provider} model "${terminalSafe(config.model)}" at ${terminalSafe(baseUrlOf(config))}`;
-  const result = await probeModel(role, config, io.secretStore);
-  if (!result.ok) {
-    io.err(`silas models test: ${role}: ${where} failed (${result.code}): ${terminalSafe(result.message)}`);
-    return 1;
+  const ledger = openModelsLedger(resolveHome(values.home, io.env), io.secretStore, 'signer');
+  try {
+    const file = ledger.load();
+    if (!file.ok) {
+      io.err(`silas models test: ${role}: nothing was sent: ${file.problem}`);
+      return 1;
+    }
+    const config = file.config[role];
+    if (config === undefined) throw new SilasError(ErrorCode.Config, `no model configured for the ${role} role: run \`silas models set ${role} --provider … --model …\``);
+    const where = `${config.provider} model "${terminalSafe(config.model)}" at ${terminalSafe(baseUrlOf(config))}`;
+    const result = await probeModel(role, config, ledger.secrets);
+    if (!result.ok) {
+      io.err(`silas models test: ${role}: ${where} failed (${result.code}): ${terminalSafe(result.message)}`);
+      return 1;
+    }
+    const cost = result.costUsd === null ? 'not priced' : `$${result.costUsd.toFixed(6)}`;
+    io.out(`ok: ${role}: ${where} answered in ${result.latencyMs} ms; ${result.usage.inputTokens} input + ${result.usage.outputTokens} output tokens, ${cost}`);
+    return 0;
+  } finally {
+    ledger.close();
   }
-  const cost = result.costUsd === null ? 'not priced' : `$${result.costUsd.toFixed(6)}`;
-  io.out(`ok: ${role}: ${where} answered in ${result.latencyMs} ms; ${result.usage.inputTokens} input + ${result.usage.outputTokens} output tokens, ${cost}`);
-  return 0;
 };
 
 function help(io: CliIo): number {
@@ -185,7 +297,7 @@ function help(io: CliIo): number {
   return 0;
 }
 
-const subcommands: Record<string, Subcommand> = { show, set, test };
+const subcommands: Record<string, Subcommand> = { show, set, test, adopt };
 
 export const modelsCommand: Command = {
   name: 'models',

@@ -6,6 +6,8 @@ import { canonicalJson } from '../../../src-shared/canonical.js';
 import { loadPolicyText } from '../../aip/policy/load.js';
 import { OwnerKeyVault, ownerAccountForHome } from '../../keys/owner-key.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
+import { StateSeals } from '../../keys/sealed-state.js';
+import { inForceMatcher } from '../../aip/policy/in-force.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 
@@ -184,6 +186,8 @@ describe('silas policy sign', () => {
     const text = readFileSync(file, 'utf8');
     expect(text.startsWith('# keep me\n')).toBe(true);
     expect(text).toMatch(/\n {2}signature: "ed25519:[A-Za-z0-9+/]+=*"\n/);
+    // Signing puts the text in force for the home's proxies: its digest is anchored in the keyring.
+    expect(inForceMatcher(new StateSeals({ keys: { ledger: () => null, owner: () => null }, anchors: { store, absoluteHome: home } }), file)(createHash('sha256').update(text, 'utf8').digest('hex'))).toBe(true);
 
     const verified = await runSilas(['policy', 'validate', file, '--home', home], { secretStore: store });
     expect(verified.code).toBe(0);

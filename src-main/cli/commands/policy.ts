@@ -4,7 +4,8 @@ import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicyText } from '../../aip/policy/load.js';
 import { findTool, listTools, SCHEMA_HASH_ALGORITHMS, toolSchemaHash, type SchemaHashAlgorithm } from '../../aip/policy/schema-hash.js';
 import { PolicySignError, signPolicyText } from '../../aip/policy/sign.js';
-import { ownerSignerForHome } from '../../app/cli-keyring.js';
+import { ownerSignerForHome, policyAnchorsForHome } from '../../app/cli-keyring.js';
+import { anchorPolicyInForce } from '../../aip/policy/in-force.js';
 import { parseFlags } from '../args.js';
 import { policyEval } from './policy-eval.js';
 import { formatPolicyError, formatWarningLine, keyFlags, loadForCli } from './policy-loading.js';
@@ -25,8 +26,10 @@ const usage = `Usage: silas policy <validate|hash|schema-hash|sign|eval|test|rep
   silas policy eval --policy FILE [--home DIR] [--public-key HEX]...
       Evaluate JSON-line requests from stdin against the policy; one JSON decision per line.
   silas policy sign FILE [--home DIR] [--output FILE]
-      Sign the policy with the owner key from the OS keyring (metadata.signature, §3.3.1).
-      Rewrites FILE atomically (or writes --output) and prints the key fingerprint.
+      Sign the policy with the owner key from the OS keyring (metadata.signature, §3.3.1) and put
+      it in force: proxies of the home enforce only the policy last signed here or saved in the
+      cockpit (docs/mcp-proxy.md "Signed policies"). Rewrites FILE atomically (or writes --output)
+      and prints the key fingerprint.
   silas policy test --policy DRAFT --suite FILE [--current POLICY] [--json]
       Run a test suite of calls with expected decisions against a draft; exit 1 when one fails.
   silas policy replay --policy DRAFT --server NAME [--last N] [--current POLICY] [--home DIR] [--json]
@@ -173,6 +176,8 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const target = resolve(values.output ?? file);
+  // Anchored before it is written: a running proxy that sees the new file finds it in force at once.
+  anchorPolicyInForce(policyAnchorsForHome(home, io.secretStore, signer), target, signed);
   writeAtomically(target, signed);
   const loaded = loadPolicyText(signed, { trustedKeys: trusted });
   io.out(`Signed ${values.output ?? file} with owner key ${signer.fingerprint}${loaded.ok ? ` (policy hash ${loaded.policy.hash})` : ''}`);

@@ -8,7 +8,7 @@ import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { formatPolicyError } from './policy-loading.js';
 
-const usage = `Usage: silas proxy --policy FILE [--name NAME] [--client ID] [--home DIR] [--ask-timeout SECONDS] [--no-sandbox] -- COMMAND [ARGS...]
+const usage = `Usage: silas proxy --policy FILE [--name NAME] [--client ID] [--home DIR] [--ask-timeout SECONDS] [--no-sandbox] [--allow-unsigned] -- COMMAND [ARGS...]
        silas proxy --policy FILE [options] --target "COMMAND ARGS"
 
 Runs an MCP server (stdio) behind an AIP AgentPolicy: every message from the client passes the
@@ -27,6 +27,9 @@ Options:
   --target "CMD ARGS"    the server command as one string, split on spaces (no shell)
   --no-sandbox           run the server unsandboxed, with your files, network and keyring
                          (recorded in the ledger and shown as a warning on the Servers page)
+  --allow-unsigned       enforce the policy file even when the owner did not sign it (development
+                         only; recorded in the ledger). By default only the policy last signed with
+                         the owner key (saved in the cockpit, or \`silas policy sign\`) is enforced
   -h, --help             show this help`;
 
 /** Splits `--target` like the AIP reference: on whitespace, with "double" or 'single' quotes grouping. */
@@ -49,7 +52,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   const commandArgs = dash === -1 ? [] : argv.slice(dash + 1);
   const { values, positionals } = parseFlags(
     flagArgs,
-    { policy: { type: 'string' }, name: { type: 'string' }, client: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' } },
+    { policy: { type: 'string' }, name: { type: 'string' }, client: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' }, 'allow-unsigned': { type: 'boolean' } },
     usage,
     true,
   );
@@ -87,6 +90,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
     stopSignal: io.stopSignal,
     env: io.env,
     noSandbox: values['no-sandbox'] === true,
+    allowUnsigned: values['allow-unsigned'] === true,
   });
   return result.code;
 }

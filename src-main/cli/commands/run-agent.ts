@@ -36,8 +36,8 @@ export async function resolveAgent(spec: AgentSpec, home: string, secretStore: S
   if (spec.kind === 'script') return { ok: true, agent: { description: null, agentFor: () => new ScriptedExecutorAgent(spec.script) } };
   try {
     // The AI SDK loads only for an LLM agent: a scripted run starts without it.
-    const { prepareLlmExecutor } = await import('../../app/compose-llm-executor.js');
-    const llm = prepareLlmExecutor(home, secretStore);
+    const { prepareLlmExecutorForRun } = await import('../../app/compose-llm-executor.js');
+    const llm = prepareLlmExecutorForRun(home, secretStore);
     return { ok: true, agent: { description: llm.description, agentFor: llm.agentFor } };
   } catch (error) {
     if (isSilasError(error)) return { ok: false, message: error.message };

@@ -12,6 +12,7 @@ import { parsePlan } from '../../silas/work/plan-parser.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { runCli } from '../main.js';
+import { typedAtTerminal } from '../testing/typed-terminal.js';
 
 // `silas run --agent llm` end to end: the real CLI, ledger, approval engine, sandbox and
 // verification; the executor model is the scripted OpenAI-compatible server, its API key and
@@ -64,7 +65,7 @@ const confirmation = () => `${planHash(parsePlan(PLAN)).slice(0, 8)}\n`;
 async function silas(argv: string[], stdin?: string) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t), env: {}, secretStore: keyring, stdin: stdin === undefined ? undefined : Readable.from([stdin]) });
+  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t), env: {}, secretStore: keyring, stdin: stdin === undefined ? undefined : Readable.from([stdin]), approvalTerminal: typedAtTerminal(stdin ?? '') });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -88,7 +89,7 @@ const turn = (value: unknown, prompt: number, completion: number) => openaiReply
 
 describe('silas run --agent llm', () => {
   it('runs the plan with the executor model: a repaired answer, a tool call, the end; verified, audited, and the key nowhere', async () => {
-    new NamedSecrets(keyring).set('local-llm-key', key);
+    new NamedSecrets(keyring).set('local-llm-key', key, { origins: [server.baseUrl] });
     await configureExecutor();
     server.http.enqueue(
       openaiReply.completion({ content: 'Sure! I will write the file now.', usage: { prompt_tokens: 500, completion_tokens: 9 } }),
@@ -158,7 +159,7 @@ describe('silas run --agent llm', () => {
   });
 
   it('audits the fallback when the model never answers in shape, and the task fails with the §5.1.0 reason', async () => {
-    new NamedSecrets(keyring).set('local-llm-key', key);
+    new NamedSecrets(keyring).set('local-llm-key', key, { origins: [server.baseUrl] });
     await configureExecutor();
     server.http.enqueue(openaiReply.completion({ content: 'let me think' }), openaiReply.completion({ content: `still thinking; my key is ${key}` }));
 

@@ -13,7 +13,8 @@ import { parsePlan } from '../../silas/work/plan-parser.js';
 import { runSilas } from '../../testing/cli.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { createRunCommand, readAnswer, type RunCommandDeps } from './run.js';
+import { createRunCommand, type RunCommandDeps } from './run.js';
+import { typedAtTerminal } from '../testing/typed-terminal.js';
 
 const tempDir = useTempDirs('silas-run-cli-');
 
@@ -87,13 +88,14 @@ async function setup(calls: unknown = [{ tool: 'python_exec', args: { code: `ope
 async function silasRun(s: Setup, flags: string[], stdin?: string, deps: RunCommandDeps = {}, stopSignal?: Promise<string>) {
   const out: string[] = [];
   const err: string[] = [];
-  const command = createRunCommand(deps);
+  // What the person types at the terminal for --approve-here (approval-terminal.ts); stdin stays empty.
+  const command = createRunCommand(stdin !== undefined && flags.includes('--approve-here') ? { terminal: typedAtTerminal(stdin), ...deps } : deps);
   const code = await command.run([s.plan, '--agent', `script:${s.calls}`, '--home', s.home, '--workdir', s.repo, ...flags], {
     out: (t) => out.push(t),
     err: (t) => err.push(t),
     env: {},
     secretStore: s.store,
-    stdin: stdin === undefined ? undefined : Readable.from([stdin]),
+    stdin: Readable.from([]),
     stopSignal,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
@@ -111,6 +113,25 @@ function ledgerEvents(s: Setup): { id: string; event: string; data: Record<strin
 const hashOfPlan = () => planHash(parsePlan(PLAN));
 
 describe('silas run', () => {
+  it('--approve-here refuses a confirmation piped into standard input by a process with no terminal: nothing is signed, nothing runs', async () => {
+    const s = await setup();
+    const err: string[] = [];
+    // The hash prefix the command printed, echoed back through a pipe.
+    const code = await createRunCommand().run([s.plan, '--agent', `script:${s.calls}`, '--home', s.home, '--workdir', s.repo, '--approve-here'], {
+      out: () => undefined,
+      err: (t) => err.push(t),
+      env: {},
+      secretStore: s.store,
+      stdin: Readable.from([`${hashOfPlan().slice(0, 8)}\n`]),
+    });
+    expect(code).toBe(1);
+    expect(err.join('\n')).toContain('--approve-here needs a terminal; approve in the cockpit instead');
+    const events = ledgerEvents(s);
+    expect(events.filter((e) => e.event === 'silas.run.approval_declined')).toEqual([expect.objectContaining({ data: expect.objectContaining({ source: 'terminal', reason: expect.stringContaining('needs a terminal') }) })]);
+    expect(events.some((e) => e.event === 'silas.approval.issued' || e.event === 'silas.run.approval_confirmed' || e.event.startsWith('silas.executor.'))).toBe(false);
+    expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).not.toBe(FIXED);
+  });
+
   it('--approve-here: plan → signed approval → sandboxed execution → external verification → done', async () => {
     const s = await setup();
     const result = await silasRun(s, ['--approve-here', '--json'], `${hashOfPlan().slice(0, 8)}\n`);
@@ -290,10 +311,3 @@ describe('silas run', () => {
   });
 });
 
-describe('readAnswer', () => {
-  it('reads one line, or null at end of input', async () => {
-    expect(await readAnswer(Readable.from(['abcd', '1234\nrest']))).toBe('abcd1234');
-    expect(await readAnswer(Readable.from([]))).toBeNull();
-    expect(await readAnswer(Readable.from(['no newline']))).toBe('no newline');
-  });
-});

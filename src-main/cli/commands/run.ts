@@ -19,6 +19,7 @@ import { planApprovalCard } from '../../silas/review/plan-card.js';
 import { fileExistsOutside } from '../../silas/verify/file-confinement.js';
 import { formatPlanCard, onePlanFile, readPlanFile, terminalSafe } from './plan.js';
 import { parseAgentSpec, resolveAgent, type AgentSpec } from './run-agent.js';
+import { APPROVE_HERE_NEEDS_TERMINAL, controllingTerminal, type ApprovalTerminalSource } from './approval-terminal.js';
 
 const usage = `Usage: silas run FILE --agent llm|script:CALLS.json [--approve-here] [--home DIR] [--workdir DIR] [--json]
 
@@ -34,8 +35,9 @@ Options:
   --agent script:CALLS.json  the agent: a JSON list of {"tool","args"} calls issued in order;
                              shell_exec takes {"command": [argv…]}, python_exec {"code": "…"}
   --approve-here             approve on this terminal: type the first 8 characters of the plan
-                             hash (read from standard input, so it can be piped); signs with the
-                             owner key. Without it the cockpit's Review surface is asked.
+                             hash on the controlling terminal (never standard input: a pipe is
+                             refused); signs with the owner key. Without it the cockpit's Review
+                             surface is asked.
   --home DIR                 data home with the ledger and keys (default: $SILAS_HOME, else the
                              platform's app-data directory)
   --workdir DIR              the task's work directory (default: a fresh directory, kept)
@@ -44,7 +46,6 @@ Options:
 
 /** An approval request waits at most this long for the person. */
 const APPROVAL_TIMEOUT_MS = 10 * 60_000;
-const MAX_ANSWER_CHARS = 1024;
 
 export interface RunCommandDeps {
   /** The cockpit approver for a home; tests inject a fake. Default: the control-socket approver. */
@@ -52,6 +53,8 @@ export interface RunCommandDeps {
   /** The sandbox for tool calls and checks; tests swap in one whose bubblewrap is missing. */
   sandboxManager?: (workDir: string) => SandboxManager;
   approvalTimeoutMs?: number;
+  /** Where `--approve-here` asks: the controlling terminal; tests inject a pseudo-terminal's side. */
+  terminal?: ApprovalTerminalSource;
 }
 
 type RunOutput = Pick<WorkItemResult, 'status' | 'summary' | 'verification_results'> & { audit_ids: string[] };
@@ -65,32 +68,6 @@ function workDirectory(dir: string | undefined): string {
   } catch (error) {
     throw new UsageError(`--workdir ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist; create it, or leave --workdir out for a fresh directory' : (error as Error).message}`, usage);
   }
-}
-
-/** One line from standard input (the confirmation code), or null at end of input. */
-export function readAnswer(stream: NodeJS.ReadableStream, stop?: Promise<unknown>): Promise<string | null> {
-  return new Promise((resolveAnswer) => {
-    let text = '';
-    const finish = (answer: string | null) => {
-      stream.removeListener('data', onData);
-      stream.removeListener('end', onEnd);
-      stream.removeListener('error', onEnd);
-      stream.pause();
-      resolveAnswer(answer);
-    };
-    const onData = (chunk: Buffer | string) => {
-      text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-      const newline = text.indexOf('\n');
-      if (newline >= 0) finish(text.slice(0, newline));
-      else if (text.length > MAX_ANSWER_CHARS) finish(text.slice(0, MAX_ANSWER_CHARS));
-    };
-    const onEnd = () => finish(text.length > 0 ? text : null);
-    stream.on('data', onData);
-    stream.once('end', onEnd);
-    stream.once('error', onEnd);
-    stream.resume();
-    void stop?.then(() => finish(null));
-  });
 }
 
 export function createRunCommand(deps: RunCommandDeps = {}): Command {
@@ -156,7 +133,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
 
       // Asked before anyone is asked to approve: an approval for a task that cannot run again would be wasted.
       if (store.get(item.id)?.status === 'done') return refuse(`work item ${item.id} already ran to done in this home; done is final, so give a new plan a new id`, committedIds());
-      const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
+      const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine, deps.terminal ?? io.approvalTerminal ?? controllingTerminal) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
       if ('refused' in token) return refuse(token.refused, committedIds());
 
       // §5.1.2 step 6: the consuming verification; a replayed or mismatched token stops here.
@@ -184,11 +161,18 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
 
 type Approval = { token: ApprovalToken } | { refused: string };
 
-/** `--approve-here`: the person confirms this exact plan by typing the start of its hash. */
-async function approveOnTerminal(io: CliIo, item: WorkItem, hash: string, audit: RecordingAuditLog, engine: { issueToken: (item: WorkItem, decision: unknown) => ApprovalToken }): Promise<Approval> {
-  if (!io.stdin) return { refused: '--approve-here needs standard input to read the confirmation code' };
-  io.err(`Type the first 8 characters of the plan hash to approve (${hash.slice(0, 2)}…), anything else declines:`);
-  const answer = await readAnswer(io.stdin, io.stopSignal);
+/**
+ * `--approve-here`: the person confirms this exact plan by typing the start of its hash on the
+ * controlling terminal (approval-terminal.ts), never on standard input, which any process can fill.
+ */
+async function approveOnTerminal(io: CliIo, item: WorkItem, hash: string, audit: RecordingAuditLog, engine: { issueToken: (item: WorkItem, decision: unknown) => ApprovalToken }, source: ApprovalTerminalSource): Promise<Approval> {
+  const terminal = source(io);
+  if ('refused' in terminal) {
+    const reason = `${APPROVE_HERE_NEEDS_TERMINAL} (${terminal.refused})`;
+    audit.append('silas.run.approval_declined', { work_item_id: item.id, plan_hash: hash, source: 'terminal', reason });
+    return { refused: `not approved: ${reason}; nothing ran` };
+  }
+  const answer = await Promise.race([terminal.ask(`Type the first 8 characters of the plan hash to approve (${hash.slice(0, 2)}…), anything else declines:\n`), io.stopSignal?.then(() => null) ?? new Promise<never>(() => undefined)]);
   const typed = answer?.trim().toLowerCase() ?? '';
   if (typed !== hash.slice(0, 8)) {
     const reason = answer === null ? 'no confirmation code was given' : 'the confirmation code does not match the plan hash';

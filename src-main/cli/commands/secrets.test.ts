@@ -66,6 +66,24 @@ describe('silas secrets', () => {
     }
   });
 
+  it('--origin binds a model provider key to origins (scheme://host:port); without it the binding is kept; delete removes it', async () => {
+    const keyring = scratch();
+    const secrets = new NamedSecrets(keyring);
+    const key = token();
+    const set = await silas(keyring, ['set', 'openai-key', '--origin', 'https://api.openai.com/v1', '--origin', 'http://127.0.0.1:8080/v1'], `${key}\n`);
+    expect(set).toMatchObject({ code: 0, out: expect.stringContaining('to http://127.0.0.1:8080, https://api.openai.com:443 and nowhere else') });
+    expect(secrets.boundOrigins('openai-key')).toEqual(['http://127.0.0.1:8080', 'https://api.openai.com:443']);
+    expect(await silas(keyring, ['set', 'openai-key'], token())).toMatchObject({ code: 0 });
+    expect(secrets.boundOrigins('openai-key')).toEqual(['http://127.0.0.1:8080', 'https://api.openai.com:443']);
+    expect(await silas(keyring, ['set', 'github-token'], token())).toMatchObject({ code: 0 });
+    expect((await silas(keyring, ['list'])).out.split('\n')).toEqual(['github-token', 'openai-key  (model provider key for http://127.0.0.1:8080, https://api.openai.com:443)']);
+    // A URL that is not one is refused before the value is read.
+    expect(await silas(keyring, ['set', 'openai-key', '--origin', 'api.openai.com'], token())).toMatchObject({ code: 2, err: expect.stringContaining('is not an http:// or https:// URL') });
+    expect(await silas(keyring, ['delete', 'openai-key'])).toMatchObject({ code: 0 });
+    expect(secrets.boundOrigins('openai-key')).toEqual([]);
+    for (const text of printed) expect(text).not.toContain(key);
+  });
+
   it('drops exactly one trailing newline (LF or CRLF), keeping the rest of the value', async () => {
     const keyring = scratch();
     const secrets = new NamedSecrets(keyring);

@@ -1,16 +1,22 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { cliNamedSecrets, MAX_SECRET_BYTES, secretNameProblem } from '../../app/cli-secrets.js';
+import { cliNamedSecrets, originsOf, secretNameProblem } from '../../app/cli-secrets.js';
+import { readSecretValue as readValue, type Stdin } from './secret-input.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas secrets <set|list|delete> [NAME]
 
-  silas secrets set NAME
+  silas secrets set NAME [--origin URL]...
       Store the value read from standard input as secret NAME in the OS keyring, replacing any
       value it had. One trailing newline is dropped. The value is never taken from arguments or
       the environment, and never printed.
+      --origin URL: NAME is a model provider's API key, and may be sent to URL's origin
+      (scheme://host:port) and to no other; give it once per origin. Without it, where NAME may
+      go is left as it was (a key replaced keeps its provider), and a secret never bound to an
+      origin is never sent to a model provider.
   silas secrets list
-      The names of the stored secrets, one a line (never their values).
+      The names of the stored secrets, one a line (never their values), each with the origins
+      it may be sent to, if any.
   silas secrets delete NAME
       Remove secret NAME from the OS keyring.
 
@@ -18,18 +24,18 @@ A policy passes a secret to an MCP server by name (e.g. GITHUB_TOKEN: github-tok
 lives only in the OS keyring. Names are 1 to 64 characters: letters, digits, "_", "." and "-",
 starting with a letter or digit.`;
 
-/** The arguments, or null when help was asked for (and printed). */
-function args(argv: string[], io: CliIo): string[] | null {
+/** The arguments and the origins given (set only), or null when help was asked for (and printed). */
+function args(argv: string[], io: CliIo, origins = false): { positionals: string[]; origins: string[] | undefined } | null {
   let parsed;
   try {
-    parsed = parseFlags(argv, {}, usage, true);
+    parsed = parseFlags(argv, origins ? { origin: { type: 'string', multiple: true } } : {}, usage, true);
   } catch (error) {
     // The parser quotes the option it does not know, and a value pasted after NAME may start with dashes.
-    if (error instanceof UsageError) throw new UsageError('secrets: this command takes no options but --help; the value is read from standard input, never from arguments', usage);
+    if (error instanceof UsageError) throw new UsageError(`secrets: this command takes no options but ${origins ? '--origin URL and ' : ''}--help; the value is read from standard input, never from arguments`, usage);
     throw error;
   }
   const { values, positionals } = parsed;
-  if (!values.help) return positionals;
+  if (!values.help) return { positionals, origins: (values as { origin?: string[] }).origin };
   io.out(usage);
   return null;
 }
@@ -47,40 +53,12 @@ function nameArg(sub: string, positionals: string[]): string {
   return name;
 }
 
-type Stdin = NodeJS.ReadableStream & { isTTY?: boolean };
-
-/**
- * The whole of standard input, as strict UTF-8: a byte that is not UTF-8 would otherwise become
- * U+FFFD and the stored secret would silently differ from what was piped. Reading stops once the
- * input is past the size limit, so a runaway pipe is not buffered whole.
- */
-async function readValue(stdin: Stdin, name: string): Promise<string> {
-  // Room for the limit plus a trailing CRLF that is stripped before the limit is checked.
-  const limit = MAX_SECRET_BYTES + 2;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stdin) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
-    chunks.push(bytes);
-    size += bytes.length;
-    if (size > limit) throw new SilasError(ErrorCode.InvalidArgs, `the value of secret "${name}" is longer than ${MAX_SECRET_BYTES} bytes (64 KiB); nothing was stored`);
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new SilasError(ErrorCode.InvalidArgs, `the value of secret "${name}" on standard input is not valid UTF-8; nothing was stored`);
-  }
-  // `echo value |` and typing then Enter add a newline that is not part of the secret; on
-  // Windows it is CRLF. Only one is dropped, so a value that really ends in a newline survives
-  // when given with two.
-  return text.endsWith('\r\n') ? text.slice(0, -2) : text.endsWith('\n') ? text.slice(0, -1) : text;
-}
-
 const set: Subcommand = async (argv, io) => {
-  const positionals = args(argv, io);
-  if (positionals === null) return 0;
-  const name = nameArg('set', positionals);
+  const parsed = args(argv, io, true);
+  if (parsed === null) return 0;
+  const name = nameArg('set', parsed.positionals);
+  // Checked before the value is read: a mistyped URL should not cost the person typing the key again.
+  const origins = parsed.origins === undefined ? undefined : checkedOrigins(parsed.origins);
   const stdin = io.stdin as Stdin | undefined;
   if (!stdin) throw new UsageError('secrets set: needs standard input to read the value from', usage);
   if (stdin.isTTY) {
@@ -89,15 +67,25 @@ const set: Subcommand = async (argv, io) => {
   const value = await readValue(stdin, name);
   if (value.length === 0) throw new SilasError(ErrorCode.InvalidArgs, `the value of secret "${name}" is empty; nothing was stored. Pipe or type the value on standard input`);
   const secrets = cliNamedSecrets(io.secretStore);
-  secrets.set(name, value);
+  secrets.set(name, value, origins === undefined ? {} : { origins });
   io.out(`stored secret "${name}" in the OS keyring (${secrets.description})`);
+  const bound = secrets.boundOrigins(name);
+  if (bound.length > 0) io.out(`it may be sent, as a model provider's API key, to ${bound.join(', ')} and nowhere else`);
   return 0;
 };
 
+function checkedOrigins(urls: string[]): string[] {
+  try {
+    return originsOf(urls);
+  } catch (error) {
+    throw new UsageError(`secrets set: --origin: ${(error as Error).message}`, usage);
+  }
+}
+
 const list: Subcommand = async (argv, io) => {
-  const positionals = args(argv, io);
-  if (positionals === null) return 0;
-  if (positionals.length > 0) throw new UsageError('secrets list: takes no arguments', usage);
+  const parsed = args(argv, io);
+  if (parsed === null) return 0;
+  if (parsed.positionals.length > 0) throw new UsageError('secrets list: takes no arguments', usage);
   const secrets = cliNamedSecrets(io.secretStore);
   const { names, indexCorrupt } = secrets.listing();
   if (indexCorrupt) {
@@ -105,15 +93,18 @@ const list: Subcommand = async (argv, io) => {
       `silas secrets list: the list of secret names in the OS keyring (${secrets.description}) is unreadable, so it counts as empty. The secrets themselves are untouched; \`silas secrets set NAME\` for each one lists it again.`,
     );
   }
-  for (const name of names) io.out(name);
+  for (const name of names) {
+    const bound = secrets.boundOrigins(name);
+    io.out(bound.length === 0 ? name : `${name}  (model provider key for ${bound.join(', ')})`);
+  }
   if (names.length === 0 && !indexCorrupt) io.err('no secrets stored; add one with `silas secrets set NAME`');
   return 0;
 };
 
 const remove: Subcommand = async (argv, io) => {
-  const positionals = args(argv, io);
-  if (positionals === null) return 0;
-  const name = nameArg('delete', positionals);
+  const parsed = args(argv, io);
+  if (parsed === null) return 0;
+  const name = nameArg('delete', parsed.positionals);
   const secrets = cliNamedSecrets(io.secretStore);
   if (!secrets.delete(name)) {
     io.err(`silas secrets delete: there is no secret "${name}" in the OS keyring (${secrets.description})`);

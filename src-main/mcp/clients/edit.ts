@@ -20,6 +20,8 @@ export interface WrapSpec {
   home?: string;
   /** The client whose configuration this is: the proxy records it, so each server/client pair is its own agent. */
   client?: string;
+  /** `--allow-unsigned` on the proxy: enforce policies the owner did not sign (development only, recorded by the proxy). */
+  allowUnsigned?: boolean;
 }
 
 interface Edit {
@@ -33,6 +35,7 @@ export function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: Wr
   const args = [runtime.bin, 'proxy', '--name', server, '--policy', spec.policy];
   if (spec.home !== undefined) args.push('--home', spec.home);
   if (spec.client !== undefined) args.push('--client', spec.client);
+  if (spec.allowUnsigned) args.push('--allow-unsigned');
   args.push('--', original.command, ...original.args);
   return { command: runtime.node, args };
 }

@@ -123,6 +123,8 @@ export interface WrapOptions {
   /** Put `--home` into the command line (when the home is not the default one). */
   homeInCommandLine: boolean;
   runtime: ProxyRuntime;
+  /** Write `--allow-unsigned` into each proxy command line (development only; never the default). */
+  allowUnsigned?: boolean;
 }
 
 export interface WrapPlan {
@@ -185,7 +187,7 @@ export function planWrap(config: LoadedConfig, options: WrapOptions): WrapPlan {
   }
   if (options.policy === undefined) for (const policy of new Set(policies.values())) checkPolicy(policy);
   const targets = new Map<string, WrapSpec>();
-  for (const [name, policy] of policies) targets.set(name, { policy, ...(options.homeInCommandLine ? { home: options.silasHome } : {}), client: config.client.id });
+  for (const [name, policy] of policies) targets.set(name, { policy, ...(options.homeInCommandLine ? { home: options.silasHome } : {}), client: config.client.id, ...(options.allowUnsigned ? { allowUnsigned: true } : {}) });
   const after = targets.size > 0 ? wrapEntries(parsed, options.runtime, targets) : parsed.text;
   if (targets.size > 0) {
     const check = checkEdit(parsed, after, config.client, new Set(targets.keys()));

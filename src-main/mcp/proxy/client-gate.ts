@@ -80,8 +80,10 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
     return answer(refused(decision, aipError('SchemaMismatch', { tool, reason, announced_name: announcedName }), 'tool_pin'));
   }
   const pin = announced === undefined ? null : ctx.pins.get(ctx.server, normalized);
-  if (announced !== undefined && pin && pin.approvedHash !== announced) {
-    const reason = 'Tool definition changed since it was pinned; approve the new version in the Silas cockpit';
+  if (announced !== undefined && pin && (pin.approvedHash !== announced || !pin.sealed)) {
+    const reason = pin.sealed
+      ? 'Tool definition changed since it was pinned; approve the new version in the Silas cockpit'
+      : "The tool's pin was changed outside Silas, so it approves nothing; approve the tool's definition in the Silas cockpit";
     return answer(refused(decision, aipError('SchemaMismatch', { tool, reason, expected_hash: pin.approvedHash, actual_hash: announced }), 'tool_pin'));
   }
 

@@ -1,10 +1,12 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { createPolicyEngine, type PolicyEngineOptions } from '../../aip/engine.js';
 import type { DlpEngine } from '../../aip/dlp/engine.js';
 import type { PolicyEvaluator } from '../../aip/evaluate/evaluator.js';
-import { loadPolicyFile, type PolicyError } from '../../aip/policy/load.js';
+import { inForceMatcher, judgePolicyText, textSha256, type PolicyRefusalReason } from '../../aip/policy/in-force.js';
+import { loadPolicyText, readPolicyText, type PolicyError } from '../../aip/policy/load.js';
 import type { AgentPolicy } from '../../aip/policy/types.js';
+import type { StateSeals } from '../../keys/sealed-state.js';
 
 /** One loaded policy with everything that enforces it; swapped whole on reload. */
 export interface PolicyState {
@@ -13,9 +15,32 @@ export interface PolicyState {
   dlp: DlpEngine | null;
 }
 
+/** A policy file that loads but was not put in force by the owner: refused, the last policy in force stays. */
+export interface PolicyRefusal {
+  reason: PolicyRefusalReason;
+  /** Why, and how to put it in force (adopt in the cockpit, or `silas policy sign`). */
+  detail: string;
+  textSha256: string;
+}
+
+/** A version Silas saved for the file (newest first): the candidates for the policy in force at start. */
+export interface SavedPolicyVersion {
+  seq: number;
+  text: string;
+}
+
 export interface PolicySourceOptions {
+  /** The policy file's absolute path: also the id its policy in force is anchored under. */
   file: string;
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  /** The keyring's anchors of policies in force (docs/mcp-proxy.md "Signed policies"). */
+  seals: Pick<StateSeals, 'checkAnchored' | 'anchoredDigest' | 'anchor'>;
+  /** `--allow-unsigned`: any valid policy is enforced, signed or not (a recorded development choice). */
+  allowUnsigned?: boolean;
+  /** The versions Silas saved for the file, newest first; at start the anchored one is enforced when the file is refused. */
+  savedVersions?: () => SavedPolicyVersion[];
+  /** The file was refused (once per distinct content); the policy in force is unchanged. */
+  onRefused?: (refusal: PolicyRefusal, inForce: PolicyState | null) => void;
   engine: Omit<PolicyEngineOptions, 'toolDefinition'> & Pick<PolicyEngineOptions, 'toolDefinition'>;
   onReloaded?: (state: PolicyState, previousHash: string) => void;
   onReloadFailed?: (errors: PolicyError[]) => void;
@@ -25,12 +50,24 @@ export interface PolicySourceOptions {
   pollMs?: number;
 }
 
-export type InitialLoad = { ok: true; state: PolicyState; warnings: string[] } | { ok: false; errors: PolicyError[] };
+export type InitialLoad =
+  | {
+      ok: true;
+      state: PolicyState;
+      warnings: string[];
+      /** The file was refused and the saved version `seq` (the one anchored) is enforced instead. */
+      fallback?: { refusal: PolicyRefusal; seq: number };
+    }
+  | { ok: false; errors: PolicyError[]; refusal?: PolicyRefusal };
+
+const MAX_REMEMBERED_REFUSALS = 1_000;
 
 /**
- * The policy file of one proxy, hot-reloaded (issue 4 §5): a valid edit replaces the enforcing
- * state within about a second; an invalid one keeps the last valid state and is reported once.
- * The directory is watched rather than the file, so atomic saves (write + rename) are seen.
+ * The policy file of one proxy, hot-reloaded (issue 4 §5): an edit the owner put in force (signed
+ * and anchored, aip/policy/in-force.ts) replaces the enforcing state within about a second; an
+ * invalid one, or one the owner did not put in force, keeps the last state and is reported once
+ * per distinct content. The directory is watched rather than the file, so atomic saves
+ * (write + rename) are seen.
  */
 export class PolicySource {
   private state: PolicyState | null = null;
@@ -39,15 +76,30 @@ export class PolicySource {
   private pending: NodeJS.Timeout | null = null;
   private lastStat = '';
   private lastFailure = '';
+  private readonly refused = new Set<string>();
+  private readonly file: string;
 
-  constructor(private readonly options: PolicySourceOptions) {}
+  constructor(private readonly options: PolicySourceOptions) {
+    this.file = resolve(options.file);
+  }
 
   load(): InitialLoad {
-    const result = loadPolicyFile(this.options.file, { trustedKeys: this.options.trustedKeys() });
-    if (!result.ok) return result;
-    this.state = this.build(result.policy);
     this.lastStat = this.stat();
-    return { ok: true, state: this.state, warnings: result.warnings };
+    const read = readPolicyText(this.file);
+    if (!read.ok) return read;
+    const judged = this.judge(read.text);
+    if (judged.ok) {
+      this.state = this.build(judged.policy);
+      return { ok: true, state: this.state, warnings: judged.warnings };
+    }
+    if (judged.invalid) return { ok: false, errors: judged.errors };
+    const refusal: PolicyRefusal = { reason: judged.reason, detail: judged.detail, textSha256: textSha256(read.text) };
+    this.refused.add(refusal.textSha256);
+    const saved = this.anchoredVersion();
+    if (saved) this.state = this.build(saved.policy);
+    this.options.onRefused?.(refusal, this.state);
+    if (!saved) return { ok: false, refusal, errors: [{ path: '', line: 0, column: 0, message: refusal.detail }] };
+    return { ok: true, state: this.state!, warnings: saved.warnings, fallback: { refusal, seq: saved.seq } };
   }
 
   current(): PolicyState {
@@ -56,9 +108,9 @@ export class PolicySource {
   }
 
   watch(): void {
-    const file = basename(this.options.file);
+    const file = basename(this.file);
     try {
-      this.watcher = watch(dirname(this.options.file), { persistent: false }, (_event, name) => {
+      this.watcher = watch(dirname(this.file), { persistent: false }, (_event, name) => {
         if (name === null || name === file) this.schedule();
       });
       this.watcher.on('error', () => undefined);
@@ -83,7 +135,17 @@ export class PolicySource {
   /** Loads the file now; returns whether the enforcing policy changed. */
   reload(): boolean {
     this.lastStat = this.stat();
-    const result = loadPolicyFile(this.options.file, { trustedKeys: this.options.trustedKeys() });
+    const read = readPolicyText(this.file);
+    const result = read.ok ? this.judge(read.text) : ({ ok: false, invalid: true, errors: read.errors } as const);
+    if (!result.ok && !result.invalid) {
+      const sha = textSha256(read.ok ? read.text : '');
+      if (!this.refused.has(sha)) {
+        if (this.refused.size >= MAX_REMEMBERED_REFUSALS) this.refused.clear();
+        this.refused.add(sha);
+        this.options.onRefused?.({ reason: result.reason, detail: result.detail, textSha256: sha }, this.state);
+      }
+      return false;
+    }
     if (!result.ok) {
       const key = JSON.stringify(result.errors);
       if (key !== this.lastFailure) {
@@ -109,6 +171,25 @@ export class PolicySource {
     this.pending.unref();
   }
 
+  private judge(text: string): ReturnType<typeof judgePolicyText> {
+    return judgePolicyText(text, { path: this.file, trustedKeys: this.options.trustedKeys(), seals: this.options.seals, allowUnsigned: this.options.allowUnsigned === true });
+  }
+
+  /**
+   * The version Silas saved for this file that the keyring names as in force, when it is signed by
+   * the owner: what a proxy enforces at start while the file itself is refused.
+   */
+  private anchoredVersion(): { policy: AgentPolicy; warnings: string[]; seq: number } | null {
+    const trustedKeys = this.options.trustedKeys();
+    const isInForce = inForceMatcher(this.options.seals, this.file);
+    for (const version of this.options.savedVersions?.() ?? []) {
+      if (!isInForce(textSha256(version.text))) continue;
+      const loaded = loadPolicyText(version.text, { sourcePath: this.file, trustedKeys });
+      if (loaded.ok && loaded.signedBy !== null) return { policy: loaded.policy, warnings: loaded.warnings, seq: version.seq };
+    }
+    return null;
+  }
+
   private build(policy: AgentPolicy): PolicyState {
     const engine = createPolicyEngine(policy, this.options.engine);
     return { policy, evaluator: engine.evaluator, dlp: engine.dlp };
@@ -116,7 +197,7 @@ export class PolicySource {
 
   private stat(): string {
     try {
-      const s = statSync(this.options.file);
+      const s = statSync(this.file);
       return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
     } catch {
       return 'missing';

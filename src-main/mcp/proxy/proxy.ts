@@ -11,10 +11,12 @@ import type { Approver } from './approver.js';
 import { handleClientLine } from './client-gate.js';
 import { errorLine, noteAnnouncedRoots, type Forwarded, type ProxyContext } from './context.js';
 import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
-import { PolicySource } from './policy-source.js';
+import { PolicySource, type SavedPolicyVersion } from './policy-source.js';
+import type { StateSeals } from '../../keys/sealed-state.js';
 import { ProxyAudit } from './proxy-audit.js';
 import { handleServerLine } from './server-relay.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
+import { sealPinsFromBeforeSeals, toolPinSealer } from '../tool-pin-seals.js';
 import type { ServerLauncher, ServerLaunchPlan } from '../sandbox/server-launcher.js';
 import { SANDBOX_KEY } from '../../../src-shared/policy/schema-sandbox.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
@@ -30,6 +32,12 @@ export interface ProxyOptions {
   audit: AuditLog;
   /** Keys trusted for signed policies and approvals: the owner key (keyring, else the DB's). */
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
+  /** The keyring's anchors of the policies in force: only the one Silas last put in force is enforced. */
+  seals: Pick<StateSeals, 'checkAnchored' | 'anchoredDigest' | 'anchor' | 'seal' | 'check'>;
+  /** `--allow-unsigned`: enforce any valid policy, signed or not (recorded at start; development only). */
+  allowUnsigned?: boolean;
+  /** The versions Silas saved for the policy file, newest first (the cockpit's history). */
+  savedVersions?: () => SavedPolicyVersion[];
   /** The keyring's record of standing approvals in force; without it none is honoured. */
   standingGrants?: StandingGrants;
   approver: Approver;
@@ -77,6 +85,9 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   const policy = new PolicySource({
     file: options.policyFile,
     trustedKeys: options.trustedKeys,
+    seals: options.seals,
+    allowUnsigned: options.allowUnsigned === true,
+    ...(options.savedVersions ? { savedVersions: options.savedVersions } : {}),
     engine: { homeDir: options.homeDir, cwd: options.cwd, dataHome: options.dataHome, pathBases, environment: options.env ?? process.env, toolDefinition: (name) => toolDefs.get(name) ?? null },
     pollMs: options.pollMs,
     onReloaded: (state, previous) => {
@@ -84,6 +95,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
       options.log(`silas proxy: policy reloaded (${state.policy.hash.slice(0, 12)}…)`);
       // Mounts, environment and network are fixed when the server starts.
       if (sandboxSection(state.policy.document) !== startedSandbox) options.log(`silas proxy: the policy's ${SANDBOX_KEY} changed; it applies when the MCP server is restarted`);
+    },
+    onRefused: (refusal, inForce) => {
+      audit.event('aip.policy_refused', { policy_file: options.policyFile, reason: refusal.reason, text_sha256: refusal.textSha256, in_force_hash: inForce?.policy.hash ?? null, detail: refusal.detail });
+      options.log(`silas proxy: ${refusal.detail}`);
+      if (inForce) options.log(`silas proxy: the policy in force stays (${inForce.policy.hash.slice(0, 12)}…)`);
     },
     onReloadFailed: (errors) => {
       // FILE:LINE:COL lines, the same the proxy prints, so the cockpit shows what an editor can jump to.
@@ -95,10 +111,16 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   });
   const initial = policy.load();
   if (!initial.ok) {
+    if (initial.refusal) {
+      options.log('silas proxy: no policy signed by the owner is in force for this file; the MCP server was not started');
+      return { code: 1, reason: 'policy not signed by the owner' };
+    }
     for (const line of options.formatPolicyErrors(initial.errors)) options.log(line);
     options.log('silas proxy: invalid policy; the MCP server was not started');
     return { code: 1, reason: 'invalid policy' };
   }
+  if (initial.fallback) options.log(`silas proxy: enforcing version ${initial.fallback.seq} saved by Silas, the policy in force, instead of the file`);
+  if (options.allowUnsigned) options.log('silas proxy: warning: started with --allow-unsigned: any valid policy file is enforced, signed by the owner or not (development only)');
 
   // Read by onReloaded, which runs only after policy.watch() below.
   const startedSandbox = sandboxSection(initial.state.policy.document);
@@ -106,7 +128,10 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   let child: ChildProcess;
   try {
     launch = await options.launch(initial.state.policy, {
-      connection: (d) => (d.allowed ? audit.event('mcp.sandbox_allowed', { host: d.host, port: d.port }) : audit.event('mcp.sandbox_denied', { kind: 'connect', host: d.host, port: d.port, reason: d.reason })),
+      connection: (d) =>
+        d.allowed
+          ? audit.event('mcp.sandbox_allowed', { host: d.host, port: d.port })
+          : audit.event('mcp.sandbox_denied', { kind: 'connect', host: d.host, port: d.port, reason: d.reason, count: d.count, window_start: d.windowStart, window_ms: d.windowMs }),
     });
     child = await startServer(launch);
   } catch (error) {
@@ -118,7 +143,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     return { code: 1, reason };
   }
   if (launch.summary.backend === 'none') options.log(`silas proxy: warning: the MCP server runs UNSANDBOXED (${launch.summary.unsandboxedReason ?? 'no reason given'}): it can read your files, use the network and reach your keyring`);
-  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash, sandbox: launch.summary });
+  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash, sandbox: launch.summary, ...(options.allowUnsigned ? { allow_unsigned: true as const } : {}) });
   policy.watch();
 
   let stopping = false;
@@ -128,7 +153,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     server: options.server,
     sessionId,
     audit,
-    pins: new ToolPinRepository(options.db),
+    pins: pinsOf(options),
     approvals: new ApprovalConsumer(options.db, options.audit, options.trustedKeys, options.standingGrants),
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs,
@@ -290,4 +315,11 @@ function relayStderr(child: ChildProcess, ctx: ProxyContext): void {
   const lines = new LineSplitter((line) => safely(ctx, () => emit(line)), 64 * 1024, () => ctx.log('silas proxy: dropped an oversized stderr line from the server'));
   child.stderr?.on('data', (chunk: Buffer) => lines.push(chunk));
   child.stderr?.on('end', () => lines.end());
+}
+
+/** The proxy's pins, sealed with the ledger key; pins from before seals are sealed at the first start after the upgrade. */
+function pinsOf(options: Pick<ProxyOptions, 'db' | 'seals'>): ToolPinRepository {
+  const pins = new ToolPinRepository(options.db, toolPinSealer(options.seals));
+  sealPinsFromBeforeSeals(pins, options.seals);
+  return pins;
 }

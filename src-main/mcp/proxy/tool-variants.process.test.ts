@@ -5,6 +5,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, SERVERS, startInProcessProxy, writePolicy, type InProcessProxy } from '../testing/proxy-harness.js';
 import { ScriptedApprover } from '../testing/test-approver.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
+import { toolPinSealer } from '../tool-pin-seals.js';
 import { rpcError } from '../testing/rpc-error.js';
 
 /* Issue 9 item 5: a hostile server re-announces a pinned tool under a name that normalises alike. */
@@ -56,7 +57,7 @@ describe('tool pins hold against name variants', () => {
       expect(log.filter((e) => e.event === 'aip.decision' && e.data.method === 'tools/call').map((e) => [e.data.decision, e.data.error_code])).toEqual([['BLOCK', -32013]]);
       const pins = home.open();
       try {
-        expect(new ToolPinRepository(pins.db).list('files').map((p) => p.tool)).toEqual(['fetch']);
+        expect(new ToolPinRepository(pins.db, toolPinSealer(pins.seals)).list('files').map((p) => p.tool)).toEqual(['fetch']);
       } finally {
         pins.close();
       }

@@ -27,7 +27,8 @@ export interface ServerLaunchPlan {
 
 /** What the sandbox's boundary reports, for the ledger. */
 export interface SandboxEvents {
-  connection(decision: { allowed: boolean; host: string; port: number; reason: string }): void;
+  /** A refusal's `count` and window: several refusals of one host in one entry (egress/refusal-window.ts). */
+  connection(decision: { allowed: boolean; host: string; port: number; reason: string; count?: number; windowStart?: string; windowMs?: number }): void;
 }
 
 export type ServerLauncher = (policy: AgentPolicy, events: SandboxEvents) => Promise<ServerLaunchPlan>;

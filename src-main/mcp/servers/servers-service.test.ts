@@ -11,6 +11,8 @@ import { useTempDirs } from '../../testing/temp.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { testServices } from '../../testing/handlers.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
+import { memorySeals } from '../../testing/seals.js';
+import { toolPinSealer } from '../tool-pin-seals.js';
 import { toolChangeDecisionId } from './tool-change-id.js';
 import type { ReviewQueueView } from '../../../src-shared/schemas/review.js';
 import { ServersService } from './servers-service.js';
@@ -22,14 +24,15 @@ const H2 = `sha256:${'2'.repeat(64)}`;
 
 function setup() {
   const ledger = createTestLedger(tempDir());
-  const pins = new ToolPinRepository(ledger.db);
-  const service = new ServersService(ledger.db);
+  const sealer = toolPinSealer(memorySeals().seals);
+  const pins = new ToolPinRepository(ledger.db, sealer);
+  const service = new ServersService(ledger.db, sealer);
   ledger.audit.append('mcp.proxy_started', { server: 'files', session_id: 's1', command: 'node', args: ['files.js'], policy_name: 'workstation', policy_hash: 'a'.repeat(64) });
   ledger.audit.append('aip.decision', { server: 'files', tool: 'read_file', decision: 'ALLOW', direction: 'upstream', policy_mode: 'enforce', violation: false });
   ledger.audit.append('aip.decision', { server: 'other', tool: 'x', decision: 'BLOCK', direction: 'upstream', policy_mode: 'enforce', violation: true });
   pins.observe('files', 'read_file', H1);
   pins.observe('files', 'read_file', H2);
-  const router = new ControlRouter(createHandlers({ audit: ledger.audit, ...testServices(ledger.db, ledger.audit), servers: service, runtimeInfo: () => { throw new Error('unused'); } }), { error: () => {} });
+  const router = new ControlRouter(createHandlers({ audit: ledger.audit, ...testServices(ledger.db, ledger.audit, sealer), servers: service, runtimeInfo: () => { throw new Error('unused'); } }), { error: () => {} });
   return { ledger, pins, service, router };
 }
 

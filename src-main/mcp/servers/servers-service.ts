@@ -3,7 +3,7 @@ import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import type { GovernedServer } from '../../../src-shared/schemas/servers.js';
 import { ServerSandboxSummary } from '../../../src-shared/schemas/server-sandbox.js';
 import { AuditRepository, rowToEntry } from '../../store/repositories/audit-repository.js';
-import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
+import { type PinSealer, ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { toolChangeDecisionId } from './tool-change-id.js';
 
 const RECENT_DECISIONS = 20;
@@ -18,8 +18,8 @@ export class ServersService {
   private readonly pins: ToolPinRepository;
   private readonly entries: AuditRepository;
 
-  constructor(db: SqliteDatabase) {
-    this.pins = new ToolPinRepository(db);
+  constructor(db: SqliteDatabase, sealer: PinSealer) {
+    this.pins = new ToolPinRepository(db, sealer);
     this.entries = new AuditRepository(db);
   }
 
@@ -45,6 +45,7 @@ export class ServersService {
         recentDecisions: this.entries.serverEntries(name, ['aip.decision'], RECENT_DECISIONS).map(rowToEntry) as AuditEntry[],
         sandbox: sandboxOf(started),
         sandboxDenials: this.entries.serverEntries(name, ['mcp.sandbox_denied'], RECENT_DENIALS).map(rowToEntry) as AuditEntry[],
+        ...(started?.data.allow_unsigned === true ? { unsignedAllowed: true } : {}),
       };
     });
   }

@@ -1,7 +1,7 @@
 import { unsandboxedLauncher } from '../sandbox/server-launcher.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -15,6 +15,10 @@ import type { StandingGrants } from '../../approvals/standing-grants.js';
 import { formatPolicyError } from '../../cli/commands/policy-loading.js';
 import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../../keys/owner-key.js';
 import { OsKeyring, type SecretStore } from '../../keys/secret-store.js';
+import { StateSeals } from '../../keys/sealed-state.js';
+import { anchorPolicyInForce } from '../../aip/policy/in-force.js';
+import { PolicySignError, signPolicyText } from '../../aip/policy/sign.js';
+import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
 import { SILAS_BIN } from '../../testing/cli.js';
 import type { Approver } from '../proxy/approver.js';
 import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
@@ -39,6 +43,9 @@ export interface TestHome {
   open(): Ledger;
 }
 
+/** The home createTestHome made last in this test file: whose owner signs the policies writePolicy writes. */
+let lastTestHome: TestHome | null = null;
+
 export function createTestHome(home: string): TestHome {
   // The real OS keyring (a throwaway one under scripts/with-keyring.sh): proxy children need it to write the ledger.
   const secretStore = new OsKeyring();
@@ -46,7 +53,21 @@ export function createTestHome(home: string): TestHome {
   recordInitialisation(ledger);
   ledger.close();
   const signer = new OwnerKeyVault(secretStore, ownerAccountForHome(home)).load()!;
-  return { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore }) };
+  lastTestHome = { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore }) };
+  return lastTestHome;
+}
+
+/**
+ * Signs `file` with the home's owner key and puts it in force for the home's proxies (the keyring
+ * anchor `silas policy sign` and the cockpit's save write): what a person does before a proxy
+ * enforces a policy (docs/mcp-proxy.md "Signed policies"). Returns the signed text.
+ */
+export function signPolicyForHome(home: Pick<TestHome, 'home' | 'signer' | 'secretStore'>, file: string, text = readFileSync(file, 'utf8')): string {
+  const signed = signPolicyText(text, home.signer);
+  const seals = new StateSeals({ keys: { ledger: () => null, owner: () => home.signer }, anchors: { store: home.secretStore, absoluteHome: home.home } });
+  anchorPolicyInForce(seals, file, signed);
+  writeFileSync(file, signed);
+  return signed;
 }
 
 /** The home's ledger entries after its chain verified (checkpoints, the ledger's own bookkeeping, left out). */
@@ -61,9 +82,25 @@ export function verifiedEntries(home: TestHome): AuditEntry[] {
   }
 }
 
-export function writePolicy(dir: string, spec: string, name = 'policy.yaml'): string {
+/**
+ * Writes a test policy with `spec` under `spec:`, signed by the owner of `home` (default: the
+ * home createTestHome made last) and put in force, as a person's policy is; `unsigned: true`
+ * leaves it as written (a proxy then refuses it unless started with --allow-unsigned).
+ */
+export function writePolicy(dir: string, spec: string, name = 'policy.yaml', options: { home?: TestHome; unsigned?: boolean } = {}): string {
   const file = join(dir, name);
-  writeFileSync(file, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: proxy-test\nspec:\n${spec}`);
+  const text = `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: proxy-test\nspec:\n${spec}`;
+  const home = options.home ?? lastTestHome;
+  if (!options.unsigned && home) {
+    try {
+      signPolicyForHome(home, file, text);
+      return file;
+    } catch (error) {
+      // An invalid policy cannot be signed: it is written as it is, for the tests of invalid policies.
+      if (!(error instanceof PolicySignError)) throw error;
+    }
+  }
+  writeFileSync(file, text);
   return file;
 }
 
@@ -184,6 +221,8 @@ export async function startInProcessProxy(options: {
   standingGrants?: StandingGrants;
   /** The keyring the proxy reads (default: the OS keyring createTestHome used). */
   secretStore?: SecretStore;
+  /** `--allow-unsigned`: enforce the file whether the owner signed it or not. */
+  allowUnsigned?: boolean;
 }): Promise<InProcessProxy> {
   const ledger = openLedger(options.home, { create: false, keys: 'verify', secretStore: options.secretStore ?? new OsKeyring() });
   const trusted = ledger.trustedKeys();
@@ -199,6 +238,9 @@ export async function startInProcessProxy(options: {
     db: ledger.db,
     audit: ledger.audit,
     trustedKeys: () => trusted,
+    seals: ledger.seals,
+    allowUnsigned: options.allowUnsigned === true,
+    savedVersions: () => new PolicyVersionRepository(ledger.db).list(options.policy, 100),
     standingGrants: options.standingGrants,
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs ?? 60_000,

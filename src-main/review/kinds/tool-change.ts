@@ -3,7 +3,7 @@ import { orderActions } from '../../../src-shared/review/cta.js';
 import type { CardOf, DecisionCard } from '../../../src-shared/schemas/review.js';
 import type { AuditAppender } from '../../../src-shared/audit/events.js';
 import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
-import { ToolPinRepository, type ToolPin } from '../../store/repositories/tool-pins.js';
+import { type PinSealer, ToolPinRepository, type ToolPin } from '../../store/repositories/tool-pins.js';
 import { toolChangeDecisionId } from '../../mcp/servers/tool-change-id.js';
 import type { StandingDecisions } from '../decision-queue.js';
 
@@ -25,8 +25,9 @@ export class ToolChangeDecisions implements StandingDecisions {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly audit: AuditAppender,
+    sealer: PinSealer,
   ) {
-    this.pins = new ToolPinRepository(db);
+    this.pins = new ToolPinRepository(db, sealer);
   }
 
   /** Pending changes not kept blocked. */

@@ -29,8 +29,9 @@ export function historyMessage(item: ContextItem): StreamMessage | null {
     sender = 'silas';
     text = text.replace(/^Silas: /, '');
   } else {
+    // A runtime line (`[SYSTEM] …`), or what the executor wrote (`[external] executor: …`, taint external).
     sender = 'system';
-    text = text.replace(/^\[SYSTEM\] /, '');
+    text = text.replace(/^\[SYSTEM\] /, '').replace(/^\[external\] executor: /, '');
   }
   return { id: item.ctx_id, sender, text, taint: item.taint, turn: item.turn_number, timestamp: item.created_at };
 }

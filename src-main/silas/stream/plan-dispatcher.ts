@@ -1,8 +1,9 @@
-import type { DecisionAnswer } from '../../../src-shared/schemas/review.js';
+import type { CardOrigin, DecisionAnswer } from '../../../src-shared/schemas/review.js';
 import type { StreamEvent, WorkProgressStatus } from '../../../src-shared/schemas/stream.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem, WorkItemResult } from '../../../src-shared/silas/work.js';
 import type { AuditLog } from '../../audit/audit-log.js';
+import type { DispatchedWork, PlanOrigin } from './sealed-stream-state.js';
 
 /*
  * §5.1 step 12 and §5.1.2 after the turn: the plan goes to the person (the Review card, signed on
@@ -12,17 +13,31 @@ import type { AuditLog } from '../../audit/audit-log.js';
  */
 
 export interface PlanExecutionPorts {
-  /** The person's answer about this exact plan (the decision queue's plan kind); never throws. Aborting `signal` withdraws the card. */
-  ask(item: WorkItem, planHash: string, source: string, signal: AbortSignal): Promise<DecisionAnswer>;
+  /**
+   * The person's answer about this exact plan (the decision queue's plan kind); never throws.
+   * Aborting `signal` withdraws the card. `origin` is stamped on the card: the channel and taint
+   * of the conversation that proposed it.
+   */
+  ask(item: WorkItem, planHash: string, source: string, signal: AbortSignal, origin: CardOrigin): Promise<DecisionAnswer>;
   /** §5.1.2 steps 6–9: consume the token for this item, then execute it; a refused token runs nothing. */
   execute(item: WorkItem, token: ApprovalToken, signal: AbortSignal, scope: string): Promise<{ ok: true; result: WorkItemResult } | { ok: false; reason: string }>;
 }
 
-/** Where dispatched work is kept across restarts (`StreamWorkRepository`). */
+/** Where dispatched work is kept across restarts, sealed (`SealedWorkLedger`). */
 export interface WorkLedger {
-  record(work: { workItemId: string; scopeId: string; planHash: string; itemJson: string }, status: string, at: Date): void;
+  record(work: DispatchedWork, status: string, at: Date): void;
   setStatus(workItemId: string, status: string, at: Date): void;
-  unfinished(): { workItemId: string; scopeId: string; planHash: string; itemJson: string; status: string }[];
+  /** Unfinished work whose seal holds; `refused` counts the rows that failed it (already reported). */
+  unfinished(): { work: (DispatchedWork & { status: string })[]; refused: number };
+}
+
+/** Who wrote a line the runtime adds to a conversation (docs/silas/stream.md "Taint of what the executor wrote"). */
+export type ReportSource = 'runtime' | 'executor';
+
+export interface ReportOptions {
+  chips?: readonly { value: string; label: string }[];
+  /** `executor`: written after reading tool output, so `external` wherever it appears (§5.12). */
+  from?: ReportSource;
 }
 
 export interface PlanDispatcherDeps {
@@ -32,14 +47,31 @@ export interface PlanDispatcherDeps {
   audit: Pick<AuditLog, 'append'>;
   /** To whoever holds the scope now (a reload may have moved it to another session). */
   emit: (scope: string, event: StreamEvent) => void;
-  /** A line for the scope's conversation (chronicle and channel), e.g. the result's summary, with reply chips. */
-  report: (scope: string, text: string, chips?: readonly { value: string; label: string }[]) => void;
+  /** A line for the scope's conversation (chronicle and channel), e.g. the result's summary, with suggestion chips. */
+  report: (scope: string, text: string, options?: ReportOptions) => void;
 }
 
 export interface PlanRun {
   scope: string;
   item: WorkItem;
   planHash: string;
+  /** The channel and taint of the conversation that proposed it: shown on its card. */
+  origin: PlanOrigin;
+}
+
+/**
+ * The card's origin (src-shared/schemas/review.ts `CardOrigin`): the Stream knows the channel of
+ * the conversation and the taint of the answer that proposed the plan; the requester is worded
+ * from those facts, never from anything the model wrote.
+ */
+export function planCardOrigin(scope: string, origin: PlanOrigin): CardOrigin {
+  const requester =
+    origin.channel === 'cockpit'
+      ? 'your Stream conversation in the cockpit'
+      : origin.signed
+        ? 'a conversation over the local socket whose message was signed with your owner key (silas chat)'
+        : 'a local process over the local socket (unsigned messages, not shown as yours)';
+  return { channel: origin.channel, sourceId: `stream:${scope}`, requester, taint: origin.taint, governed: false };
 }
 
 export interface PlanDispatcher {
@@ -48,13 +80,18 @@ export interface PlanDispatcher {
 
 const MAX_CHIPS = 5;
 
-/** Next steps as reply chips: each sends its own text as the next message. */
-export function suggestionChips(nextSteps: readonly string[]): { value: string; label: string }[] {
+/**
+ * The executor's next steps as suggestion chips. The executor wrote them after reading tool
+ * output, so they are `external` suggestions from the executor (§5.12): a channel offers them as
+ * such and never sends one as the person's words unless the person picks it (the cockpit puts its
+ * text in the composer; `silas chat` sends it unsigned, as external). docs/silas/stream.md.
+ */
+export function suggestionChips(nextSteps: readonly string[]): { value: string; label: string; source: 'executor'; taint: 'external' }[] {
   return nextSteps
     .map((step) => step.trim())
     .filter((step) => step !== '')
     .slice(0, MAX_CHIPS)
-    .map((step) => ({ value: step.slice(0, 200), label: step.length > 80 ? `${step.slice(0, 79)}…` : step }));
+    .map((step) => ({ value: step.slice(0, 200), label: step.length > 80 ? `${step.slice(0, 79)}…` : step, source: 'executor' as const, taint: 'external' as const }));
 }
 
 /** A failed task whose checks ran and did not all pass is shown as a failed verification. */
@@ -85,7 +122,7 @@ export class BackgroundPlans implements PlanDispatcher {
   constructor(private readonly deps: PlanDispatcherDeps) {}
 
   dispatch(run: PlanRun): void {
-    this.deps.work.record({ workItemId: run.item.id, scopeId: run.scope, planHash: run.planHash, itemJson: JSON.stringify(run.item) }, 'awaiting_approval', this.deps.now());
+    this.deps.work.record({ workItemId: run.item.id, scopeId: run.scope, planHash: run.planHash, itemJson: JSON.stringify(run.item), origin: run.origin }, 'awaiting_approval', this.deps.now());
     const controller = new AbortController();
     const done = this.run(run, controller.signal).finally(() => this.running.delete(run.item.id));
     this.running.set(run.item.id, { controller, done });
@@ -112,11 +149,13 @@ export class BackgroundPlans implements PlanDispatcher {
   /**
    * §5.1.3 step 6 after a restart: work that had not finished is dispatched again. Its approval,
    * if any, was single-use or answered "no" at shutdown, so the person is asked again; the
-   * conversation says so. Returns how many were resumed.
+   * conversation says so. Only rows whose seal holds are resumed: a row written outside Silas is
+   * not asked about, not announced, and counted in `refused` (each one a `state.seal_refused`).
    */
-  resume(parse: (json: string) => WorkItem | null): number {
+  resume(parse: (json: string) => WorkItem | null): { resumed: number; refused: number } {
     let resumed = 0;
-    for (const work of this.deps.work.unfinished()) {
+    const { work: unfinished, refused } = this.deps.work.unfinished();
+    for (const work of unfinished) {
       const item = parse(work.itemJson);
       if (item === null) {
         this.deps.work.setStatus(work.workItemId, 'failed', this.deps.now());
@@ -124,10 +163,10 @@ export class BackgroundPlans implements PlanDispatcher {
       }
       const where = work.status === 'approved' || work.status === 'running' ? 'running' : 'waiting for your approval';
       this.deps.report(work.scopeId, `Silas restarted while the plan "${item.title}" was ${where}; it needs your approval again in Review.`);
-      this.dispatch({ scope: work.scopeId, item, planHash: work.planHash });
+      this.dispatch({ scope: work.scopeId, item, planHash: work.planHash, origin: work.origin });
       resumed += 1;
     }
-    return resumed;
+    return { resumed, refused };
   }
 
   /**
@@ -162,14 +201,14 @@ export class BackgroundPlans implements PlanDispatcher {
       },
     });
     try {
-      return await Promise.race([here, this.deps.ports.ask(run.item, run.planHash, `Silas Stream (${run.scope})`, withdraw.signal)]);
+      return await Promise.race([here, this.deps.ports.ask(run.item, run.planHash, `Silas Stream (${run.scope})`, withdraw.signal, planCardOrigin(run.scope, run.origin))]);
     } finally {
       this.awaiting.delete(run.item.id);
       signal.removeEventListener('abort', stop);
     }
   }
 
-  private progress(run: PlanRun, status: WorkProgressStatus, detail: string): void {
+  private progress(run: PlanRun, status: WorkProgressStatus, detail: string, from: ReportSource = 'runtime'): void {
     this.deps.work.setStatus(run.item.id, status, this.deps.now());
     this.deps.audit.append('silas.stream.work_progress', { scope_id: run.scope, work_item_id: run.item.id, status, detail: detail.slice(0, 2000) });
     this.deps.emit(run.scope, {
@@ -182,6 +221,7 @@ export class BackgroundPlans implements PlanDispatcher {
       plan_hash: run.planHash,
       review_id: null,
       item: status === 'awaiting_approval' ? run.item : null,
+      ...(from === 'executor' ? { detail_taint: 'external' as const } : {}),
     });
   }
 
@@ -212,9 +252,10 @@ export class BackgroundPlans implements PlanDispatcher {
       const { result } = executed;
       const checks = result.verification_results.map((check) => `${check.passed === true ? 'PASS' : 'FAIL'} ${String(check.name)}`).join(', ');
       const detail = `${result.summary}${checks === '' ? '' : ` (verification: ${checks})`}`;
-      this.progress(run, progressOf(result), detail);
+      this.progress(run, progressOf(result), detail, 'executor');
       // §5.1 step 13: the result's next steps become suggestions, offered as chips (§0.5 item 8).
-      this.deps.report(run.scope, `The plan "${item.title}" ended ${result.status}: ${detail}`, suggestionChips(result.next_steps));
+      // The summary and the steps were written after reading tool output: external (§5.12).
+      this.deps.report(run.scope, `The plan "${item.title}" ended ${result.status}: ${detail}`, { chips: suggestionChips(result.next_steps), from: 'executor' });
     } catch (error) {
       // Background work must not take the runtime down, nor end silently.
       const reason = error instanceof Error ? error.message : String(error);

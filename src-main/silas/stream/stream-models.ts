@@ -3,14 +3,17 @@ import type { ModelRoleStatus, ModelsStatus } from '../../../src-shared/schemas/
 import { isSilasError } from '../../../src-shared/errors.js';
 import { isModelError } from '../../llm/errors.js';
 import type { ModelClient } from '../../llm/model-client.js';
-import { loadModelsFile } from '../../llm/models-file.js';
+import type { StateSeals } from '../../keys/sealed-state.js';
+import { loadSealedModels } from '../../llm/sealed-models.js';
 import { readApiKey, type SecretReader } from '../../llm/providers.js';
 
 /**
  * The model of each role for the Stream, read from HOME/models.json at every turn (a model set
  * up in the cockpit or with `silas models set` is used from the next message, no restart), with
  * its key from the keyring at every call. A role that cannot be used is a `problem` that says
- * what to do: the first-run flow shows it (§1.5), never a stack trace.
+ * what to do: the first-run flow shows it (§1.5), never a stack trace. The file counts only as
+ * Silas sealed it (llm/sealed-models.ts): one changed outside Silas is refused, audited, and every
+ * role is then not set up until the person saves it again.
  */
 export type RoleModel = { ok: true; client: ModelClient; price?: ModelPrice; config: RoleModelConfig } | { ok: false; problem: string };
 
@@ -32,6 +35,7 @@ export class HomeStreamModels implements StreamModels {
     private readonly home: string,
     private readonly secrets: SecretReader,
     private readonly createClient: ClientFactory,
+    private readonly seals: StateSeals,
   ) {}
 
   async client(role: ModelRole): Promise<RoleModel> {
@@ -75,7 +79,8 @@ export class HomeStreamModels implements StreamModels {
 
   private load(): { ok: true; config: ModelsConfig } | { ok: false; problem: string } {
     try {
-      return { ok: true, config: loadModelsFile(this.home).config };
+      const loaded = loadSealedModels(this.home, this.seals);
+      return loaded.ok ? { ok: true, config: loaded.config } : { ok: false, problem: loaded.problem };
     } catch (error) {
       if (isSilasError(error)) return { ok: false, problem: error.message };
       throw error;

@@ -8,7 +8,7 @@ import { buildRuntime, type RuntimeOverrides } from '../../app/runtime.js';
 import type { Runtime } from '../../app/types.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
 import { MemorySecretStore, type SecretStore } from '../../keys/secret-store.js';
-import { saveModelsFile } from '../../llm/models-file.js';
+import { saveModelsAsOwner } from '../../llm/testing/sealed-models.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../../llm/testing/scripted-openai-server.js';
 import type { ScriptedReply } from '../../llm/testing/scripted-http-server.js';
 
@@ -36,6 +36,8 @@ export interface TestConnection {
   ok<T>(name: CallName, args: unknown): Promise<T>;
   /** Waits for this turn's `turn_finished` and returns the turn's events. */
   turn(turnId: string): Promise<StreamEvent[]>;
+  /** The connection goes away (its subscription ends), as a closed socket's does. */
+  disconnect(): void;
 }
 
 export const API_KEY_SECRET = 'scripted-key';
@@ -51,7 +53,7 @@ export async function startStreamHarness(
   let runtime = await build();
   await runtime.start();
   if (options.configure !== false) {
-    if (options.key !== undefined) new NamedSecrets(store).set(API_KEY_SECRET, options.key);
+    if (options.key !== undefined) new NamedSecrets(store).set(API_KEY_SECRET, options.key, { origins: [server.baseUrl] });
     const role = {
       provider: 'openai-compatible',
       model: 'scripted-model',
@@ -61,7 +63,7 @@ export async function startStreamHarness(
       ...(options.key !== undefined ? { apiKeySecret: API_KEY_SECRET } : {}),
       price: { inputPerMillion: 1, outputPerMillion: 2 },
     };
-    const saved = saveModelsFile(home, { proxy: role, planner: role, executor: role });
+    const saved = saveModelsAsOwner(home, store, { proxy: role, planner: role, executor: role });
     if (!saved.ok) throw new Error(saved.problems.join('; '));
   }
   const unsubscribers: (() => void)[] = [];
@@ -74,11 +76,10 @@ export async function startStreamHarness(
     store,
     connect(session, transport = 'websocket') {
       const events: StreamEvent[] = [];
-      unsubscribers.push(
-        runtime.events.subscribe((name, payload, target) => {
-          if (name === 'stream.event' && target === session) events.push(payload as StreamEvent);
-        }, session),
-      );
+      const unsubscribe = runtime.events.subscribe((name, payload, target) => {
+        if (name === 'stream.event' && target === session) events.push(payload as StreamEvent);
+      }, session);
+      unsubscribers.push(unsubscribe);
       const call = (name: CallName, args: unknown) => runtime.router.dispatch(name, args, { transport, session });
       return {
         session,
@@ -97,6 +98,7 @@ export async function startStreamHarness(
           }
           return events.filter((event) => 'turn_id' in event && event.turn_id === turnId);
         },
+        disconnect: unsubscribe,
       };
     },
     async restart() {

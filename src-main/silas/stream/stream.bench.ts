@@ -17,6 +17,7 @@ import { MemorySecretStore } from '../../keys/secret-store.js';
 import { createModelClient } from '../../llm/ai-sdk-client.js';
 import type { ModelClient, ModelStreamEvent } from '../../llm/model-client.js';
 import { ChronicleRepository } from '../../store/repositories/chronicle.js';
+import { memorySealer } from '../memory/memory-seals.js';
 import { MemoryRepository } from '../../store/repositories/memory.js';
 import { report } from '../../testing/bench.js';
 import { directRoute, startStreamHarness, streamedJson } from './stream-test-support.js';
@@ -76,6 +77,7 @@ async function turnOverhead(memoryItems: number, chronicleItems = 1_000): Promis
       signer: ledger.signer!,
       trustedKeys: () => ledger.trustedKeys(),
       secretStore: store,
+      seals: ledger.seals,
       decisions: { ask: () => Promise.resolve({ outcome: 'deny', reason: 'bench' }) },
       planKind: {} as never,
       models,
@@ -83,7 +85,7 @@ async function turnOverhead(memoryItems: number, chronicleItems = 1_000): Promis
     const caller = { session: 'session-bench', transport: 'websocket' as const };
     const opened: StreamOpenResult = stream.open({}, caller);
     const chronicle = new ChronicleRepository(ledger.db);
-    const memory = new MemoryRepository(ledger.db);
+    const memory = new MemoryRepository(ledger.db, memorySealer(ledger.seals));
     for (let i = 0; i < chronicleItems; i += 1) {
       chronicle.append(opened.scope, { ctx_id: `c${i}`, zone: 'chronicle', kind: 'message', source: 'channel:cockpit', taint: 'auth', content: `[auth] cockpit: ${sentence(i)}`, token_count: 40, turn_number: i, created_at: new Date().toISOString(), relevance: 1, masked: false, pinned: false });
     }
@@ -123,7 +125,7 @@ async function firstTokenOverhead(): Promise<void> {
   try {
     const reply = () => streamedJson({ response: { message: 'Hello there, this is the answer.' }, route: 'direct', reason: 'r', interaction_register: 'status', interaction_mode: 'default_and_offer', continuation_of: null, context_profile: 'conversation' }, undefined, 28);
     // The provider's own time to its first text, through the same client and server.
-    const client = createModelClient('proxy', { provider: 'openai-compatible', model: 'scripted-model', baseUrl: h.server.baseUrl, timeoutMs: 10_000, maxRetries: 0 }, { secrets: { get: () => null, description: 'none' } });
+    const client = createModelClient('proxy', { provider: 'openai-compatible', model: 'scripted-model', baseUrl: h.server.baseUrl, timeoutMs: 10_000, maxRetries: 0 }, { secrets: { get: () => null, description: 'none', releasable: () => ({ ok: true }) } });
     const providerFirst = async () => {
       h.server.http.enqueue(reply());
       const start = performance.now();

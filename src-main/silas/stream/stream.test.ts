@@ -6,7 +6,7 @@ import { fakeApiKey } from '../../llm/llm-test-support.js';
 import { openaiReply } from '../../llm/testing/scripted-openai-server.js';
 import { anthropicReply, startScriptedAnthropicServer } from '../../llm/testing/scripted-anthropic-server.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
-import { saveModelsFile } from '../../llm/models-file.js';
+import { saveModelsAsOwner } from '../../llm/testing/sealed-models.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { PLANNER_FALLBACK_MESSAGE, PROXY_FALLBACK_MESSAGE } from '../agents/fallbacks.js';
 import { planCards, directRoute, executorWritesGreeting, homeIn, plannerAnswer, plannerRoute, startStreamHarness, streamedJson, until, type StreamHarness } from './stream-test-support.js';
@@ -83,9 +83,10 @@ describe('a turn of the Stream', () => {
     const done = ofType(owner.events, 'work').at(-1)!;
     expect(done.detail).toContain('PASS greeting');
     const report = ofType(owner.events, 'message').at(-1)!;
-    expect(report.message).toMatchObject({ sender: 'system', text: expect.stringContaining('ended done') });
-    // The executor's next steps come back as reply chips (§5.1 step 13, §0.5 item 8).
-    expect(report.chips).toEqual([{ value: 'Show me hello.txt', label: 'Show me hello.txt' }]);
+    // Written after reading tool output: external (§5.12).
+    expect(report.message).toMatchObject({ sender: 'system', text: expect.stringContaining('ended done'), taint: 'external' });
+    // The executor's next steps come back as suggestion chips marked with their source (§5.1 step 13, §0.5 item 8).
+    expect(report.chips).toEqual([{ value: 'Show me hello.txt', label: 'Show me hello.txt', source: 'executor', taint: 'external' }]);
     const workDirs = ledger(h, 'silas.executor.tool_call').length;
     expect(workDirs).toBeGreaterThan(0);
     expect(ledger(h, 'silas.plan_approval.approved')).toHaveLength(1);
@@ -171,11 +172,11 @@ describe('a turn of the Stream', () => {
     const anthropic = await startScriptedAnthropicServer();
     try {
       const key = fakeApiKey('sk-ant');
-      new NamedSecrets(h.store).set('anthropic-key', key);
-      new NamedSecrets(h.store).set('openrouter-key', fakeApiKey('sk-or'));
+      new NamedSecrets(h.store).set('anthropic-key', key, { origins: [anthropic.baseUrl] });
+      new NamedSecrets(h.store).set('openrouter-key', fakeApiKey('sk-or'), { origins: [h.server.baseUrl] });
       const anthropicRole = { provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: anthropic.baseUrl, apiKeySecret: 'anthropic-key' };
       const routerRole = { provider: 'openrouter', model: 'meta-llama/llama-3.1-8b-instruct', baseUrl: h.server.baseUrl, apiKeySecret: 'openrouter-key' };
-      expect(saveModelsFile(h.home, { proxy: anthropicRole, planner: routerRole, executor: routerRole }).ok).toBe(true);
+      expect(saveModelsAsOwner(h.home, h.store, { proxy: anthropicRole, planner: routerRole, executor: routerRole }).ok).toBe(true);
       const owner = h.connect('session-a');
       const { scope } = await owner.ok<StreamOpenResult>('stream.open', {});
       const text = JSON.stringify(directRoute('Hello from Claude.'));

@@ -4,14 +4,15 @@ import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { MAX_STREAM_HISTORY, type StreamApproveArgs, type StreamEvent, type StreamOpenArgs, type StreamOpenResult, type StreamSendArgs, type TurnOutcome } from '../../../src-shared/schemas/stream.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ChronicleRepository } from '../../store/repositories/chronicle.js';
-import type { StreamScopeRepository } from '../../store/repositories/stream-scopes.js';
 import type { ContextManager } from '../context/context-manager.js';
 import { historyMessage, messageOf } from './history.js';
 import type { StreamCaller, StreamChannel } from './stream-channel.js';
 import type { StreamModels } from './stream-models.js';
 import { classifyTaint, type TaintDeps } from './taint.js';
 import type { TurnProcessor } from './turn-processor.js';
-import type { BackgroundPlans } from './plan-dispatcher.js';
+import type { BackgroundPlans, ReportOptions } from './plan-dispatcher.js';
+import type { SealedScopeKeys } from './sealed-stream-state.js';
+import { credentialOf, ScopeHolders, STREAM_LIMITS, type StreamLimits } from './stream-limits.js';
 import { TurnMeter } from './turn-meter.js';
 
 /*
@@ -25,10 +26,18 @@ import { TurnMeter } from './turn-meter.js';
 /** Conversation contexts kept in memory at once (each is bounded by its token budget). */
 export const MAX_LOADED_SCOPES = 200;
 
+/** The chronicle source of what the executor wrote (history shows it as a system line, taint `external`). */
+export const EXECUTOR_SOURCE = 'system:executor';
+
 export interface StreamDeps {
   audit: Pick<AuditLog, 'append'>;
-  events: { publishTo(session: string, name: 'stream.event', payload: StreamEvent): boolean };
-  scopes: StreamScopeRepository;
+  events: {
+    publishTo(session: string, name: 'stream.event', payload: StreamEvent): boolean;
+    /** Whether a session is still connected: only live sessions count against the limits. */
+    hasSession?(session: string): boolean;
+  };
+  /** Scope keys, sealed with the ledger key (a replaced hash resumes nothing). */
+  scopes: Pick<SealedScopeKeys, 'create' | 'resume'>;
   chronicle: ChronicleRepository;
   context: ContextManager;
   models: StreamModels;
@@ -37,8 +46,8 @@ export interface StreamDeps {
   taint: TaintDeps;
   /** §11 `rehydration.max_chronicle_entries`. */
   rehydrateEntries: number;
-  /** Turns waiting behind the running one, per scope; more are refused (a flood is not a queue). */
-  maxQueuedTurns: number;
+  /** Scopes per session and credential, turns waiting per scope and credential (stream-limits.ts). */
+  limits?: StreamLimits;
   now: () => Date;
   clock?: () => number;
   onError?: (message: string, error: unknown) => void;
@@ -47,30 +56,47 @@ export interface StreamDeps {
 interface Lane {
   tail: Promise<void>;
   waiting: number;
+  /** A refusal of this lane was audited; reset when its queue drains (one entry per flood, not per message). */
+  refusalAudited: boolean;
   running: { turnId: string; controller: AbortController } | null;
   /** Turns queued before this generation are dropped when they come up (a cancel). */
   generation: number;
 }
 
 export class Stream implements StreamChannel {
-  private readonly holders = new Map<string, string>();
+  private readonly holders: ScopeHolders;
   private readonly lanes = new Map<string, Lane>();
   private readonly loaded = new Set<string>();
+  private readonly limits: StreamLimits;
+  /** Turns waiting or running per credential (stream-limits.ts). */
+  private readonly credentialTurns = new Map<string, number>();
   private stopped = false;
 
-  constructor(private readonly deps: StreamDeps) {}
+  constructor(private readonly deps: StreamDeps) {
+    this.limits = deps.limits ?? STREAM_LIMITS;
+    this.holders = new ScopeHolders(this.limits, deps.events.hasSession ? (session) => deps.events.hasSession!(session) : () => true);
+  }
 
   /** Startup (§5.1): recorded; scopes are rehydrated when first used, so a start costs nothing per scope. */
-  start(resumedWork: number): void {
-    this.deps.audit.append('silas.stream.started', { scopes: this.deps.chronicle.scopes().length, resumed_work: resumedWork });
+  start(work: { resumed: number; refused: number }): void {
+    this.deps.audit.append('silas.stream.started', { scopes: this.deps.chronicle.scopes().length, resumed_work: work.resumed, ...(work.refused > 0 ? { refused_work: work.refused } : {}) });
   }
 
   open(args: z.output<typeof StreamOpenArgs>, caller: StreamCaller): StreamOpenResult {
     let scope: string;
     let key: string;
     let resumed = false;
+    // Limits first: a refused open costs no key check, no row and no context (stream-limits.ts).
+    this.admitOpen(args.resume?.scope ?? null, caller);
     if (args.resume) {
-      if (!this.deps.scopes.matches(args.resume.scope, args.resume.key, this.deps.now())) {
+      const verdict = this.deps.scopes.resume(args.resume.scope, args.resume.key, this.deps.now());
+      if (verdict === 'seal-refused') {
+        // The stored key hash was changed outside Silas (state.seal_refused has the detail): whoever
+        // holds the new key gets nothing, and the session holding the scope keeps it.
+        this.deps.audit.append('silas.stream.scope_refused', { scope_id: args.resume.scope, reason: 'the stored resume key does not match its seal (changed outside Silas)', transport: caller.transport });
+        throw new SilasError(ErrorCode.Unauthorized, 'this conversation cannot be resumed: its stored key was changed outside Silas (see the activity log); open a new one');
+      }
+      if (verdict !== 'ok') {
         this.deps.audit.append('silas.stream.scope_refused', { scope_id: args.resume.scope, reason: 'unknown scope or wrong resume key', transport: caller.transport });
         throw new SilasError(ErrorCode.Unauthorized, 'this conversation cannot be resumed (unknown scope or wrong key); open a new one');
       }
@@ -82,7 +108,7 @@ export class Stream implements StreamChannel {
       this.deps.scopes.create(scope, key, this.deps.now());
     }
     // The key holder is the same person on a new connection (a reload, a restart): the scope moves to it.
-    this.holders.set(scope, caller.session);
+    this.holders.hold(scope, caller);
     // Opening is not recorded (every page load opens one); refusals are, and every message names its scope.
     this.ensureLoaded(scope);
     const history = this.deps.chronicle
@@ -96,14 +122,19 @@ export class Stream implements StreamChannel {
     if (this.stopped) throw new SilasError(ErrorCode.Unavailable, 'Silas is shutting down; send the message again after it restarts');
     this.assertHolder(args.scope, caller);
     const lane = this.lane(args.scope);
-    if (lane.waiting >= this.deps.maxQueuedTurns) {
-      throw new SilasError(ErrorCode.RateLimited, `${lane.waiting} messages are already waiting in this conversation; wait for Silas to answer, or press Stop`);
-    }
+    this.admitTurn(args.scope, lane, caller);
     const turnId = `turn-${randomUUID()}`;
     const queuedBehind = lane.waiting + (lane.running ? 1 : 0);
     const generation = lane.generation;
+    const credential = credentialOf(caller.transport);
     lane.waiting += 1;
-    lane.tail = lane.tail.then(() => this.runTurn(args, caller, turnId, lane, generation));
+    this.credentialTurns.set(credential, (this.credentialTurns.get(credential) ?? 0) + 1);
+    lane.tail = lane.tail
+      .then(() => this.runTurn(args, caller, turnId, lane, generation))
+      .finally(() => {
+        this.credentialTurns.set(credential, Math.max(0, (this.credentialTurns.get(credential) ?? 1) - 1));
+        if (lane.waiting === 0) lane.refusalAudited = false;
+      });
     return { turn_id: turnId, queued_behind: queuedBehind };
   }
 
@@ -138,22 +169,76 @@ export class Stream implements StreamChannel {
 
   /** Sends to whoever holds the scope now; nobody holding it (a closed tab) drops the event, the chronicle keeps the record. */
   emit(scope: string, event: StreamEvent): void {
-    const session = this.holders.get(scope);
+    const session = this.holders.sessionOf(scope);
     if (session !== undefined) this.deps.events.publishTo(session, 'stream.event', event);
   }
 
-  /** A line from the runtime into a scope's conversation (a plan's result): chronicle, context and channel. */
-  report(scope: string, text: string, chips: readonly { value: string; label: string }[] = []): void {
+  /**
+   * A line from the runtime into a scope's conversation (a plan's result): chronicle, context and
+   * channel. What the executor wrote after reading tool output is `external` (§5.12) in all three,
+   * and is not framed as a `[SYSTEM]` line in the context: models read it as the tool output it is.
+   */
+  report(scope: string, text: string, options: ReportOptions = {}): void {
     this.ensureLoaded(scope);
     const turn = this.deps.chronicle.turnCounter(scope);
-    const ctxId = this.deps.context.add(scope, { zone: 'chronicle', kind: 'message', source: 'system:stream', taint: 'owner', content: `[SYSTEM] ${text}`, turn_number: turn });
+    const fromExecutor = options.from === 'executor';
+    const taint = fromExecutor ? 'external' : 'owner';
+    const ctxId = this.deps.context.add(scope, {
+      zone: 'chronicle',
+      kind: 'message',
+      source: fromExecutor ? EXECUTOR_SOURCE : 'system:stream',
+      taint,
+      content: fromExecutor ? `[external] executor: ${text}` : `[SYSTEM] ${text}`,
+      turn_number: turn,
+    });
     const item = this.deps.context.getZone(scope, 'chronicle').find((entry) => entry.ctx_id === ctxId);
     if (item) this.deps.chronicle.append(scope, item);
-    this.emit(scope, { type: 'message', scope, turn_id: null, message: messageOf({ id: ctxId, sender: 'system', text, taint: 'owner', turn, at: this.deps.now() }), chips: [...chips] });
+    this.emit(scope, { type: 'message', scope, turn_id: null, message: messageOf({ id: ctxId, sender: 'system', text, taint, turn, at: this.deps.now() }), chips: [...(options.chips ?? [])] });
+  }
+
+  /** Refuses (and audits, once per session) an open beyond the session's or the credential's scopes. */
+  private admitOpen(resuming: string | null, caller: StreamCaller): void {
+    const refusal = this.holders.admit(resuming, caller, (scope) => {
+      const lane = this.lanes.get(scope);
+      return lane !== undefined && (lane.running !== null || lane.waiting > 0);
+    });
+    if (refusal === null) return;
+    if (this.holders.firstRefusal(caller.session)) {
+      this.deps.audit.append('silas.stream.open_refused', { transport: caller.transport, limit: refusal.limit, held: refusal.held, max: refusal.max });
+    }
+    throw new SilasError(
+      ErrorCode.RateLimited,
+      refusal.limit === 'session'
+        ? `this connection already holds ${refusal.held} conversations (at most ${refusal.max}); continue one of them, or reconnect`
+        : `connections with this credential (${credentialOf(caller.transport)}) already hold ${refusal.held} conversations (at most ${refusal.max}); close some first`,
+    );
+  }
+
+  /** Refuses (and audits, once until the queue drains) a message beyond the scope's or the credential's waiting turns. */
+  private admitTurn(scope: string, lane: Lane, caller: StreamCaller): void {
+    const credential = credentialOf(caller.transport);
+    const pending = this.credentialTurns.get(credential) ?? 0;
+    const refusal =
+      lane.waiting >= this.limits.queuedTurnsPerScope
+        ? { limit: 'scope' as const, waiting: lane.waiting, max: this.limits.queuedTurnsPerScope }
+        : pending >= this.limits.turnsPerCredential
+          ? { limit: 'credential' as const, waiting: pending, max: this.limits.turnsPerCredential }
+          : null;
+    if (refusal === null) return;
+    if (!lane.refusalAudited) {
+      lane.refusalAudited = true;
+      this.deps.audit.append('silas.stream.turn_refused', { scope_id: scope, transport: caller.transport, ...refusal });
+    }
+    throw new SilasError(
+      ErrorCode.RateLimited,
+      refusal.limit === 'scope'
+        ? `${refusal.waiting} messages are already waiting in this conversation (at most ${refusal.max}); wait for Silas to answer, or press Stop`
+        : `${refusal.waiting} messages of connections with this credential are already waiting or running (at most ${refusal.max}); wait for Silas to answer`,
+    );
   }
 
   private assertHolder(scope: string, caller: StreamCaller): void {
-    if (this.holders.get(scope) === caller.session) return;
+    if (this.holders.sessionOf(scope) === caller.session) return;
     this.deps.audit.append('silas.stream.scope_refused', { scope_id: scope, reason: 'the scope is not held by this session', transport: caller.transport });
     throw new SilasError(ErrorCode.Unauthorized, 'this conversation belongs to another connection; open or resume your own with stream.open');
   }
@@ -161,7 +246,7 @@ export class Stream implements StreamChannel {
   private lane(scope: string): Lane {
     let lane = this.lanes.get(scope);
     if (!lane) {
-      lane = { tail: Promise.resolve(), waiting: 0, running: null, generation: 0 };
+      lane = { tail: Promise.resolve(), waiting: 0, refusalAudited: false, running: null, generation: 0 };
       this.lanes.set(scope, lane);
     }
     return lane;
@@ -228,6 +313,7 @@ export class Stream implements StreamChannel {
         taint: verdict.taint,
         // The cockpit's credential is the owner's (single-user mode); the local socket's is anyone's.
         ownerConnection: caller.transport !== 'local-socket',
+        origin: { channel: caller.transport === 'local-socket' ? 'local_conversation' : 'cockpit', signed: verdict.taint === 'owner' },
         signal: controller.signal,
         emit,
         meter,

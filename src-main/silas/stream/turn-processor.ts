@@ -14,6 +14,7 @@ import { planHash } from '../work/hashes.js';
 import { escalationFor, gateContextText } from './escalation.js';
 import { applyMemoryOps, injectMemories } from './memory-steps.js';
 import type { PlanDispatcher } from './plan-dispatcher.js';
+import type { PlanOrigin } from './sealed-stream-state.js';
 import { streamingStructuredCall } from './streaming-call.js';
 import type { RoleModel, StreamModels } from './stream-models.js';
 import { messageOf, taintOrder } from './history.js';
@@ -72,6 +73,8 @@ export interface TurnRequest {
   taint: TaintLevel;
   /** The connection is the owner's (the cockpit); other connections are held to the access levels. */
   ownerConnection: boolean;
+  /** Where a plan this turn proposes says it came from (its card); the taint is the answer's. */
+  origin: Omit<PlanOrigin, 'taint'>;
   signal: AbortSignal;
   emit: (event: StreamEvent) => void;
   /** Tokens of the answer reach the person as drafts unless an output gate must see the answer first. */
@@ -223,7 +226,7 @@ export class TurnProcessor {
       const hash = planHash(plan.item);
       deps.audit.append('silas.stream.plan_proposed', { ...at, work_item_id: plan.item.id, plan_hash: hash, agent_needs_approval: response.needs_approval, approval_forced: plan.overridden });
       deps.context.add(scope, { zone: 'workspace', kind: 'plan', source: `agent:${origin}`, taint: responseTaint, content: plan.item.body, turn_number: turn, pinned: true });
-      this.deps.plans.dispatch({ scope, item: plan.item, planHash: hash });
+      this.deps.plans.dispatch({ scope, item: plan.item, planHash: hash, origin: { ...request.origin, taint: responseTaint } });
       return { outcome: 'planned', route: route.route, error: null };
     }
     return { outcome: 'answered', route: route.route, error: null };

@@ -10,6 +10,11 @@ import { sql as m009 } from './009_chronicle_and_memory.js';
 import { sql as m010 } from './010_stream_scopes.js';
 import { sql as m011 } from './011_policy_versions.js';
 import { sql as m012 } from './012_alignment.js';
+import { sql as m013 } from './013_stream_seals.js';
+import { sql as m014 } from './014_alignment_seals.js';
+import { sql as m015 } from './015_policy_version_seals.js';
+import { sql as m017 } from './017_tool_pin_seals.js';
+import { sql as m018 } from './018_memory_seals.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -31,4 +36,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '010_stream_scopes', sql: m010 },
   { id: '011_policy_versions', sql: m011 },
   { id: '012_alignment', sql: m012 },
+  { id: '013_stream_seals', sql: m013 },
+  { id: '014_alignment_seals', sql: m014 },
+  { id: '015_policy_version_seals', sql: m015 },
+  { id: '017_tool_pin_seals', sql: m017 },
+  { id: '018_memory_seals', sql: m018 },
 ];

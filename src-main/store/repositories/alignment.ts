@@ -32,6 +32,8 @@ export interface AlignmentTraceRow {
   driftSimilarity: number | null;
   driftAlert: boolean;
   values: string[];
+  /** The ledger key's MAC over the row as the page shows it (migration 014); null on rows written before it. */
+  seal: string | null;
 }
 
 interface CardRow {
@@ -62,6 +64,7 @@ interface TraceRow {
   drift_similarity: number | null;
   drift_alert: number;
   values_json: string;
+  seal: string | null;
 }
 
 const card = (row: CardRow): AlignmentCardRow => ({
@@ -92,6 +95,7 @@ const trace = (row: TraceRow): AlignmentTraceRow => ({
   driftSimilarity: row.drift_similarity,
   driftAlert: row.drift_alert === 1,
   values: JSON.parse(row.values_json) as string[],
+  seal: row.seal,
 });
 
 /** An agent's trace counts, for the agents list. */
@@ -104,6 +108,11 @@ export interface AgentCounts {
   lastTs: string | null;
 }
 
+/** An agent's counts as stored, with their seal (null before migration 014, or written by something else). */
+export interface SealedAgentCounts extends AgentCounts {
+  seal: string | null;
+}
+
 /** Cards per agent (one active), traces per agent in the order recorded, and the recorder's place in the chain. */
 export class AlignmentRepository {
   // The recorder writes a row, a drift state and the cursor per page: prepared once, not per call.
@@ -113,11 +122,12 @@ export class AlignmentRepository {
   private readonly seriesStatement;
   private readonly hasTraceStatement;
   private readonly countStatement;
+  private readonly countsOfStatement;
 
   constructor(private readonly db: SqliteDatabase) {
     this.insertTraceStatement = db.prepare(
-      `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json, seal)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.saveDriftStatement = db.prepare(
       'INSERT INTO aap_drift_state (agent_id, card_id, snapshot, signature) VALUES (?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET card_id = excluded.card_id, snapshot = excluded.snapshot, signature = excluded.signature',
@@ -128,11 +138,12 @@ export class AlignmentRepository {
     this.setCursorStatement = db.prepare(
       'INSERT INTO aap_cursor (id, last_index, signature) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET last_index = excluded.last_index, signature = excluded.signature',
     );
-    this.hasTraceStatement = db.prepare('SELECT 1 FROM aap_traces WHERE trace_id = ?').pluck();
+    this.hasTraceStatement = db.prepare('SELECT * FROM aap_traces WHERE trace_id = ?');
+    this.countsOfStatement = db.prepare('SELECT agent_id AS agentId, traces, violations, escalations, alerts, last_ts AS lastTs, seal FROM aap_agent_counts WHERE agent_id = ?');
     this.countStatement = db.prepare(
-      `INSERT INTO aap_agent_counts (agent_id, traces, violations, escalations, alerts, last_ts) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (agent_id) DO UPDATE SET traces = traces + excluded.traces, violations = violations + excluded.violations, escalations = escalations + excluded.escalations,
-         alerts = alerts + excluded.alerts, last_ts = max(coalesce(last_ts, ''), coalesce(excluded.last_ts, ''))`,
+      `INSERT INTO aap_agent_counts (agent_id, traces, violations, escalations, alerts, last_ts, seal) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id) DO UPDATE SET traces = excluded.traces, violations = excluded.violations, escalations = excluded.escalations,
+         alerts = excluded.alerts, last_ts = excluded.last_ts, seal = excluded.seal`,
     );
   }
 
@@ -196,8 +207,14 @@ export class AlignmentRepository {
         row.driftSimilarity,
         row.driftAlert ? 1 : 0,
         JSON.stringify(row.values),
+        row.seal,
       );
     return Number(info.lastInsertRowid);
+  }
+
+  /** Removes a row that does not hold (its seal failed): the recorder writes the real one in its place. */
+  removeTrace(traceId: string): void {
+    this.db.prepare('DELETE FROM aap_traces WHERE trace_id = ?').run(traceId);
   }
 
   /** The agent's traces after `afterSeq`, oldest first, at most `limit`. */
@@ -228,21 +245,44 @@ export class AlignmentRepository {
     return row ? trace(row) : null;
   }
 
-  /** Per agent: traces, unverified traces, escalations, drift alerts and the newest trace's time (kept by countTraces). */
-  summaries(): AgentCounts[] {
+  /** Per agent: traces, unverified traces, escalations, drift alerts and the newest trace's time (kept by setCounts), with their seal. */
+  summaries(): SealedAgentCounts[] {
     return this.db
-      .prepare('SELECT agent_id AS agentId, traces, violations, escalations, alerts, last_ts AS lastTs FROM aap_agent_counts ORDER BY agent_id')
-      .all() as AgentCounts[];
+      .prepare('SELECT agent_id AS agentId, traces, violations, escalations, alerts, last_ts AS lastTs, seal FROM aap_agent_counts ORDER BY agent_id')
+      .all() as SealedAgentCounts[];
   }
 
-  /** Adds a page's traces of one agent to its counts (in the recorder's page transaction). */
-  countTraces(counts: AgentCounts): void {
-    this.countStatement.run(counts.agentId, counts.traces, counts.violations, counts.escalations, counts.alerts, counts.lastTs);
+  /** One agent's stored counts, or null. */
+  countsOf(agentId: string): SealedAgentCounts | null {
+    return (this.countsOfStatement.get(agentId) as SealedAgentCounts | undefined) ?? null;
   }
 
-  /** Whether a trace was recorded already (a cursor moved back must not record it twice). */
-  hasTrace(traceId: string): boolean {
-    return this.hasTraceStatement.get(traceId) !== undefined;
+  /** Writes an agent's counts with their seal (in the recorder's page transaction). */
+  setCounts(counts: AgentCounts, seal: string): void {
+    this.countStatement.run(counts.agentId, counts.traces, counts.violations, counts.escalations, counts.alerts, counts.lastTs, seal);
+  }
+
+  /** What the rows say of an agent's traces, counted afresh (only when its stored counts do not hold). */
+  countRows(agentId: string): { traces: number; escalations: number; lastTs: string | null } {
+    const row = this.db.prepare('SELECT COUNT(*) AS traces, COALESCE(SUM(escalated), 0) AS escalations, MAX(ts) AS lastTs FROM aap_traces WHERE agent_id = ?').get(agentId) as { traces: number; escalations: number; lastTs: string | null };
+    return row;
+  }
+
+  /** The stored row of a trace, if any: the recorder checks its seal before counting it as recorded. */
+  recordedTrace(traceId: string): AlignmentTraceRow | null {
+    const row = this.hasTraceStatement.get(traceId) as TraceRow | undefined;
+    return row ? trace(row) : null;
+  }
+
+  /** The rows of the given traces (the views check them against the chain). */
+  tracesByIds(traceIds: readonly string[]): AlignmentTraceRow[] {
+    if (traceIds.length === 0) return [];
+    const out: AlignmentTraceRow[] = [];
+    for (let at = 0; at < traceIds.length; at += 500) {
+      const chunk = traceIds.slice(at, at + 500);
+      out.push(...(this.db.prepare(`SELECT * FROM aap_traces WHERE trace_id IN (${chunk.map(() => '?').join(', ')})`).all(...chunk) as TraceRow[]).map(trace));
+    }
+    return out;
   }
 
   driftState(agentId: string): { cardId: string; snapshot: string; signature: string } | null {

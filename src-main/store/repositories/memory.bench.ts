@@ -6,6 +6,8 @@ import type { MemoryDraft } from '../../../src-shared/silas/memory.js';
 import { report } from '../../testing/bench.js';
 import { openDatabase } from '../database.js';
 import { ChronicleRepository } from './chronicle.js';
+import { memorySeals } from '../../testing/seals.js';
+import { memorySealer } from '../../silas/memory/memory-seals.js';
 import { MemoryRepository } from './memory.js';
 
 // What a turn reads from SQLite (issue 13 benchmarks): keyword recall over the raw lane at 10k and
@@ -54,7 +56,8 @@ function percentiles(fn: (i: number) => unknown, runs: number): { p50: number; p
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
 try {
   const { db } = openDatabase(join(dir, 'silas.db'), { create: true });
-  const memory = new MemoryRepository(db);
+  const sealer = memorySealer(memorySeals().seals);
+  const memory = new MemoryRepository(db, sealer);
   const chronicle = new ChronicleRepository(db);
   const byMemoryId = db.prepare('SELECT * FROM silas_memory_items WHERE memory_id = ?');
   const byChronicleSeq = db.prepare('SELECT * FROM silas_chronicle WHERE seq = ?');
@@ -86,7 +89,7 @@ try {
       report(`memory.search.${kind}.${label}`, 'us', search.p50, { p99_us: search.p99, limit: 5, mean_hits: Number((hits / 220).toFixed(2)), memory_items: ids.length, ratio_to_floor: search.p50 / floor.p50 });
     }
     // After a restart: a fresh repository has no cached counts of common words, so its first search reads their doclists.
-    const cold = percentiles((i) => new MemoryRepository(db).search('owner', messages[i % messages.length]!, { limit: 5, tier: 'low_reingestion' }), 40);
+    const cold = percentiles((i) => new MemoryRepository(db, sealer).search('owner', messages[i % messages.length]!, { limit: 5, tier: 'low_reingestion' }), 40);
     report(`memory.search.message.first_after_open.${label}`, 'us', cold.p50, { p99_us: cold.p99, memory_items: ids.length, ratio_to_floor: cold.p50 / floor.p50 });
   }
 

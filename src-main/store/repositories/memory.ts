@@ -34,6 +34,20 @@ export interface MemorySearchOptions {
   tier?: ReingestionTier;
 }
 
+/**
+ * Seals what decides how far a memory is trusted with a keyring-held key (docs/architecture.md §2
+ * "Sealed state"); the repository sees only this shape. `check` reports a failed seal itself.
+ */
+export interface MemorySealer {
+  seal(memoryId: string, fields: readonly unknown[]): string;
+  check(memoryId: string, fields: readonly unknown[], seal: string | null): boolean;
+}
+
+/** The fields a memory's seal covers: everything that decides where it goes and how far it is trusted. */
+function sealedFields(row: Record<string, unknown>): unknown[] {
+  return [row.scope_id, row.content, row.memory_type, row.reingestion_tier, row.trust_level, row.taint, row.source_kind];
+}
+
 /** §3.8/§5.12: verified memories change only by the owner's action, and only the Stream knows of one. */
 export interface ProtectedWrite {
   ownerConfirmed?: boolean;
@@ -47,7 +61,7 @@ export interface MemoryRepositoryOptions {
 type Row = Record<string, unknown> & { seq: number };
 type ScoredRow = Row & { score: number | null };
 const COLUMNS = `seq, memory_id, scope_id, content, memory_type, reingestion_tier, trust_level, taint, source_kind, token_count, session_id,
-  semantic_tags, entity_refs, causal_refs, temporal_prev, temporal_next, valid_from, valid_until, access_count, last_accessed, created_at, updated_at`;
+  semantic_tags, entity_refs, causal_refs, temporal_prev, temporal_next, valid_from, valid_until, access_count, last_accessed, created_at, updated_at, seal`;
 /** Postings one search may rank (about a microsecond each): a couple of milliseconds, whatever the store's size. */
 export const SEARCH_POSTING_BUDGET = 2_000;
 
@@ -81,18 +95,19 @@ export class MemoryRepository {
 
   constructor(
     private readonly db: SqliteDatabase,
+    private readonly sealer: MemorySealer,
     options: MemoryRepositoryOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? randomUUID;
     this.insertStmt = db.prepare(`INSERT INTO silas_memory_items
       (memory_id, scope_id, content, memory_type, reingestion_tier, trust_level, taint, source_kind, token_count, session_id,
-       semantic_tags, entity_refs, valid_from, valid_until, created_at, updated_at)
+       semantic_tags, entity_refs, valid_from, valid_until, created_at, updated_at, seal)
       VALUES (@memory_id, @scope_id, @content, @memory_type, @reingestion_tier, @trust_level, @taint, @source_kind, @token_count, @session_id,
-       @semantic_tags, @entity_refs, @valid_from, @valid_until, @created_at, @created_at)`);
+       @semantic_tags, @entity_refs, @valid_from, @valid_until, @created_at, @created_at, @seal)`);
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM silas_memory_items WHERE scope_id = ? AND memory_id = ?`);
     this.updateStmt = db.prepare(`UPDATE silas_memory_items SET content = @content, token_count = @token_count, taint = @taint,
-      memory_type = @memory_type, semantic_tags = @semantic_tags, entity_refs = @entity_refs, updated_at = @updated_at
+      memory_type = @memory_type, semantic_tags = @semantic_tags, entity_refs = @entity_refs, updated_at = @updated_at, seal = @seal
       WHERE scope_id = @scope_id AND memory_id = @memory_id`);
     this.deleteStmt = db.prepare('DELETE FROM silas_memory_items WHERE scope_id = ? AND memory_id = ?');
     this.accessStmt = db.prepare('UPDATE silas_memory_items SET access_count = access_count + 1, last_accessed = ? WHERE scope_id = ? AND memory_id = ?');
@@ -114,7 +129,7 @@ export class MemoryRepository {
 
   get(scopeId: string, memoryId: string): MemoryItem | null {
     const row = this.getStmt.get(scopeOf(scopeId), memoryId) as Row | undefined;
-    return row ? fromRow(row) : null;
+    return row ? this.fromRow(row) : null;
   }
 
   /**
@@ -128,7 +143,7 @@ export class MemoryRepository {
       const current = this.get(scope, memoryId);
       if (!current) return null;
       assertModifiable(current, options);
-      this.updateStmt.run({
+      const changed = {
         scope_id: scope,
         memory_id: memoryId,
         content: next.content,
@@ -138,7 +153,9 @@ export class MemoryRepository {
         semantic_tags: JSON.stringify(next.semantic_tags ?? current.semantic_tags),
         entity_refs: JSON.stringify(next.entity_refs ?? current.entity_refs),
         updated_at: this.now().toISOString(),
-      });
+      };
+      const fields = sealedFields({ ...current, ...changed });
+      this.updateStmt.run({ ...changed, seal: this.sealer.seal(memoryId, fields) });
       return this.get(scope, memoryId);
     });
   }
@@ -181,7 +198,7 @@ export class MemoryRepository {
       const recent = statements.recent.all({ match: anyOf(plan.recent), scope, limit }) as ScoredRow[];
       rows = [...rows, ...recent.filter((row) => !seen.has(row.seq))].slice(0, limit);
     }
-    return rows.map((row) => ({ item: fromRow(row), bm25: row.score, relevance: row.score === null ? 0 : relevance(row.score) }));
+    return rows.map((row) => ({ item: this.fromRow(row), bm25: row.score, relevance: row.score === null ? 0 : relevance(row.score) }));
   }
 
   /** Counts a retrieval of these memories (§3.8 `access_count`, `last_accessed`); ids of other scopes change nothing. */
@@ -212,10 +229,22 @@ export class MemoryRepository {
     return inImmediateTransaction(this.db, () =>
       rows.map((row) => {
         const memoryId = this.newId();
-        this.insertStmt.run({ ...row, memory_id: memoryId, scope_id: scope, reingestion_tier: tier, created_at: createdAt });
+        const stored = { ...row, memory_id: memoryId, scope_id: scope, reingestion_tier: tier, created_at: createdAt };
+        this.insertStmt.run({ ...stored, seal: this.sealer.seal(memoryId, sealedFields(stored)) });
         return memoryId;
       }),
     );
+  }
+
+  /**
+   * A stored row as a memory item. A row whose seal does not hold (planted or rewritten in the
+   * database, or written before memories were sealed) is read as external working memory: it
+   * can still be recalled, but never as the owner's words or as trusted memory (spec 002 §5.12).
+   */
+  private fromRow(row: Row): MemoryItem {
+    const item = fromRow(row);
+    if (this.sealer.check(item.memory_id, sealedFields(row), (row.seal as string | null) ?? null)) return item;
+    return { ...item, taint: 'external', trust_level: 'working' };
   }
 }
 

@@ -12,6 +12,8 @@ export interface PolicyVersionRow {
   signer: string;
   action: 'save' | 'restore' | 'adopt';
   savedAt: string;
+  /** The owner's seal over the row (kind 'policy-version'); null for versions saved before seals (migration 015). */
+  seal: string | null;
 }
 
 interface Row {
@@ -24,6 +26,7 @@ interface Row {
   signer: string;
   action: 'save' | 'restore' | 'adopt';
   saved_at: string;
+  seal: string | null;
 }
 
 const fromRow = (row: Row): PolicyVersionRow => ({
@@ -36,21 +39,26 @@ const fromRow = (row: Row): PolicyVersionRow => ({
   signer: row.signer,
   action: row.action,
   savedAt: row.saved_at,
+  seal: row.seal,
 });
 
 /** The history of every policy file the cockpit saved: append-only, numbered per file. */
 export class PolicyVersionRepository {
   constructor(private readonly db: SqliteDatabase) {}
 
-  /** Appends the next version of `path` (its seq is one more than the last); returns it. */
-  append(version: Omit<PolicyVersionRow, 'id' | 'seq'>): PolicyVersionRow {
+  /**
+   * Appends the next version of `path` (its seq is one more than the last), sealed by `sealOf`
+   * once its seq is known, in the same transaction; returns it.
+   */
+  append(version: Omit<PolicyVersionRow, 'id' | 'seq' | 'seal'>, sealOf: (row: Omit<PolicyVersionRow, 'id' | 'seal'>) => string): PolicyVersionRow {
     return inImmediateTransaction(this.db, () => {
       const last = this.db.prepare('SELECT max(seq) FROM policy_versions WHERE path = ?').pluck().get(version.path) as number | null;
       const seq = (last ?? 0) + 1;
+      const seal = sealOf({ ...version, seq });
       const info = this.db
-        .prepare('INSERT INTO policy_versions (path, seq, text, text_sha256, policy_hash, signer, action, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(version.path, seq, version.text, version.textSha256, version.policyHash, version.signer, version.action, version.savedAt);
-      return { ...version, id: Number(info.lastInsertRowid), seq };
+        .prepare('INSERT INTO policy_versions (path, seq, text, text_sha256, policy_hash, signer, action, saved_at, seal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(version.path, seq, version.text, version.textSha256, version.policyHash, version.signer, version.action, version.savedAt, seal);
+      return { ...version, id: Number(info.lastInsertRowid), seq, seal };
     });
   }
 

@@ -19,6 +19,20 @@ export interface ToolPin {
   pendingSince: string | null;
   /** The pending hash the person chose to keep blocked (its card leaves Review); null otherwise. */
   declinedHash: string | null;
+  /**
+   * The approved hash carries a valid seal. False: the row was written or changed outside Silas,
+   * so `approvedHash` vouches for nothing and every definition of the tool waits for the person.
+   */
+  sealed: boolean;
+}
+
+/**
+ * Seals a pin's approved hash with a keyring-held key (docs/architecture.md §2 "Sealed state");
+ * the repository sees only this shape. `check` reports a failed seal itself.
+ */
+export interface PinSealer {
+  seal(server: string, tool: string, approvedHash: string): string;
+  check(server: string, tool: string, approvedHash: string, seal: string | null): boolean;
 }
 
 interface Row {
@@ -30,6 +44,7 @@ interface Row {
   pending_hash: string | null;
   pending_since: string | null;
   declined_hash: string | null;
+  seal: string | null;
 }
 
 export type PinObservation =
@@ -45,23 +60,27 @@ export class ToolPinRepository {
   private readonly pendingStmt;
   private readonly approveStmt;
   private readonly declineStmt;
+  // The seal last found valid per pin: the proxy reads a pin on every tools/call, and a row that
+  // has not changed need not be MACed again (docs/architecture.md §9: the per-call budget).
+  private readonly verified = new Map<string, string>();
 
   constructor(
     private readonly db: Database.Database,
+    private readonly sealer: PinSealer,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.getStmt = db.prepare('SELECT * FROM mcp_tool_pins WHERE server = ? AND tool = ?');
-    this.insertStmt = db.prepare('INSERT OR IGNORE INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES (?, ?, ?, ?, ?)');
+    this.insertStmt = db.prepare('INSERT OR IGNORE INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at, seal) VALUES (?, ?, ?, ?, ?, ?)');
     this.pendingStmt = db.prepare('UPDATE mcp_tool_pins SET pending_hash = ?, pending_since = ? WHERE server = ? AND tool = ?');
     this.approveStmt = db.prepare(
-      'UPDATE mcp_tool_pins SET approved_hash = ?, approved_at = ?, pending_hash = NULL, pending_since = NULL, declined_hash = NULL WHERE server = ? AND tool = ? AND (pending_hash = ? OR approved_hash = ?)',
+      'UPDATE mcp_tool_pins SET approved_hash = ?, approved_at = ?, seal = ?, pending_hash = NULL, pending_since = NULL, declined_hash = NULL WHERE server = ? AND tool = ? AND (pending_hash = ? OR approved_hash = ?)',
     );
     this.declineStmt = db.prepare('UPDATE mcp_tool_pins SET declined_hash = pending_hash WHERE server = ? AND tool = ? AND pending_hash = ?');
   }
 
   get(server: string, tool: string): ToolPin | null {
     const row = this.getStmt.get(server, tool) as Row | undefined;
-    return row ? toPin(row) : null;
+    return row ? this.toPin(row) : null;
   }
 
   /** Records what a server announced now and says how it compares to the pin. */
@@ -70,11 +89,12 @@ export class ToolPinRepository {
     const pin = this.get(server, tool) ?? this.adoptLegacy(server, tool);
     if (!pin) {
       // INSERT OR IGNORE: two proxies of one server may see the tool at the same moment.
-      const inserted = this.insertStmt.run(server, tool, hash, at, at).changes === 1;
+      const inserted = this.insertStmt.run(server, tool, hash, at, at, this.sealer.seal(server, tool, hash)).changes === 1;
       if (inserted) return { kind: 'pinned', hash };
       return this.observe(server, tool, hash);
     }
-    if (pin.approvedHash === hash) return { kind: 'unchanged' };
+    // An unsealed pin approved nothing: even the definition it names waits for the person.
+    if (pin.sealed && pin.approvedHash === hash) return { kind: 'unchanged' };
     const fresh = pin.pendingHash !== hash;
     if (fresh) this.pendingStmt.run(hash, at, server, tool);
     return { kind: 'changed', expected: pin.approvedHash, actual: hash, fresh };
@@ -94,7 +114,9 @@ export class ToolPinRepository {
     if (!oldest) return null;
     this.db.transaction(() => {
       for (const p of legacy.slice(1)) this.db.prepare('DELETE FROM mcp_tool_pins WHERE server = ? AND tool = ?').run(server, p.tool);
-      this.db.prepare('UPDATE mcp_tool_pins SET tool = ? WHERE server = ? AND tool = ?').run(tool, server, oldest.tool);
+      // The seal names the tool, so the renamed pin is sealed anew, and only if its old seal held.
+      const seal = oldest.sealed ? this.sealer.seal(server, tool, oldest.approvedHash) : null;
+      this.db.prepare('UPDATE mcp_tool_pins SET tool = ?, seal = ? WHERE server = ? AND tool = ?').run(tool, seal, server, oldest.tool);
     })();
     return this.get(server, tool);
   }
@@ -104,7 +126,7 @@ export class ToolPinRepository {
    * announced (pending) can be approved; returns false when there is nothing to approve.
    */
   approve(server: string, tool: string, hash: string): boolean {
-    return this.approveStmt.run(hash, this.now().toISOString(), server, tool, hash, hash).changes === 1;
+    return this.approveStmt.run(hash, this.now().toISOString(), this.sealer.seal(server, tool, hash), server, tool, hash, hash).changes === 1;
   }
 
   /** The person keeps the pending `hash` blocked: the tool stays hidden; false when it is no longer pending. */
@@ -114,17 +136,41 @@ export class ToolPinRepository {
 
   /** Pins whose announced change waits for the person. */
   pending(): ToolPin[] {
-    return (this.db.prepare('SELECT * FROM mcp_tool_pins WHERE pending_hash IS NOT NULL ORDER BY pending_since, server, tool').all() as Row[]).map(toPin);
+    return (this.db.prepare('SELECT * FROM mcp_tool_pins WHERE pending_hash IS NOT NULL ORDER BY pending_since, server, tool').all() as Row[]).map((row) => this.toPin(row));
   }
 
   /** Every pin of one server (or all), for the cockpit's Servers page. */
   list(server?: string): ToolPin[] {
     const rows = (server === undefined ? this.db.prepare('SELECT * FROM mcp_tool_pins ORDER BY server, tool').all() : this.db.prepare('SELECT * FROM mcp_tool_pins WHERE server = ? ORDER BY tool').all(server)) as Row[];
-    return rows.map(toPin);
+    return rows.map((row) => this.toPin(row));
+  }
+
+  /**
+   * Seals the pins written before pins were sealed: once per home, by the first process holding
+   * the keys after the upgrade (the caller keeps the keyring's record that it was done). Returns
+   * how many were sealed.
+   */
+  sealUnsealed(): number {
+    const rows = this.db.prepare('SELECT server, tool, approved_hash FROM mcp_tool_pins WHERE seal IS NULL').all() as Pick<Row, 'server' | 'tool' | 'approved_hash'>[];
+    const update = this.db.prepare('UPDATE mcp_tool_pins SET seal = ? WHERE server = ? AND tool = ? AND approved_hash = ? AND seal IS NULL');
+    this.db.transaction(() => {
+      for (const row of rows) update.run(this.sealer.seal(row.server, row.tool, row.approved_hash), row.server, row.tool, row.approved_hash);
+    })();
+    return rows.length;
+  }
+
+  private toPin(row: Row): ToolPin {
+    const key = `${row.server}\n${row.tool}\n${row.approved_hash}`;
+    let sealed = row.seal !== null && this.verified.get(key) === row.seal;
+    if (!sealed) {
+      sealed = this.sealer.check(row.server, row.tool, row.approved_hash, row.seal);
+      if (sealed) this.verified.set(key, row.seal!);
+    }
+    return pinOf(row, sealed);
   }
 }
 
-function toPin(row: Row): ToolPin {
+function pinOf(row: Row, sealed: boolean): ToolPin {
   return {
     server: row.server,
     tool: row.tool,
@@ -134,5 +180,6 @@ function toPin(row: Row): ToolPin {
     pendingHash: row.pending_hash,
     pendingSince: row.pending_since,
     declinedHash: row.declined_hash ?? null,
+    sealed,
   };
 }

@@ -24,6 +24,17 @@ export const CHANGED_OUTSIDE = 'Changed outside the cockpit';
 export const ADOPT_CONSEQUENCE = 'Signs the file as it is now with your owner key';
 export const REVERT_CONSEQUENCE = 'Writes the last saved version back over it';
 export const NO_VERSION_TO_REVERT = 'No saved version to revert to';
+
+/**
+ * A file the owner did not put in force (unsigned, changed outside, an older copy put back): its
+ * proxies keep the saved version in force, or do not start (docs/mcp-proxy.md "Signed policies").
+ */
+export function notInForceText(policy: Pick<PolicyFileStatus, 'exists' | 'inForce' | 'inForceSeq'>): string | null {
+  if (!policy.exists || policy.inForce) return null;
+  return policy.inForceSeq !== null
+    ? `Not in force — the proxy keeps enforcing version ${policy.inForceSeq}. Adopt signs this file with your owner key; Revert puts version ${policy.inForceSeq} back.`
+    : 'Not in force — no version of it is in force, so its proxy does not start. Adopt signs this file with your owner key.';
+}
 export const CONFLICT_TEXT = 'The file changed on disk; reload';
 
 /** "3 saved versions", "No saved version". */

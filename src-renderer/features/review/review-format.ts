@@ -1,4 +1,4 @@
-import type { DecisionCard, DecisionKindName, RiskLevel } from '../../../src-shared/schemas/review.js';
+import type { CardChannel, CardOrigin, DecisionCard, DecisionKindName, RiskLevel } from '../../../src-shared/schemas/review.js';
 
 /* Pure text for the Review surface, kept apart from components so it is tested on its own. */
 
@@ -78,4 +78,35 @@ export function waitingText(cards: readonly Pick<DecisionCard, 'kind'>[]): strin
   const total = `${plural(cards.length, 'decision')} waiting`;
   const byKind = KIND_NOUNS.map(([kind, noun]) => [cards.filter((card) => card.kind === kind).length, noun] as const).filter(([n]) => n > 0);
   return byKind.length < 2 ? total : `${total}: ${byKind.map(([n, noun]) => plural(n, noun)).join(', ')}`;
+}
+
+const CHANNEL_LABELS: Record<CardChannel, string> = {
+  cockpit: 'your cockpit',
+  local_conversation: 'a conversation over the local socket',
+  local_requester: 'a local-socket requester',
+  runtime: 'the Silas runtime',
+};
+
+/** Where a card came from, in words: "a local-socket requester". */
+export function channelLabel(channel: CardChannel): string {
+  return CHANNEL_LABELS[channel];
+}
+
+/** The taint in the card's words (§5.12): whose text this is. */
+export function taintLabel(taint: CardOrigin['taint']): string {
+  return taint === 'owner' ? 'signed by you' : taint === 'auth' ? 'from your session' : 'external — not from you';
+}
+
+/**
+ * Text on the card that the requester chose (its reason, the plan it wrote) is shown as its
+ * words, never as the runtime's or the person's: everything but the person's own cockpit and
+ * the runtime's standing decisions is attributed.
+ */
+export function isAttributed(origin: CardOrigin | undefined): origin is CardOrigin {
+  return origin !== undefined && (origin.channel === 'local_requester' || origin.channel === 'local_conversation');
+}
+
+/** "3 more from this source". */
+export function moreFromSource(n: number): string {
+  return `${n.toLocaleString('en-US')} more from this source`;
 }

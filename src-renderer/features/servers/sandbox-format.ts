@@ -74,5 +74,8 @@ export function denialRow(entry: AuditEntry): DenialRow {
   const host = text(data.host) ?? '—';
   const port = typeof data.port === 'number' && Number.isInteger(data.port) ? data.port : null;
   const shownHost = host.includes(':') ? `[${host}]` : host;
-  return { id: entry.id, ts: entry.ts, target: port === null ? shownHost : `${shownHost}:${port}`, reason: text(data.reason) ?? '—' };
+  // A window's entry stands for several refusals of the host (docs/mcp-sandbox.md, "Refusals in the ledger").
+  const count = typeof data.count === 'number' && Number.isInteger(data.count) && data.count > 1 ? data.count : null;
+  const reason = text(data.reason) ?? '—';
+  return { id: entry.id, ts: entry.ts, target: port === null ? shownHost : `${shownHost}:${port}`, reason: count === null ? reason : `${reason} (${count} times in this window)` };
 }

@@ -62,7 +62,7 @@ describe('the egress bridge’s loopback ports', () => {
     const t = await startProxy(await startEcho(), [], { loopbackPorts: [listed] });
     const run = await runBridge(t.socketPath, await freePort(), client(refused, 'never'), undefined, [listed, refused]);
     expect(run).toEqual({ code: 0, stdout: '', stderr: 'sent\n' });
-    expect(t.decisions).toEqual([{ allowed: false, host: '127.0.0.1', port: refused, reason: expect.any(String) }]);
+    expect(t.decisions).toEqual([{ allowed: false, host: '127.0.0.1', port: refused, reason: expect.any(String), count: 1 }]);
     expect(t.connects).toEqual([]);
   });
 

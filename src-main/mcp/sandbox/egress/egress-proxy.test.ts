@@ -40,7 +40,7 @@ describe('EgressProxy tunnels what the policy lists', () => {
     expect(r.status).toBe('HTTP/1.1 403 Forbidden');
     expect(r.answer).toContain('exfil.example.test');
     expect(r.answer).toContain('x-silas-sandbox.network.hosts');
-    expect(r.decisions).toEqual([{ allowed: false, host: 'exfil.example.test', port: 443, reason: expect.any(String) }]);
+    expect(r.decisions).toEqual([{ allowed: false, host: 'exfil.example.test', port: 443, reason: expect.any(String), count: 1 }]);
     expect(r.connects).toEqual([]);
   });
 
@@ -86,7 +86,7 @@ describe('EgressProxy tunnels what the policy lists', () => {
     async (address) => {
       const r = await attempt(['api.example.test'], 'api.example.test:443', { 'api.example.test': [address] });
       expect(r.status).toBe('HTTP/1.1 403 Forbidden');
-      expect(r.decisions).toEqual([{ allowed: false, host: 'api.example.test', port: 443, reason: expect.stringContaining(`resolves to ${address}`) }]);
+      expect(r.decisions).toEqual([{ allowed: false, host: 'api.example.test', port: 443, reason: expect.stringContaining(`resolves to ${address}`), count: 1 }]);
       expect(r.connects).toEqual([]);
     },
   );
@@ -127,7 +127,7 @@ describe('EgressProxy refuses what is not a well-formed CONNECT', () => {
     async (target) => {
       const { socketPath, decisions, connects } = await startProxy(await startEcho(), ['api.example.test', '*.example.test']);
       expect(await exchange(socketPath, connectRequest(target))).toMatch(/^HTTP\/1\.1 400 /);
-      expect(decisions).toEqual([{ allowed: false, host: expect.any(String), port: 0, reason: 'malformed CONNECT target' }]);
+      expect(decisions).toEqual([{ allowed: false, host: expect.any(String), port: 0, reason: 'malformed CONNECT target', count: 1 }]);
       expect(connects).toEqual([]);
     },
   );
@@ -152,7 +152,7 @@ describe('EgressProxy failures', () => {
       resolve: () => Promise.reject(Object.assign(new Error('no such host'), { code: 'ENOTFOUND' })),
     });
     expect(await exchange(unresolved.socketPath, connectRequest('api.example.test:443'))).toMatch(/^HTTP\/1\.1 502 /);
-    expect(unresolved.decisions).toEqual([{ allowed: false, host: 'api.example.test', port: 443, reason: expect.stringContaining('ENOTFOUND') }]);
+    expect(unresolved.decisions).toEqual([{ allowed: false, host: 'api.example.test', port: 443, reason: expect.stringContaining('ENOTFOUND'), count: 1 }]);
 
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

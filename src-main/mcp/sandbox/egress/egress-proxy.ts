@@ -6,6 +6,7 @@ import { nonPublicRange } from './address-ranges.js';
 import { ESTABLISHED, httpResponse, readConnectHead } from './connect-head.js';
 import { findPattern, parseConnectTarget, parseHostPatterns, type Host, type HostPattern } from '../../../aip/policy/host-patterns.js';
 import { authority, LOOPBACK_POLICY_KEY, loopbackAddress, loopbackRefusal, parseLoopbackPorts } from './loopback.js';
+import { RefusalWindows } from './refusal-window.js';
 
 /*
  * The only way out of a governed server's sandbox (issue 12, DESIGN §5 invariant 10). The server
@@ -23,6 +24,14 @@ export interface EgressDecision {
   /** 0 when the target could not be parsed. */
   port: number;
   reason: string;
+  /**
+   * Refusals this decision stands for (refusal-window.ts): 1 for a host's first, recorded before
+   * it is answered; N for the further refusals of a window, recorded when the window closes.
+   */
+  count?: number;
+  /** The window's start (ISO) and length, on a window's entry. */
+  windowStart?: string;
+  windowMs?: number;
 }
 
 export interface EgressProxyOptions {
@@ -42,6 +51,8 @@ export interface EgressProxyOptions {
   idleTimeoutMs?: number;
   /** Simultaneous client connections; more are refused by the kernel's accept path. */
   maxConnections?: number;
+  /** Refusals of one host after its first are counted over this window (refusal-window.ts). */
+  refusalWindowMs?: number;
 }
 
 export interface EgressStats {
@@ -123,6 +134,7 @@ export class EgressProxy {
   private readonly connectTo: (host: string, port: number) => Socket;
   private closed = false;
   private inode = -1;
+  private readonly refusals: RefusalWindows;
 
   private constructor(
     private readonly server: Server,
@@ -132,6 +144,7 @@ export class EgressProxy {
   ) {
     this.resolveHost = options.resolve ?? lookupAll;
     this.connectTo = options.connect ?? connectTcp;
+    this.refusals = new RefusalWindows({ record: (refusal) => options.onDecision({ allowed: false, ...refusal }), ...(options.refusalWindowMs ? { windowMs: options.refusalWindowMs } : {}) });
   }
 
   static async start(options: EgressProxyOptions): Promise<EgressProxy> {
@@ -174,6 +187,8 @@ export class EgressProxy {
     this.closed = true;
     const closing = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
+    // Every refusal counted in an open window reaches the ledger before the proxy reports it stopped.
+    this.refusals.flush();
     await closing;
     try {
       if (lstatSync(this.options.socketPath).ino === this.inode) unlinkSync(this.options.socketPath);
@@ -222,7 +237,9 @@ export class EgressProxy {
 
   private report(decision: EgressDecision): boolean {
     try {
-      this.options.onDecision(decision);
+      // A refusal is recorded at once when it is its host's first in a window, else counted.
+      if (!decision.allowed && !this.closed) this.refusals.refuse(decision);
+      else this.options.onDecision(decision.allowed ? decision : { ...decision, count: 1 });
       return true;
     } catch {
       return false;

@@ -75,7 +75,20 @@ server.registerTool('allocate', { description: 'Allocates and touches memory, in
 server.registerTool('egress', { description: 'Asks the egress proxy (HTTPS_PROXY) for a CONNECT to host:port', inputSchema: { host: z.string(), port: z.number() } }, async ({ host, port }) => {
   const proxy = process.env.HTTPS_PROXY ? new URL(process.env.HTTPS_PROXY) : null;
   if (!proxy) return reply({ ok: false, detail: 'no HTTPS_PROXY' });
-  const outcome = await new Promise((resolve) => {
+  return reply(await egressOnce(proxy, host, port));
+});
+
+// A server retrying a refused host in a loop (docs/mcp-sandbox.md, "Refusals in the ledger").
+server.registerTool('egress_flood', { description: 'CONNECTs to host:port `times` times in a row; answers how many were refused', inputSchema: { host: z.string(), port: z.number(), times: z.number() } }, async ({ host, port, times }) => {
+  const proxy = process.env.HTTPS_PROXY ? new URL(process.env.HTTPS_PROXY) : null;
+  if (!proxy) return reply({ ok: false, detail: 'no HTTPS_PROXY' });
+  let refused = 0;
+  for (let i = 0; i < times; i += 1) if (!(await egressOnce(proxy, host, port)).ok) refused += 1;
+  return reply({ ok: true, detail: String(refused) });
+});
+
+function egressOnce(proxy, host, port) {
+  return new Promise((resolve) => {
     const socket = connect({ host: proxy.hostname, port: Number(proxy.port) });
     let head = '';
     socket.once('connect', () => socket.write(`CONNECT ${host}:${port} HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`));
@@ -89,7 +102,6 @@ server.registerTool('egress', { description: 'Asks the egress proxy (HTTPS_PROXY
     socket.once('error', (error) => resolve({ ok: false, detail: `${error.code ?? ''} ${error.message}` }));
     setTimeout(() => resolve({ ok: false, detail: 'timed out' }), 3000).unref();
   });
-  return reply(outcome);
-});
+}
 
 await server.connect(new StdioServerTransport());

@@ -48,6 +48,8 @@ export function AgentList() {
                   )}
                 </p>
                 <p className={`alignment-agent__counts${agent.violations > 0 || agent.alerts > 0 ? ' alignment-agent__counts--bad' : ''}`}>{agentCountsText(agent)}</p>
+                {agent.cardRefused ? <p className="alignment-agent__refused alignment-tone alignment-tone--bad">Card refused — every action counts as a violation until you save or re-derive a card.</p> : null}
+                {agent.countsTampered ? <p className="alignment-agent__tampered alignment-tone alignment-tone--bad">Counts were edited outside Silas; shown as the ledger records them.</p> : null}
                 {agent.lastTs ? (
                   <p className="alignment-agent__last">
                     Last decision <time dateTime={agent.lastTs}>{formatLocalTime(agent.lastTs)}</time>

@@ -15,7 +15,7 @@ export function CardEditor() {
   const headingId = useId();
   const reasonId = useId();
   const card = useCockpit((s) => s.alignment.card);
-  const { editCard, saveCard, discardCardDraft } = useCockpitActions();
+  const { editCard, saveCard, discardCardDraft, useDerivedCard } = useCockpitActions();
   const reason = cardSaveBlockReason(card);
   const validation = currentCardValidation(card);
   const inForce = card.inForce;
@@ -33,6 +33,16 @@ export function CardEditor() {
         <p className="card-editor__loading">{card.status === 'error' ? 'No card to edit.' : 'Loading the card…'}</p>
       ) : (
         <>
+          {inForce.refused ? (
+            <div role="alert" className="notice notice--error card-editor__refused">
+              <p>
+                <strong>Card refused — every action counts as a violation until you save or re-derive a card.</strong> {inForce.refused}
+              </p>
+              <button type="button" className="button" onClick={useDerivedCard}>
+                Use the card derived from the signed policy
+              </button>
+            </div>
+          ) : null}
           <dl className="card-editor__facts">
             <div>
               <dt>In force</dt>

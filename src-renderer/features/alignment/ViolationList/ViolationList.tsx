@@ -32,6 +32,7 @@ export function ViolationList() {
             {violations.map((violation) => (
               <li key={violation.traceId} className="alignment-violation" aria-current={violation.traceId === inspected ? 'true' : undefined}>
                 <time dateTime={violation.ts}>{formatLocalTime(violation.ts)}</time> <code>{violation.actionName}</code>
+                {violation.tampered ? <span className="alignment-badge alignment-badge--bad">row edited outside Silas: the ledger's record</span> : null}
                 <span className="alignment-violation__types">
                   {violation.violations.map((type) => (
                     <span key={type} className="alignment-badge alignment-badge--bad">

@@ -19,7 +19,7 @@ function library(): PolicyDisk {
 }
 
 describe('PolicyHistory', () => {
-  it('lists the saved versions newest first: seq, action, time, signer, and corrupt ones that cannot be restored', async () => {
+  it('lists the saved versions newest first: seq, action, time, signer, and ones changed outside Silas that cannot be restored or diffed', async () => {
     await renderPolicies(<PolicyHistory />, library());
     const items = within(history()).getAllByRole('listitem');
     expect(items.map((item) => item.getAttribute('aria-label'))).toEqual(['Version 3', 'Version 2', 'Version 1']);
@@ -28,9 +28,10 @@ describe('PolicyHistory', () => {
     expect(items[2]!.textContent).toContain('Saved');
     expect(items[2]!.textContent).toContain(formatLocalTime('2026-01-01T10:00:00.000Z'));
     expect(within(items[2]!).getByText('ed25519:9f2c1be07a51').getAttribute('title')).toBe('ed25519:9f2c1be07a51d4c3e8f0aa11bb22cc33');
-    expect(within(items[1]!).getByText('corrupt')).toBeTruthy();
+    expect(within(items[1]!).getByText('changed outside Silas — not trusted')).toBeTruthy();
     expect(restore(2).disabled).toBe(true);
-    expect(screen.getByRole('button', { name: 'Restore version 2', description: /^Corrupt: its stored text no longer matches/ })).toBeTruthy();
+    expect((within(history()).getByRole('button', { name: 'Diff version 2' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByRole('button', { name: 'Restore version 2', description: /^Changed outside Silas — not trusted: its stored text or its record no longer matches/ })).toBeTruthy();
     expect(restore(1).disabled).toBe(false);
     expect(screen.getByRole('button', { name: 'Restore version 1', description: 'Writes this version back, signed now, as a new version' })).toBeTruthy();
   });

@@ -6,7 +6,7 @@ import { LineDiffView } from '../LineDiffView/LineDiffView.js';
 import { shortFingerprint } from '../policies-format.js';
 import { diffName, historyActionLabel, restoreName } from '../policy-editor-format.js';
 
-const CORRUPT_REASON = 'Corrupt: its stored text no longer matches its recorded hash, so it cannot be restored';
+const CORRUPT_REASON = 'Changed outside Silas — not trusted: its stored text or its record no longer matches what Silas saved and sealed, so it cannot be restored or compared';
 const RESTORE_CONSEQUENCE = 'Writes this version back, signed now, as a new version';
 
 interface VersionItemProps {
@@ -28,9 +28,9 @@ function VersionItem({ version, busy, restoring, diffOpen, onDiff, onRestore }: 
       <code className="hash" title={version.signer}>
         {shortFingerprint(version.signer)}
       </code>
-      {version.corrupt ? <span className="policy-badge policy-badge--bad">corrupt</span> : null}
+      {version.corrupt ? <span className="policy-badge policy-badge--bad">changed outside Silas — not trusted</span> : null}
       <span className="policy-version__actions">
-        <button type="button" className="button button--quiet" aria-label={diffName(version.seq)} aria-pressed={diffOpen} onClick={onDiff}>
+        <button type="button" className="button button--quiet" aria-label={diffName(version.seq)} aria-pressed={diffOpen} disabled={version.corrupt} onClick={onDiff}>
           Diff
         </button>
         <button type="button" className="button" aria-label={restoreName(version.seq)} aria-describedby={reasonId} disabled={busy || version.corrupt} onClick={onRestore}>

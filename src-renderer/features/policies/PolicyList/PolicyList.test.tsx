@@ -31,6 +31,9 @@ describe('PolicyList', () => {
     const web = item('web.yaml');
     expect(within(web).getByText('Unsigned')).toBeTruthy();
     expect(within(web).getByText('Changed outside the cockpit')).toBeTruthy();
+    // The unsigned edit is not what the proxy enforces: it keeps the version the owner saved.
+    expect(within(web).getByText(/^Not in force — the proxy keeps enforcing version 1\./)).toBeTruthy();
+    expect(within(files).queryByText(/Not in force/)).toBeNull();
     const broken = item('broken.yaml');
     expect(within(broken).getByText('Does not load')).toBeTruthy();
     expect(within(broken).getByText('No saved version')).toBeTruthy();

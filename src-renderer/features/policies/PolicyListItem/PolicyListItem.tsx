@@ -5,6 +5,7 @@ import {
   CHANGED_OUTSIDE,
   fileName,
   NO_VERSION_TO_REVERT,
+  notInForceText,
   openName,
   REVERT_CONSEQUENCE,
   signatureLabel,
@@ -33,6 +34,7 @@ export function PolicyListItem({ policy, open, busy, acting, message, onOpen, on
   const adoptId = useId();
   const revertId = useId();
   const tone = signatureTone(policy.signature);
+  const notInForce = notInForceText(policy);
   return (
     <li className={`policy-file${open ? ' policy-file--open' : ''}`} aria-label={name}>
       <div className="policy-file__head">
@@ -49,7 +51,7 @@ export function PolicyListItem({ policy, open, busy, acting, message, onOpen, on
         <button type="button" className="button" aria-label={openName(policy.path)} disabled={open} onClick={onOpen}>
           {open ? 'In the editor' : 'Open'}
         </button>
-        {policy.modifiedOutside ? (
+        {policy.modifiedOutside || notInForce !== null ? (
           <>
             <button type="button" className="button" aria-label={`Adopt ${name}`} aria-describedby={adoptId} disabled={busy || !policy.exists} onClick={onAdopt}>
               Adopt
@@ -67,6 +69,8 @@ export function PolicyListItem({ policy, open, busy, acting, message, onOpen, on
         ) : null}
         {acting ? <span className="policy-file__sending">{acting === 'adopt' ? 'Adopting…' : 'Reverting…'}</span> : null}
       </div>
+      {notInForce !== null ? <p className="notice notice--warn">{notInForce}</p> : null}
+      {policy.problem ? <p className="notice notice--error">{policy.problem}</p> : null}
       {message ? (
         <p role={message.error ? 'alert' : 'status'} className={message.error ? 'notice notice--error' : 'policy-file__done'}>
           {message.error ? `Could not ${message.kind} it: ` : ''}

@@ -3,7 +3,9 @@ import { isElevated } from '../../../store/review-queue.js';
 import { CardDetails } from '../CardDetails/CardDetails.js';
 import { Countdown } from '../Countdown/Countdown.js';
 import { DecisionActions } from '../DecisionActions/DecisionActions.js';
-import { cardName, EXPIRED_TEXT } from '../review-format.js';
+import { CardOrigin } from '../CardOrigin/CardOrigin.js';
+import { cardName, EXPIRED_TEXT, isAttributed } from '../review-format.js';
+import { attribution } from '../../../../src-shared/review/sources.js';
 import { RiskBadge } from '../RiskBadge/RiskBadge.js';
 import { Fact } from '../../../components/Fact/Fact.js';
 import { KindDetails } from './KindDetails.js';
@@ -22,6 +24,8 @@ export interface DecisionCardProps {
  * kind: intent, risk, rationale and the reasons for the risk, what it affects, time left (only
  * for a request that expires), the runtime's buttons in its CTA order with their consequences,
  * and the kind's full payload behind Details — open from the start for high and irreversible risk.
+ * Who asked comes first ("From": requester, channel, taint), and a requester's own words are
+ * quoted as its words.
  */
 export function DecisionCard({ card, busy, error, onDecide }: DecisionCardProps) {
   return (
@@ -31,7 +35,12 @@ export function DecisionCard({ card, busy, error, onDecide }: DecisionCardProps)
         <RiskBadge risk={card.riskLevel} />
       </header>
       <dl className="approval-card__facts">
-        {card.rationale ? <Fact term="Why">{card.rationale}</Fact> : null}
+        {card.origin ? (
+          <Fact term="From">
+            <CardOrigin origin={card.origin} />
+          </Fact>
+        ) : null}
+        {card.rationale ? <Fact term="Why">{isAttributed(card.origin) ? `${attribution(card.origin)}: “${card.rationale}”` : card.rationale}</Fact> : null}
         {card.riskReasons.length > 0 ? <Fact term="Risk">{card.riskReasons.join('; ')}</Fact> : null}
         {card.affectedItems ? <Fact term="Affects">{`${card.affectedItems.count.toLocaleString('en-US')}: ${card.affectedItems.summary}`}</Fact> : null}
       </dl>

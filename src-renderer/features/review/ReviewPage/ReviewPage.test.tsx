@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DecisionCard } from '../../../../src-shared/schemas/review.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';
-import { heldDecisions, planCard, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
+import { heldDecisions, planCard, reviewDelta, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
 import { ReviewPage } from './ReviewPage.js';
 
 afterEach(cleanup);
@@ -104,11 +104,11 @@ describe('ReviewPage', () => {
   it('follows review.changed events and ignores invalid payloads', async () => {
     const transport = runtime([]);
     await renderReview(transport);
-    act(() => transport.emit('review.changed', { cards: [toolCallCard(4)], paused: false }));
+    act(() => transport.emit('review.changed', reviewDelta(1, { added: [toolCallCard(4)] })));
     expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_4 on filesystem');
-    act(() => transport.emit('review.changed', { cards: [{ ...planCard(7), details: { ...planCard(7).details, planHash: 'abc' } }], paused: false }));
+    act(() => transport.emit('review.changed', reviewDelta(2, { added: [{ ...planCard(7), details: { ...planCard(7).details, planHash: 'abc' } }] })));
     expect(activeCard().getAttribute('aria-label')).toBe('Approval request: read_file_4 on filesystem');
-    act(() => transport.emit('review.changed', { cards: [], paused: false }));
+    act(() => transport.emit('review.changed', reviewDelta(2, { removed: ['tool_call-4'] })));
     expect(screen.getByText('No decisions waiting')).toBeTruthy();
   });
 
@@ -117,7 +117,7 @@ describe('ReviewPage', () => {
     const transport = runtime([...five, toolCallCard(50, { riskLevel: 'low' })]);
     await renderReview(transport);
     expect(screen.queryByRole('status')).toBeNull();
-    act(() => transport.emit('review.changed', { cards: [...five, toolCallCard(6, { riskLevel: 'irreversible' })], paused: false }));
+    act(() => transport.emit('review.changed', reviewDelta(1, { added: [toolCallCard(6, { riskLevel: 'irreversible' })], removed: ['tool_call-50'] })));
     const cue = screen.getByRole('status');
     expect(cue.textContent).toContain('6 decisions at medium risk or higher are waiting');
     expect(cue.textContent).toContain('(1 irreversible, 2 high, 3 medium)');

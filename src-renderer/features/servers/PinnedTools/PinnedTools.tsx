@@ -94,6 +94,12 @@ export function PinnedTools({ pins, deciding, decideError, onApprove }: PinnedTo
                   </td>
                   <td>
                     <Hash value={pin.approvedHash} />
+                    {pin.sealed ? null : (
+                      <span className="pin-untrusted" role="status">
+                        {' '}
+                        Not trusted: this pin was changed outside Silas; the tool stays blocked until you approve its definition.
+                      </span>
+                    )}
                   </td>
                   <td>
                     <time dateTime={pin.firstSeenAt}>{formatLocalTime(pin.firstSeenAt)}</time>

@@ -31,6 +31,11 @@ export function ServerSection({ server, deciding, decideError, onApprove }: Serv
         ) : null}
       </header>
       {server.policyError ? <PolicyErrorAlert error={server.policyError} /> : null}
+      {server.unsignedAllowed ? (
+        <p className="notice notice--warn">
+          <strong>Unsigned policies allowed</strong> — this proxy was started with <code>--allow-unsigned</code>: it enforces its policy file whether or not you signed it (for development only).
+        </p>
+      ) : null}
       <dl className="server__facts">
         <div>
           <dt>Last started</dt>

@@ -1,17 +1,25 @@
-import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
 
 /**
  * Where the person writes to Silas. Enter sends, Shift+Enter starts a new line. The text leaves
  * the field at once and comes back if the runtime did not take it, unless something new was
- * typed meanwhile. Stop is there only while a turn runs.
+ * typed meanwhile. Stop is there only while a turn runs. A suggestion the person picked (a chip
+ * from the executor, DecisionChips) arrives as `suggestion`: it replaces the text and waits for
+ * the person to send it; nothing is sent for them.
  */
-export function Composer() {
+export function Composer({ suggestion = null }: { suggestion?: { text: string; seq: number } | null }) {
   const busy = useCockpit((s) => s.stream.busy);
   const sending = useCockpit((s) => s.stream.sending);
   const error = useCockpit((s) => s.stream.composerError);
   const { sendMessage, cancelTurn } = useCockpitActions();
   const [text, setText] = useState('');
+  const input = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    if (suggestion === null) return;
+    setText(suggestion.text);
+    input.current?.focus();
+  }, [suggestion]);
   const hintId = useId();
   const errorId = useId();
   const empty = text.trim() === '';
@@ -45,6 +53,7 @@ export function Composer() {
         </p>
       ) : null}
       <textarea
+        ref={input}
         className="composer__input"
         aria-label="Message to Silas"
         aria-describedby={error ? `${errorId} ${hintId}` : hintId}

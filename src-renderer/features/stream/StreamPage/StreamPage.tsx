@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
 import { Composer } from '../Composer/Composer.js';
 import { Conversation } from '../Conversation/Conversation.js';
@@ -47,6 +47,9 @@ export function StreamPage() {
   const hasMessages = useCockpit((s) => s.stream.messages.length > 0);
   const hasSide = useCockpit((s) => s.stream.work.length > 0 || s.stream.lastTurn !== null);
   const { openModelSetup } = useCockpitActions();
+  // A suggestion chip the person picked: it goes to the composer, never straight to Silas.
+  const [suggestion, setSuggestion] = useState<{ text: string; seq: number } | null>(null);
+  const suggest = (text: string) => setSuggestion((last) => ({ text, seq: (last?.seq ?? 0) + 1 }));
   const open = status === 'open';
 
   return (
@@ -74,11 +77,11 @@ export function StreamPage() {
             <>
               <Conversation />
               <TurnProblem />
-              <DecisionChips />
+              <DecisionChips onSuggest={suggest} />
             </>
           ) : null}
           {open && (!ready || setupOpen) ? <ModelSetup /> : null}
-          {open && ready ? <Composer /> : null}
+          {open && ready ? <Composer suggestion={suggestion} /> : null}
         </div>
         {hasSide ? (
           <aside aria-label="Work and usage" className="stream-side">

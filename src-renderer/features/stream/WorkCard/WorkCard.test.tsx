@@ -48,4 +48,10 @@ describe('WorkCard', () => {
     expect(within(card).queryByRole('link')).toBeNull();
     expect(card.textContent).not.toContain('Plan 1a2b');
   });
+
+  it('marks a detail the executor wrote after reading tool output as external', () => {
+    renderCockpit(<WorkCard item={item({ title: 'Tidy', status: 'done', detail: 'moved 3 files', detail_taint: 'external' })} />, { transport: new FakeTransport() });
+    const card = screen.getByRole('article', { name: 'Tidy' });
+    expect(card.textContent).toContain('moved 3 files (written by the executor after reading tool output (external))');
+  });
 });

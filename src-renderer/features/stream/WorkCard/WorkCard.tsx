@@ -3,7 +3,7 @@ import { useCockpitActions } from '../../../app/cockpit-context.js';
 import { isPlainClick } from '../../../lib/plain-click.js';
 import { routeHash } from '../../../lib/routes.js';
 import type { StreamWork } from '../../../store/stream-reducer.js';
-import { shortHash, workStatusLabel, workStatusTone } from '../stream-format.js';
+import { EXECUTOR_DETAIL_NOTE, shortHash, workStatusLabel, workStatusTone } from '../stream-format.js';
 
 /**
  * One piece of work Silas planned in this conversation, as its latest progress reports it. A
@@ -25,7 +25,12 @@ export function WorkCard({ item }: { item: StreamWork }) {
         </h3>
         <span className={`work-status work-status--${workStatusTone(item.status)}`}>{workStatusLabel(item.status)}</span>
       </header>
-      {item.detail !== '' ? <p className="work-card__detail">{item.detail}</p> : null}
+      {item.detail !== '' ? (
+        <p className="work-card__detail">
+          {item.detail}
+          {item.detail_taint === 'external' ? <span className="work-card__taint"> ({EXECUTOR_DETAIL_NOTE})</span> : null}
+        </p>
+      ) : null}
       {item.plan_hash !== null ? (
         <p className="work-card__hash">
           Plan <code>{shortHash(item.plan_hash)}</code>
