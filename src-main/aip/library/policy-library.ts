@@ -101,6 +101,8 @@ const MAX_HISTORY = 1_000;
 export class PolicyLibrary {
   private readonly now: () => Date;
 
+  private readonly loadedTexts = new Map<string, { loads: boolean; signature: PolicySignature; hash: string | null }>();
+
   constructor(private readonly deps: PolicyLibraryDeps) {
     this.now = deps.now ?? (() => new Date());
   }
@@ -134,10 +136,27 @@ export class PolicyLibrary {
     }
     const text = readText(path);
     if (text === null) return { path, exists: false, loads: false, signature: 'unsigned', hash: null, modifiedOutside: latest !== null, versions, textSha256: null };
-    const loaded = loadPolicyText(text, { sourcePath: path, trustedKeys: this.deps.trustedKeys() });
-    const signature: PolicySignature = loaded.ok ? (loaded.signedBy !== null ? 'owner' : 'unsigned') : loaded.errors.some((e) => e.code === -32010) ? 'invalid' : 'unsigned';
     const textSha256 = sha256(text);
-    return { path, exists: true, loads: loaded.ok, signature, hash: loaded.ok ? loaded.policy.hash : null, modifiedOutside: latest?.textSha256 !== textSha256, versions, textSha256 };
+    const { loads, signature, hash } = this.judged(path, text, textSha256);
+    return { path, exists: true, loads, signature, hash, modifiedOutside: latest?.textSha256 !== textSha256, versions, textSha256 };
+  }
+
+  /**
+   * What loading a text says of it, kept by path and content: a listing hashes each file (well
+   * under a millisecond at the size cap) and parses only what changed since, so a large policy
+   * planted in HOME/policies costs one parse, not one per listing (docs/policy-editor.md, Limits).
+   */
+  private judged(path: string, text: string, textSha256: string): { loads: boolean; signature: PolicySignature; hash: string | null } {
+    const trusted = this.deps.trustedKeys();
+    const key = `${path}\n${textSha256}\n${[...trusted.keys()].join(',')}`;
+    const kept = this.loadedTexts.get(key);
+    if (kept) return kept;
+    const loaded = loadPolicyText(text, { sourcePath: path, trustedKeys: trusted });
+    const signature: PolicySignature = loaded.ok ? (loaded.signedBy !== null ? 'owner' : 'unsigned') : loaded.errors.some((e) => e.code === -32010) ? 'invalid' : 'unsigned';
+    const judged = { loads: loaded.ok, signature, hash: loaded.ok ? loaded.policy.hash : null };
+    if (this.loadedTexts.size >= 512) this.loadedTexts.clear();
+    this.loadedTexts.set(key, judged);
+    return judged;
   }
 
   read(pathInput: string): { status: PolicyFileStatus; text: string } {

@@ -1,0 +1,51 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openLedger, type Ledger } from '../../app/ledger.js';
+import { MemorySecretStore } from '../../keys/secret-store.js';
+import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
+import { useTempDirs } from '../../testing/temp.js';
+import { templateGallery } from '../templates/catalog.js';
+import { PolicyLibrary } from './policy-library.js';
+
+// Every parse the library makes, counted: a large policy planted in HOME/policies (under the size
+// cap) used to be parsed again on every Policies listing, stalling the runtime each time.
+const parses = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../policy/load.js', async (original) => {
+  const actual = await original<typeof import('../policy/load.js')>();
+  return { ...actual, loadPolicyText: (...args: Parameters<typeof actual.loadPolicyText>) => (parses.count++, actual.loadPolicyText(...args)) };
+});
+
+const tempDir = useTempDirs('silas-policy-listing-');
+const open: Ledger[] = [];
+afterEach(() => {
+  for (const ledger of open.splice(0)) ledger.close();
+});
+
+describe('the Policies listing', () => {
+  it('parses a planted policy once, not on every listing; a change is parsed again', () => {
+    const home = join(tempDir(), 'home');
+    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+    open.push(ledger);
+    mkdirSync(join(home, 'policies'), { recursive: true });
+    const planted = join(home, 'policies', 'planted.yaml');
+    const rules = Array.from({ length: 2_000 }, (_, i) => `    - tool: tool_${i}\n      action: block\n`).join('');
+    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  tool_rules:\n${rules}`);
+    const library = new PolicyLibrary({
+      versions: new PolicyVersionRepository(ledger.db),
+      audit: ledger.audit,
+      signer: ledger.signer!,
+      trustedKeys: () => ledger.trustedKeys(),
+      seals: ledger.seals,
+      knownPolicies: () => [planted],
+      policiesDir: join(home, 'policies'),
+      templates: templateGallery,
+    });
+    parses.count = 0;
+    for (let i = 0; i < 5; i += 1) expect(library.list()).toHaveLength(1);
+    expect(parses.count).toBe(1);
+    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  allowed_tools: [read_file]\n`);
+    expect(library.list()[0]).toMatchObject({ loads: true, signature: 'unsigned' });
+    expect(parses.count).toBe(2);
+  });
+});
