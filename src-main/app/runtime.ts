@@ -155,6 +155,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db, pinSealer);
   // The policies the cockpit edits: signed with the owner key, every version kept (issue 14).
+  // Drafts, and the listing's policy files, are parsed in a worker thread: a policy near the cap takes hundreds of ms to parse (docs/policy-editor.md, Limits).
+  const policyChecker = new PolicyChecker();
   const policies = new PolicyLibrary({
     versions: new PolicyVersionRepository(ledger.db),
     audit,
@@ -164,14 +166,13 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     knownPolicies: () => installationPolicies(locations, config.home),
     policiesDir: join(config.home, 'policies'),
     templates: templateGallery,
+    judgeOffLoop: (path, text, keys) => policyChecker.judge(path, text, keys),
     ...(overrides.now ? { now: overrides.now } : {}),
   });
   // A home from before policies were anchored keeps its owner-signed policies in force, once.
   adoptPoliciesFromBeforeAnchors(installationPolicies(locations, config.home), ledger.trustedKeys(), ledger.seals);
   // Alignment (issue 15): every agent decision in the ledger becomes a verified AP-Trace.
   const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), seals: ledger.seals, locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
-  // Drafts are checked in a worker thread: a policy near the cap takes hundreds of ms to parse (docs/policy-editor.md, Limits).
-  const policyChecker = new PolicyChecker();
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({

@@ -87,7 +87,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'policies.try': ({ text, path, call }) => need(services.trials, 'the policy test bench').tryCall(text, path, { name: 'typed', ...call, args: call.args }),
     'policies.replay': ({ text, path, server, last }) => need(services.trials, 'the policy test bench').replay(text, path, server, last),
     'policies.suite': ({ text, path }) => need(services.trials, 'the policy test bench').suite(text, path),
-    'policies.list': () => ({ policies: need(services.policies, 'the policy library').list() }),
+    'policies.list': async () => ({ policies: await need(services.policies, 'the policy library').list() }),
     'policies.read': ({ path }) => need(services.policies, 'the policy library').read(path),
     'policies.save': ({ path, text, expected_sha256 }) => need(services.policies, 'the policy library').save(path, text, expected_sha256),
     'policies.history': ({ path, limit }) => ({ versions: need(services.policies, 'the policy library').history(path, limit) }),

@@ -109,7 +109,7 @@ describe('PolicyLibrary', () => {
     expect(existsSync(join(home, 'models.json'))).toBe(false);
   });
 
-  it('makes a new policy from each template: signed as its first version, named after its file, its suite beside it and passing', () => {
+  it('makes a new policy from each template: signed as its first version, named after its file, its suite beside it and passing', async () => {
     const { home, library, events, ledger } = setup();
     expect(library.templates().map((t) => t.id)).toEqual(POLICY_TEMPLATES.map((t) => t.id));
     for (const template of library.templates()) {
@@ -137,7 +137,7 @@ describe('PolicyLibrary', () => {
     }
     expect(events('policies.created')).toHaveLength(POLICY_TEMPLATES.length);
     expect(events('policies.created')[0]).toEqual({ path: join(home, 'policies', `my-${POLICY_TEMPLATES[0]!.id}.yaml`), template: POLICY_TEMPLATES[0]!.id, suite: join(home, 'policies', `my-${POLICY_TEMPLATES[0]!.id}.suite.json`) });
-    expect(library.list().map((status) => status.path)).toContain(join(home, 'policies', 'my-github.yaml'));
+    expect((await library.list()).map((status) => status.path)).toContain(join(home, 'policies', 'my-github.yaml'));
   });
 
   it('refuses a bad name, an unknown template and a name already taken, overwriting nothing', () => {

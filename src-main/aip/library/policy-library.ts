@@ -60,6 +60,11 @@ export interface PolicyVersionView {
   corrupt: boolean;
 }
 
+type JudgedText = { loads: boolean; signature: PolicySignature; hash: string | null };
+
+/** A judged text is kept by path, content and the keys its signature was checked against. */
+const judgedKey = (path: string, textSha256: string, trusted: ReadonlyMap<string, Uint8Array>) => `${path}\n${textSha256}\n${[...trusted.keys()].join(',')}`;
+
 export interface PolicyLibraryDeps {
   versions: PolicyVersionRepository;
   audit: Pick<AuditLog, 'append'>;
@@ -73,6 +78,11 @@ export interface PolicyLibraryDeps {
   policiesDir: string;
   /** The gallery of starting policies (aip/templates/catalog.ts). */
   templates: PolicyTemplateSource;
+  /**
+   * Loads a policy file's text off the runtime's event loop (aip/trial/policy-checker.ts `judge`),
+   * for the listing; absent (tests, the CLI), the listing parses on the calling thread.
+   */
+  judgeOffLoop?: (path: string, text: string, trustedKeys: ReadonlyMap<string, Uint8Array>) => Promise<{ loads: boolean; signedBy: string | null; signatureInvalid: boolean; hash: string | null }>;
   now?: () => Date;
 }
 
@@ -101,15 +111,34 @@ const MAX_HISTORY = 1_000;
 export class PolicyLibrary {
   private readonly now: () => Date;
 
-  private readonly loadedTexts = new Map<string, { loads: boolean; signature: PolicySignature; hash: string | null }>();
+  private readonly loadedTexts = new Map<string, JudgedText>();
 
   constructor(private readonly deps: PolicyLibraryDeps) {
     this.now = deps.now ?? (() => new Date());
   }
 
-  list(): PolicyFileStatus[] {
+  async list(): Promise<PolicyFileStatus[]> {
     // The known paths are read once (client configurations, HOME/policies), not once per file.
-    return [...new Set(this.deps.knownPolicies().map((path) => resolve(path)))].sort().map((path) => this.statusOf(path));
+    const paths = [...new Set(this.deps.knownPolicies().map((path) => resolve(path)))].sort();
+    // A text not seen before is parsed in the checker's thread, one at a time (docs/policy-editor.md, Limits).
+    if (this.deps.judgeOffLoop) for (const path of paths) await this.judgeAhead(path, this.deps.judgeOffLoop);
+    return paths.map((path) => this.statusOf(path));
+  }
+
+  private async judgeAhead(path: string, judgeOffLoop: NonNullable<PolicyLibraryDeps['judgeOffLoop']>): Promise<void> {
+    const size = fileSize(path);
+    if (size === null || size > MAX_POLICY_BYTES) return;
+    const text = readText(path);
+    if (text === null) return;
+    const trusted = this.deps.trustedKeys();
+    const key = judgedKey(path, sha256(text), trusted);
+    if (this.loadedTexts.has(key)) return;
+    try {
+      const judged = await judgeOffLoop(path, text, trusted);
+      this.remember(key, { loads: judged.loads, signature: judged.loads ? (judged.signedBy !== null ? 'owner' : 'unsigned') : judged.signatureInvalid ? 'invalid' : 'unsigned', hash: judged.hash });
+    } catch {
+      // The thread refused or failed: the listing judges this one text on the loop, as before.
+    }
   }
 
   status(pathInput: string): PolicyFileStatus {
@@ -148,12 +177,15 @@ export class PolicyLibrary {
    */
   private judged(path: string, text: string, textSha256: string): { loads: boolean; signature: PolicySignature; hash: string | null } {
     const trusted = this.deps.trustedKeys();
-    const key = `${path}\n${textSha256}\n${[...trusted.keys()].join(',')}`;
+    const key = judgedKey(path, textSha256, trusted);
     const kept = this.loadedTexts.get(key);
     if (kept) return kept;
     const loaded = loadPolicyText(text, { sourcePath: path, trustedKeys: trusted });
     const signature: PolicySignature = loaded.ok ? (loaded.signedBy !== null ? 'owner' : 'unsigned') : loaded.errors.some((e) => e.code === -32010) ? 'invalid' : 'unsigned';
-    const judged = { loads: loaded.ok, signature, hash: loaded.ok ? loaded.policy.hash : null };
+    return this.remember(key, { loads: loaded.ok, signature, hash: loaded.ok ? loaded.policy.hash : null });
+  }
+
+  private remember(key: string, judged: JudgedText): JudgedText {
     if (this.loadedTexts.size >= 512) this.loadedTexts.clear();
     this.loadedTexts.set(key, judged);
     return judged;

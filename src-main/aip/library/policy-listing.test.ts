@@ -7,6 +7,7 @@ import { PolicyVersionRepository } from '../../store/repositories/policy-version
 import { useTempDirs } from '../../testing/temp.js';
 import { templateGallery } from '../templates/catalog.js';
 import { PolicyLibrary } from './policy-library.js';
+import { PolicyChecker } from '../trial/policy-checker.js';
 
 // Every parse the library makes, counted: a large policy planted in HOME/policies (under the size
 // cap) used to be parsed again on every Policies listing, stalling the runtime each time.
@@ -23,7 +24,7 @@ afterEach(() => {
 });
 
 describe('the Policies listing', () => {
-  it('parses a planted policy once, not on every listing; a change is parsed again', () => {
+  it('parses a planted policy once, not on every listing; a change is parsed again', async () => {
     const home = join(tempDir(), 'home');
     const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
     open.push(ledger);
@@ -42,10 +43,45 @@ describe('the Policies listing', () => {
       templates: templateGallery,
     });
     parses.count = 0;
-    for (let i = 0; i < 5; i += 1) expect(library.list()).toHaveLength(1);
+    for (let i = 0; i < 5; i += 1) expect(await library.list()).toHaveLength(1);
     expect(parses.count).toBe(1);
     writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  allowed_tools: [read_file]\n`);
-    expect(library.list()[0]).toMatchObject({ loads: true, signature: 'unsigned' });
+    expect((await library.list())[0]).toMatchObject({ loads: true, signature: 'unsigned' });
     expect(parses.count).toBe(2);
+  });
+
+  it('with the checker thread, the runtime thread parses nothing: the planted policy is judged off the loop, and listed the same', async () => {
+    const home = join(tempDir(), 'home');
+    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+    open.push(ledger);
+    mkdirSync(join(home, 'policies'), { recursive: true });
+    const planted = join(home, 'policies', 'planted.yaml');
+    const rules = Array.from({ length: 2_000 }, (_, i) => `    - tool: tool_${i}\n      action: block\n`).join('');
+    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  tool_rules:\n${rules}`);
+    const broken = join(home, 'policies', 'broken.yaml');
+    writeFileSync(broken, 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata: {name: broken}\nspec: [not, a, mapping]\n');
+    const checker = new PolicyChecker();
+    try {
+      const library = new PolicyLibrary({
+        versions: new PolicyVersionRepository(ledger.db),
+        audit: ledger.audit,
+        signer: ledger.signer!,
+        trustedKeys: () => ledger.trustedKeys(),
+        seals: ledger.seals,
+        knownPolicies: () => [planted, broken],
+        policiesDir: join(home, 'policies'),
+        templates: templateGallery,
+        judgeOffLoop: (path, text, keys) => checker.judge(path, text, keys),
+      });
+      parses.count = 0;
+      const listed = await library.list();
+      expect(listed.map((status) => [status.path, status.loads, status.signature])).toEqual([
+        [broken, false, 'unsigned'],
+        [planted, true, 'unsigned'],
+      ]);
+      expect(parses.count).toBe(0);
+    } finally {
+      await checker.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { PolicyCheckReply, PolicyCheckRequest } from './policy-checker.js';
 import { validatePolicyDraft } from './validate-draft.js';
+import { loadPolicyText, POLICY_SIGNATURE_INVALID } from '../policy/load.js';
 
 /*
  * The worker-thread entry of draft validation (`policy-checker.ts` starts one and keeps it while
@@ -13,7 +14,19 @@ const port = parentPort;
 port.on('message', (request: PolicyCheckRequest) => {
   let reply: PolicyCheckReply;
   try {
-    reply = { id: request.id, result: validatePolicyDraft(request.text) };
+    if (request.judge) {
+      const trustedKeys = new Map(request.judge.trustedKeys.map(([fingerprint, key]) => [fingerprint, new Uint8Array(Buffer.from(key, 'base64'))]));
+      const loaded = loadPolicyText(request.text, { sourcePath: request.judge.path, trustedKeys });
+      reply = {
+        id: request.id,
+        judged: {
+          loads: loaded.ok,
+          signedBy: loaded.ok ? loaded.signedBy : null,
+          signatureInvalid: !loaded.ok && loaded.errors.some((e) => e.code === POLICY_SIGNATURE_INVALID),
+          hash: loaded.ok ? loaded.policy.hash : null,
+        },
+      };
+    } else reply = { id: request.id, result: validatePolicyDraft(request.text) };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }

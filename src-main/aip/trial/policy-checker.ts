@@ -7,12 +7,20 @@ import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { MAX_POLICY_BYTES } from '../policy/load.js';
 import { validatePolicyDraft } from './validate-draft.js';
 
-/** What the runtime thread sends the worker, and what comes back. */
-export interface PolicyCheckRequest {
-  id: number;
-  text: string;
+/**
+ * What the runtime thread sends the worker, and what comes back: a draft to validate, or a policy
+ * file's text to judge for the Policies listing (does it load, who signed it, its hash), with the
+ * keyring's owner key as raw public keys by fingerprint.
+ */
+export type PolicyCheckRequest = { id: number; text: string; judge?: undefined } | { id: number; text: string; judge: { path: string; trustedKeys: [string, string][] } };
+/** What loading a policy file's text says of it, as the Policies listing shows it. */
+export interface JudgedPolicyText {
+  loads: boolean;
+  signedBy: string | null;
+  signatureInvalid: boolean;
+  hash: string | null;
 }
-export type PolicyCheckReply = { id: number; result: PolicyValidateResult } | { id: number; error: string };
+export type PolicyCheckReply = { id: number; result: PolicyValidateResult } | { id: number; judged: JudgedPolicyText } | { id: number; error: string };
 
 export interface PolicyCheckerOptions {
   /** Where the worker's code is; tests and the bundled CLI may point elsewhere. */
@@ -26,7 +34,7 @@ export interface PolicyCheckerOptions {
 }
 
 interface Waiting {
-  resolve(result: PolicyValidateResult): void;
+  resolve(result: never): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -79,6 +87,20 @@ export class PolicyChecker {
     if (this.waiting.size >= this.maxWaiting) {
       return Promise.reject(new SilasError(ErrorCode.RateLimited, `${this.waiting.size} drafts are already being checked; wait for their results and check again`));
     }
+    return this.send<PolicyValidateResult>((id) => ({ id, text }));
+  }
+
+  /**
+   * Loads a policy file's text in the thread, for the Policies listing (docs/policy-editor.md,
+   * Limits): a large policy planted in HOME/policies is parsed there, never on the loop.
+   */
+  judge(path: string, text: string, trustedKeys: ReadonlyMap<string, Uint8Array>): Promise<JudgedPolicyText> {
+    if (this.closed) return Promise.reject(new SilasError(ErrorCode.Unavailable, 'the runtime is shutting down; the policy was not read'));
+    const keys: [string, string][] = [...trustedKeys].map(([fingerprint, key]) => [fingerprint, Buffer.from(key).toString('base64')]);
+    return this.send<JudgedPolicyText>((id) => ({ id, text, judge: { path, trustedKeys: keys } }));
+  }
+
+  private send<T>(request: (id: number) => PolicyCheckRequest): Promise<T> {
     let worker: Worker;
     try {
       worker = this.ensureWorker();
@@ -86,11 +108,11 @@ export class PolicyChecker {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     const id = this.nextId++;
-    return new Promise<PolicyValidateResult>((resolve, reject) => {
-      const timer = setTimeout(() => this.stop(worker, `checking a draft took longer than ${this.timeoutMs} ms; shorten the draft and check again`), this.timeoutMs);
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => this.stop(worker, `checking a policy took longer than ${this.timeoutMs} ms; shorten it and check again`), this.timeoutMs);
       timer.unref();
-      this.waiting.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, text } satisfies PolicyCheckRequest);
+      this.waiting.set(id, { resolve: resolve as (result: never) => void, reject, timer });
+      worker.postMessage(request(id));
     });
   }
 
@@ -124,7 +146,8 @@ export class PolicyChecker {
     if (!waiting) return;
     this.waiting.delete(reply.id);
     clearTimeout(waiting.timer);
-    if ('result' in reply) waiting.resolve(reply.result);
+    if ('result' in reply) waiting.resolve(reply.result as never);
+    else if ('judged' in reply) waiting.resolve(reply.judged as never);
     else waiting.reject(new SilasError(ErrorCode.Internal, `checking the draft failed: ${reply.error}`));
     if (this.waiting.size === 0 && !this.closed) {
       this.idleTimer = setTimeout(() => this.worker === worker && this.waiting.size === 0 && this.stop(worker, 'idle'), this.idleMs);
