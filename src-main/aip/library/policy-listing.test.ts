@@ -6,7 +6,7 @@ import { MemorySecretStore } from '../../keys/secret-store.js';
 import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { templateGallery } from '../templates/catalog.js';
-import { PolicyLibrary } from './policy-library.js';
+import { PolicyLibrary, type PolicyLibraryDeps } from './policy-library.js';
 import { PolicyChecker } from '../trial/policy-checker.js';
 
 // Every parse the library makes, counted: a large policy planted in HOME/policies (under the size
@@ -23,56 +23,46 @@ afterEach(() => {
   for (const ledger of open.splice(0)) ledger.close();
 });
 
+/** A home whose HOME/policies holds a large policy (2,000 rules, under the cap) and the library over it. */
+function plantedHome(judgeOffLoop?: PolicyLibraryDeps['judgeOffLoop']) {
+  const home = join(tempDir(), 'home');
+  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+  open.push(ledger);
+  mkdirSync(join(home, 'policies'), { recursive: true });
+  const planted = join(home, 'policies', 'planted.yaml');
+  const rules = Array.from({ length: 2_000 }, (_, i) => `    - tool: tool_${i}\n      action: block\n`).join('');
+  writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  tool_rules:\n${rules}`);
+  const broken = join(home, 'policies', 'broken.yaml');
+  writeFileSync(broken, 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata: {name: broken}\nspec: [not, a, mapping]\n');
+  const library = new PolicyLibrary({
+    versions: new PolicyVersionRepository(ledger.db),
+    audit: ledger.audit,
+    signer: ledger.signer!,
+    trustedKeys: () => ledger.trustedKeys(),
+    seals: ledger.seals,
+    knownPolicies: () => [planted, broken],
+    policiesDir: join(home, 'policies'),
+    templates: templateGallery,
+    ...(judgeOffLoop ? { judgeOffLoop } : {}),
+  });
+  return { library, planted, broken };
+}
+
 describe('the Policies listing', () => {
   it('parses a planted policy once, not on every listing; a change is parsed again', async () => {
-    const home = join(tempDir(), 'home');
-    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
-    open.push(ledger);
-    mkdirSync(join(home, 'policies'), { recursive: true });
-    const planted = join(home, 'policies', 'planted.yaml');
-    const rules = Array.from({ length: 2_000 }, (_, i) => `    - tool: tool_${i}\n      action: block\n`).join('');
-    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  tool_rules:\n${rules}`);
-    const library = new PolicyLibrary({
-      versions: new PolicyVersionRepository(ledger.db),
-      audit: ledger.audit,
-      signer: ledger.signer!,
-      trustedKeys: () => ledger.trustedKeys(),
-      seals: ledger.seals,
-      knownPolicies: () => [planted],
-      policiesDir: join(home, 'policies'),
-      templates: templateGallery,
-    });
+    const { library, planted } = plantedHome();
     parses.count = 0;
-    for (let i = 0; i < 5; i += 1) expect(await library.list()).toHaveLength(1);
-    expect(parses.count).toBe(1);
-    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  allowed_tools: [read_file]\n`);
-    expect((await library.list())[0]).toMatchObject({ loads: true, signature: 'unsigned' });
+    for (let i = 0; i < 5; i += 1) expect(await library.list()).toHaveLength(2);
     expect(parses.count).toBe(2);
+    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  allowed_tools: [read_file]\n`);
+    expect((await library.list()).find((status) => status.path === planted)).toMatchObject({ loads: true, signature: 'unsigned' });
+    expect(parses.count).toBe(3);
   });
 
   it('with the checker thread, the runtime thread parses nothing: the planted policy is judged off the loop, and listed the same', async () => {
-    const home = join(tempDir(), 'home');
-    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
-    open.push(ledger);
-    mkdirSync(join(home, 'policies'), { recursive: true });
-    const planted = join(home, 'policies', 'planted.yaml');
-    const rules = Array.from({ length: 2_000 }, (_, i) => `    - tool: tool_${i}\n      action: block\n`).join('');
-    writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  tool_rules:\n${rules}`);
-    const broken = join(home, 'policies', 'broken.yaml');
-    writeFileSync(broken, 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata: {name: broken}\nspec: [not, a, mapping]\n');
     const checker = new PolicyChecker();
     try {
-      const library = new PolicyLibrary({
-        versions: new PolicyVersionRepository(ledger.db),
-        audit: ledger.audit,
-        signer: ledger.signer!,
-        trustedKeys: () => ledger.trustedKeys(),
-        seals: ledger.seals,
-        knownPolicies: () => [planted, broken],
-        policiesDir: join(home, 'policies'),
-        templates: templateGallery,
-        judgeOffLoop: (path, text, keys) => checker.judge(path, text, keys),
-      });
+      const { library, planted, broken } = plantedHome((path, text, keys) => checker.judge(path, text, keys));
       parses.count = 0;
       const listed = await library.list();
       expect(listed.map((status) => [status.path, status.loads, status.signature])).toEqual([
