@@ -2,15 +2,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLedger, type Ledger } from '../../app/ledger.js';
-import { MemorySecretStore } from '../../keys/secret-store.js';
-import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
+import { type Ledger } from '../../app/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
+import { libraryHome } from '../../testing/policy-library-home.js';
 import { loadPolicyText } from '../policy/load.js';
-import { POLICY_TEMPLATES, readTemplate, templateGallery } from '../templates/catalog.js';
+import { POLICY_TEMPLATES, readTemplate } from '../templates/catalog.js';
 import { parseSuite } from '../trial/suite.js';
 import { runSuite } from '../trial/trial.js';
-import { PolicyLibrary } from './policy-library.js';
 
 // Saving, history, restore and outside edits (issue 14 item 3), with the attacker's side: a path
 // that is not a policy, a history row edited in the database, a file changed behind the editor.
@@ -23,24 +21,10 @@ afterEach(() => {
 const text = (tools: string) => `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: files\nspec:\n  mode: enforce\n  # the person's comment stays\n  allowed_tools: [${tools}]\n`;
 
 function setup() {
-  const dir = tempDir();
-  const home = join(dir, 'home');
-  const store = new MemorySecretStore();
-  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: store });
+  const { home, policiesDir, ledger, library } = libraryHome(tempDir(), (dir) => [join(dir, 'files.yaml'), ...readdirSync(dir).filter((name) => name.endsWith('.yaml')).map((name) => join(dir, name))]);
   open.push(ledger);
-  mkdirSync(join(home, 'policies'), { recursive: true });
-  const policy = join(home, 'policies', 'files.yaml');
+  const policy = join(policiesDir, 'files.yaml');
   writeFileSync(policy, text('read_file'));
-  const library = new PolicyLibrary({
-    versions: new PolicyVersionRepository(ledger.db),
-    audit: ledger.audit,
-    signer: ledger.signer!,
-    trustedKeys: () => ledger.trustedKeys(),
-    seals: ledger.seals,
-    knownPolicies: () => [policy, ...readdirSync(join(home, 'policies')).filter((name) => name.endsWith('.yaml')).map((name) => join(home, 'policies', name))],
-    policiesDir: join(home, 'policies'),
-    templates: templateGallery,
-  });
   const events = (name: string) => ledger.audit.tail(100).filter((e) => e.event === name).map((e) => e.data);
   return { home, policy, library, ledger, events };
 }

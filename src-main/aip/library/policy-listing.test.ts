@@ -1,12 +1,10 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openLedger, type Ledger } from '../../app/ledger.js';
-import { MemorySecretStore } from '../../keys/secret-store.js';
-import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
+import { type Ledger } from '../../app/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { templateGallery } from '../templates/catalog.js';
-import { PolicyLibrary, type PolicyLibraryDeps } from './policy-library.js';
+import { libraryHome } from '../../testing/policy-library-home.js';
+import { type PolicyLibraryDeps } from './policy-library.js';
 import { PolicyChecker } from '../trial/policy-checker.js';
 
 // Every parse the library makes, counted: a large policy planted in HOME/policies (under the size
@@ -25,26 +23,13 @@ afterEach(() => {
 
 /** A home whose HOME/policies holds a large policy (2,000 rules, under the cap) and the library over it. */
 function plantedHome(judgeOffLoop?: PolicyLibraryDeps['judgeOffLoop']) {
-  const home = join(tempDir(), 'home');
-  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+  const { policiesDir, ledger, library } = libraryHome(tempDir(), (dir) => [join(dir, 'planted.yaml'), join(dir, 'broken.yaml')], judgeOffLoop ? { judgeOffLoop } : {});
   open.push(ledger);
-  mkdirSync(join(home, 'policies'), { recursive: true });
-  const planted = join(home, 'policies', 'planted.yaml');
+  const planted = join(policiesDir, 'planted.yaml');
   const rules = Array.from({ length: 2_000 }, (_, i) => `    - tool: tool_${i}\n      action: block\n`).join('');
   writeFileSync(planted, `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: planted\nspec:\n  tool_rules:\n${rules}`);
-  const broken = join(home, 'policies', 'broken.yaml');
+  const broken = join(policiesDir, 'broken.yaml');
   writeFileSync(broken, 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata: {name: broken}\nspec: [not, a, mapping]\n');
-  const library = new PolicyLibrary({
-    versions: new PolicyVersionRepository(ledger.db),
-    audit: ledger.audit,
-    signer: ledger.signer!,
-    trustedKeys: () => ledger.trustedKeys(),
-    seals: ledger.seals,
-    knownPolicies: () => [planted, broken],
-    policiesDir: join(home, 'policies'),
-    templates: templateGallery,
-    ...(judgeOffLoop ? { judgeOffLoop } : {}),
-  });
   return { library, planted, broken };
 }
 

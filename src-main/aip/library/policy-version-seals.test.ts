@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLedger, type Ledger } from '../../app/ledger.js';
-import { MemorySecretStore } from '../../keys/secret-store.js';
-import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
+import { type Ledger } from '../../app/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { templateGallery } from '../templates/catalog.js';
-import { PolicyLibrary } from './policy-library.js';
+import { libraryHome } from '../../testing/policy-library-home.js';
 
 // The attacks on saved policy versions and on the policy in force, as a database writer or a
 // process that can write the policy file (but not the keyring) performs them (docs/policy-editor.md "History").
@@ -22,23 +19,10 @@ const text = (tools: string) => `apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 function setup() {
-  const dir = tempDir();
-  const home = join(dir, 'home');
-  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+  const { policiesDir, ledger, library } = libraryHome(tempDir(), (dir) => [join(dir, 'files.yaml')]);
   open.push(ledger);
-  mkdirSync(join(home, 'policies'), { recursive: true });
-  const policy = join(home, 'policies', 'files.yaml');
+  const policy = join(policiesDir, 'files.yaml');
   writeFileSync(policy, text('read_file'));
-  const library = new PolicyLibrary({
-    versions: new PolicyVersionRepository(ledger.db),
-    audit: ledger.audit,
-    signer: ledger.signer!,
-    trustedKeys: () => ledger.trustedKeys(),
-    seals: ledger.seals,
-    knownPolicies: () => [policy],
-    policiesDir: join(home, 'policies'),
-    templates: templateGallery,
-  });
   const events = (name: string) => ledger.audit.tail(200).filter((e) => e.event === name).map((e) => e.data);
   /** A process that can write the database, not the keyring. */
   const dbWriter = (run: (db: Database.Database) => void) => {
