@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApTrace } from '../../src-shared/aap/trace.js';
 import { signPolicyText } from '../aip/policy/sign.js';
+import { anchorPolicyInForce } from '../aip/policy/in-force.js';
 import { composeAlignment, type Alignment } from '../app/compose-alignment.js';
 import { openLedger, type Ledger } from '../app/ledger.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
@@ -110,6 +111,23 @@ describe('alignment against a database writer', () => {
     expect(again.service.card('mcp:files').refused).toMatch(/not the card last put in force/);
   });
 
+  it("a person's edited card whose source is rewritten to 'derived' in the database is not replaced by the looser derived card on a policy change", () => {
+    const h = harness();
+    h.decide('read_file', 'ALLOW');
+    h.drain();
+    const card = h.service.card('mcp:files').card as Record<string, unknown> & { autonomy_envelope: Record<string, unknown> };
+    h.service.saveCard('mcp:files', JSON.stringify({ ...card, card_id: 'ac-files-strict', autonomy_envelope: { ...card.autonomy_envelope, bounded_actions: ['list_directory'], forbidden_actions: ['delete_file', 'read_file'] } }));
+    h.ledger.db.prepare("UPDATE aap_cards SET source = 'derived' WHERE agent_id = 'mcp:files' AND active = 1").run();
+    const again = h.restart();
+    again.cards.policyChanged('files', null);
+    // Never the derived card, which bounds read_file: the edited card stays, or the agent fails closed.
+    const inForce = again.service.card('mcp:files').card as { card_id: string; autonomy_envelope: { bounded_actions: string[] } };
+    expect(inForce.autonomy_envelope.bounded_actions).not.toContain('read_file');
+    again.decide('read_file', 'ALLOW');
+    again.drain();
+    expect(again.events('aap.trace').at(-1)).toMatchObject({ verified: false });
+  });
+
   it('keeps showing a violation edited out of the page with two UPDATEs, and audits the tampering', async () => {
     const h = harness();
     h.decide('read_file', 'ALLOW');
@@ -149,7 +167,10 @@ describe('cards derived only from owner-signed policies', () => {
     const ledger = openLedger(join(dir, 'home'), { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
     const policy = join(dir, 'home', 'policies', 'files.yaml');
     mkdirSync(join(dir, 'home', 'policies'), { recursive: true });
-    writeFileSync(policy, signPolicyText(FILES_POLICY, ledger.signer!));
+    // Saved and put in force as the cockpit does: signed, and its text anchored in the keyring.
+    const inForce = signPolicyText(FILES_POLICY, ledger.signer!);
+    anchorPolicyInForce(ledger.seals, policy, inForce);
+    writeFileSync(policy, inForce);
     const unsigned = join(dir, 'home', 'policies', 'other.yaml');
     writeFileSync(unsigned, FILES_POLICY.replace('name: files', 'name: other'));
     const user = join(dir, 'user');
@@ -187,6 +208,22 @@ describe('cards derived only from owner-signed policies', () => {
     expect(c.events('aap.card_activated')).toHaveLength(1);
     // "Use the card derived from the signed policy" is refused while the policy is unsigned.
     expect(() => c.alignment.service.useDerivedCard(agent)).toThrow(/not signed by the owner key/);
+  });
+
+  it('does not derive a card from an older signed policy put back in place of the one in force', () => {
+    const c = composed();
+    c.decide('files', 'read_file');
+    c.drain();
+    const agent = 'mcp:claude-desktop/files';
+    // A looser version the owner signed once, written back by a process without the keyring.
+    writeFileSync(c.policy, signPolicyText(FILES_POLICY.replace('[read_file, list_directory, write_file]', '[read_file, list_directory, write_file, echo]'), c.ledger.signer!));
+    c.ledger.audit.append('aip.policy_reloaded', { server: 'files', client: 'claude-desktop', session_id: 's', policy_name: 'files', policy_hash: 'b'.repeat(64), previous_hash: 'a'.repeat(64) } as never);
+    c.decide('files', 'echo');
+    c.drain();
+    const card = c.alignment.service.card(agent).card as { autonomy_envelope: { bounded_actions: string[] } };
+    expect(card.autonomy_envelope.bounded_actions).not.toContain('echo');
+    expect(c.events('aap.trace').at(-1)).toMatchObject({ verified: false });
+    expect(c.events('aap.policy_not_signed')).toEqual([expect.objectContaining({ agent_id: agent, reason: expect.stringMatching(/not the policy Silas last put in force/) })]);
   });
 
   it('fails an agent closed whose only policy is unsigned', () => {

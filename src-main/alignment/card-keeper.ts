@@ -102,9 +102,12 @@ export class CardKeeper {
   /** After a policy change: agents whose card was derived from another version of it get one from the new version. */
   policyChanged(server: string, client: string | null): CardInForce | null {
     const agentId = mcpAgentId(server, client);
-    const row = this.deps.repo.activeCard(agentId);
+    if (!this.deps.repo.activeCard(agentId)) return null;
+    // The card in force as cardFor checks it (owner signature and keyring anchor, `source` included):
+    // a row whose `source` was rewritten in the database decides nothing here.
+    const { row } = this.cardFor(agentId, { kind: 'mcp', server, client });
     // A refused card stays until the person decides; an edited one is the person's.
-    if (!row || row.source !== 'derived' || refusedReasonOf(JSON.parse(row.cardJson)) !== null) return null;
+    if (row.source !== 'derived' || refusedReasonOf(JSON.parse(row.cardJson)) !== null) return null;
     const next = this.defaultCard({ kind: 'mcp', server, client });
     // An unsigned policy derives nothing: the card from its signed version stays in force.
     if (!next.ok) return null;
@@ -249,7 +252,10 @@ function subjectOf(cardJson: string): AgentSubject | null {
   return card.agent_id === 'silas' ? { kind: 'silas' } : null;
 }
 
-/** What the keyring anchors of a card in force: its id and the owner's signature over it. */
-function anchoredCard(row: AlignmentCardRow): { card_id: string; signature: string | null } {
-  return { card_id: row.cardId, signature: row.signature };
+/**
+ * What the keyring anchors of a card in force: its id, the owner's signature over it, and whether
+ * the person edited it (`source` decides whether a policy change may replace it).
+ */
+function anchoredCard(row: AlignmentCardRow): { card_id: string; signature: string | null; source: string } {
+  return { card_id: row.cardId, signature: row.signature, source: row.source };
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadPolicyText } from '../aip/policy/load.js';
+import { judgePolicyText } from '../aip/policy/in-force.js';
 import { AlignmentRecorder, type AlignmentNotice } from '../alignment/alignment-recorder.js';
 import { AlignmentService } from '../alignment/alignment-service.js';
 import { CardKeeper, type ServerPolicy } from '../alignment/card-keeper.js';
@@ -39,16 +39,17 @@ export function composeAlignment(deps: AlignmentDeps): Alignment {
   const now = deps.now ?? (() => new Date());
   const repo = new AlignmentRepository(deps.db);
   const chain = new AlignmentChainReader(deps.db);
-  // A card is derived only from a policy that carries a valid owner signature (DESIGN invariant 13):
-  // an unsigned edit of the file must not be signed into the card (docs/alignment.md).
+  // A card is derived only from the policy a proxy would enforce (DESIGN invariant 13): signed by
+  // the owner and the text put in force for its path (aip/policy/in-force.ts). Neither an unsigned
+  // edit nor an older signed copy put back is signed into the card (docs/alignment.md).
   const policyForServer = (server: string, client: string | null): ServerPolicy => {
     const path = wrappedPolicyOf(deps.locations, server, client);
     if (path === null) return null;
     try {
-      const loaded = loadPolicyText(readFileSync(path, 'utf8'), { sourcePath: path, trustedKeys: deps.trustedKeys() });
-      if (!loaded.ok) return { ok: false, path, reason: `does not load (${loaded.errors[0]?.message ?? 'invalid'})` };
-      if (loaded.signedBy === null) return { ok: false, path, reason: 'is not signed by the owner key (changed outside the cockpit?); adopt it on the Policies page' };
-      return { ok: true, policy: loaded.policy };
+      const judged = judgePolicyText(readFileSync(path, 'utf8'), { path, trustedKeys: deps.trustedKeys(), seals: deps.seals });
+      if (judged.ok) return { ok: true, policy: judged.policy };
+      if (judged.invalid) return { ok: false, path, reason: `does not load (${judged.errors[0]?.message ?? 'invalid'})` };
+      return { ok: false, path, reason: judged.detail };
     } catch (error) {
       return { ok: false, path, reason: `cannot be read (${(error as Error).message})` };
     }
