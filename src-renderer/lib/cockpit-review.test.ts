@@ -122,6 +122,24 @@ describe('connectCockpit: review', () => {
     expect(transport.callsTo('review.list')).toEqual([{}, { offset: 2 }, { offset: 4 }]);
   });
 
+  it('lists again when the queue changes between pages, so no card of a later page is lost', async () => {
+    const cards = Array.from({ length: 5 }, (_, i) => toolCallCard(i + 1));
+    let seq = 9;
+    const transport = new FakeTransport().handle('review.list', (args) => {
+      const offset = (args as { offset?: number }).offset ?? 0;
+      // The first listing's second page comes after a change (seq 10); the second listing is stable.
+      if (offset > 0 && seq === 9) seq = 10;
+      return { ok: true, value: { cards: cards.slice(offset, offset + 2), paused: false, seq, total: 5 } };
+    });
+    const store = createCockpitStore();
+    connectCockpit({ transport, store });
+    transport.setState('connected');
+    await vi.waitFor(() => expect(store.getState().review.status).toBe('ready'));
+    expect(ids(store.getState().review.cards)).toEqual(cards.map((c) => c.id));
+    expect(store.getState().review.seq).toBe(10);
+    expect(transport.callsTo('review.list')).toEqual([{}, { offset: 2 }, {}, { offset: 2 }, { offset: 4 }]);
+  });
+
   it('sends review.decide with the id and choice, one decision at a time across every kind', async () => {
     const transport = runtimeWithQueue([toolCallCard(1), planCard(2), toolChangeCard(3)]);
     const answers = heldDecisions(transport);

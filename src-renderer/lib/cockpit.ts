@@ -191,16 +191,25 @@ export function connectCockpit({ transport, store, window: win, notifications, s
     );
   }
 
+  /**
+   * Every page of the queue as of one `seq`. Pages read while the queue changed are not one queue
+   * (a card may have moved between pages), so a moved `seq` starts the listing again; after three
+   * tries the listing is kept with no `seq`, so the next delta is a gap and lists again.
+   */
   async function listReview(): Promise<ReviewQueueView> {
-    const first = await call('review.list', {});
-    const cards = [...first.cards];
-    // Pages are read while the queue may change: a page whose seq moved is followed by deltas (or a gap, which lists again).
-    for (let page = 1; page < REVIEW_MAX_PAGES && first.total !== undefined && cards.length < first.total; page += 1) {
-      const next = await call('review.list', { offset: cards.length });
-      if (next.cards.length === 0 || next.seq !== first.seq) break;
-      cards.push(...next.cards);
+    for (let attempt = 1; ; attempt += 1) {
+      const first = await call('review.list', {});
+      const cards = [...first.cards];
+      let moved = false;
+      for (let page = 1; page < REVIEW_MAX_PAGES && first.total !== undefined && cards.length < first.total; page += 1) {
+        const next = await call('review.list', { offset: cards.length });
+        moved = next.seq !== first.seq;
+        if (moved || next.cards.length === 0) break;
+        cards.push(...next.cards);
+      }
+      if (!moved) return { ...first, cards };
+      if (attempt === 3) return { ...first, cards, seq: -1 };
     }
-    return { ...first, cards };
   }
 
   /** One delta from the runtime; a missed one (a gap in `seq`) lists the queue again. */
