@@ -79,11 +79,6 @@ export class CardKeeper {
     return this.activate(derived.card, 'derived');
   }
 
-  /** Whether the agent's card in force is the refused card, and why. */
-  refusedReason(agentId: string): string | null {
-    return refusedReasonOf(this.cardFor(agentId).compiled.card);
-  }
-
   /**
    * The person's explicit choice (cockpit credential only): the card derived from the agent's
    * owner-signed policy put in force, in place of whatever is in force (a refused card included).

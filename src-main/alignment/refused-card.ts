@@ -15,7 +15,6 @@ import { GOVERNED_VALUES, type AgentSubject, type CardContext } from './default-
  */
 
 export const CARD_REFUSED_VIOLATION = 'card_refused';
-export const CARD_REFUSED_NOTICE = 'card refused — every action counts as a violation until you save or re-derive a card';
 
 const slug = (agentId: string) => agentId.replace(/[^A-Za-z0-9_-]+/g, '-');
 

@@ -1,27 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
-import { countMediumOrHigher, DENSITY_THRESHOLD, isElevated, needsDensityCue, newArrivals, riskLabel, shortPlanHash, sortOldestFirst } from './review-queue.js';
+import { countMediumOrHigher, DENSITY_THRESHOLD, isElevated, needsDensityCue, newArrivals, riskLabel, shortPlanHash } from './review-queue.js';
 
 const ids = (cards: readonly { id: string }[]) => cards.map((card) => card.id);
-
-describe('sortOldestFirst', () => {
-  it('puts the oldest request first, whatever its kind, without changing the input', () => {
-    const input = [toolCallCard(3), planCard(1), toolChangeCard(2)];
-    expect(ids(sortOldestFirst(input))).toEqual(['plan-1', 'tool_change-2', 'tool_call-3']);
-    expect(ids(input)).toEqual(['tool_call-3', 'plan-1', 'tool_change-2']);
-  });
-
-  it("keeps the runtime's order for requests of the same instant, so the active card is stable", () => {
-    const at = toolCallCard(1).requestedAt;
-    const tied = [toolCallCard(9, { id: 'b', requestedAt: at }), planCard(8, { id: 'a', requestedAt: at }), toolCallCard(7, { id: 'c', requestedAt: at })];
-    expect(ids(sortOldestFirst(tied))).toEqual(['b', 'a', 'c']);
-    expect(ids(sortOldestFirst([...tied].reverse()))).toEqual(['c', 'a', 'b']);
-  });
-
-  it('leaves cards with an unreadable time where the runtime put them', () => {
-    expect(ids(sortOldestFirst([toolCallCard(2, { requestedAt: 'not a time' }), toolCallCard(1)]))).toEqual(['tool_call-2', 'tool_call-1']);
-  });
-});
 
 describe('risk', () => {
   it('labels every level of the ladder (§0.5.2)', () => {

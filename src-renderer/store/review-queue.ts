@@ -21,17 +21,6 @@ export function riskLabel(risk: RiskLevel): string {
   return RISK_LABELS[risk];
 }
 
-/**
- * Oldest request first. The runtime already sends the queue in that order; the sort is stable,
- * so requests of the same instant keep the runtime's order and the active card never flickers.
- */
-export function sortOldestFirst<T extends Pick<DecisionCard, 'requestedAt'>>(cards: readonly T[]): T[] {
-  return [...cards].sort((a, b) => {
-    const byTime = Date.parse(a.requestedAt) - Date.parse(b.requestedAt);
-    return Number.isFinite(byTime) ? byTime : 0;
-  });
-}
-
 /** Medium risk or higher: what §0.5.4 counts towards approval fatigue. */
 export function isMediumOrHigher(risk: RiskLevel): boolean {
   return risk !== 'low';

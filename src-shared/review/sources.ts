@@ -18,7 +18,7 @@ import type { CardOrigin, DecisionCard } from '../schemas/review.js';
  */
 
 /** The source of a card that carries no origin (a runtime older than sources). */
-export const UNKNOWN_SOURCE: CardOrigin = { channel: 'local_requester', sourceId: 'unknown', requester: 'an unknown requester', taint: 'external', governed: false };
+const UNKNOWN_SOURCE: CardOrigin = { channel: 'local_requester', sourceId: 'unknown', requester: 'an unknown requester', taint: 'external', governed: false };
 
 export interface CardGroup<C extends DecisionCard = DecisionCard> {
   origin: CardOrigin;
@@ -31,7 +31,7 @@ export function originOf(card: Pick<DecisionCard, 'origin' | 'id'>): CardOrigin 
   return card.origin ?? { ...UNKNOWN_SOURCE, sourceId: `unknown:${card.id}` };
 }
 
-export function sourceRank(origin: CardOrigin): number {
+function sourceRank(origin: CardOrigin): number {
   if (origin.channel === 'cockpit' || origin.channel === 'runtime') return 0;
   return origin.governed ? 1 : 2;
 }
@@ -40,7 +40,7 @@ export function sourceRank(origin: CardOrigin): number {
  * Oldest request first; ties by id, so the order never flickers. ISO-8601 UTC times compare as
  * strings, code unit by code unit (`localeCompare` would cost ten times more at 10,000 cards).
  */
-export function compareCards(a: Pick<DecisionCard, 'requestedAt' | 'id'>, b: Pick<DecisionCard, 'requestedAt' | 'id'>): number {
+function compareCards(a: Pick<DecisionCard, 'requestedAt' | 'id'>, b: Pick<DecisionCard, 'requestedAt' | 'id'>): number {
   if (a.requestedAt !== b.requestedAt) return a.requestedAt < b.requestedAt ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -150,6 +150,14 @@ export const DecisionChip = z.strictObject({
 });
 export type DecisionChip = z.infer<typeof DecisionChip>;
 
+/**
+ * A chip someone other than Silas answering the person wrote (the executor's next steps, or any
+ * chip from external content, spec 002 §5.12): a suggestion, never sent as the person's words.
+ */
+export function isSuggestionChip(chip: Pick<DecisionChip, 'source' | 'taint'>): boolean {
+  return chip.source !== undefined || chip.taint === 'external';
+}
+
 const base = { scope: StreamScopeId };
 
 /** Everything the Stream pushes to the session holding a scope. */

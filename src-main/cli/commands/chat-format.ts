@@ -1,4 +1,4 @@
-import type { DecisionChip, ModelsStatus, StreamEvent, TurnUsage, WorkProgressStatus } from '../../../src-shared/schemas/stream.js';
+import { isSuggestionChip, type DecisionChip, type ModelsStatus, type StreamEvent, type TurnUsage, type WorkProgressStatus } from '../../../src-shared/schemas/stream.js';
 import type { z } from 'zod';
 import { terminalSafe } from './plan.js';
 
@@ -52,10 +52,6 @@ export function formatMessage(sender: 'person' | 'silas' | 'system', text: strin
 }
 
 /** Whether a chip is a suggestion someone else wrote (the executor, from tool output: external, §5.12). */
-export function isSuggestionChip(chip: z.infer<typeof DecisionChip>): boolean {
-  return chip.source !== undefined || chip.taint === 'external';
-}
-
 export function formatChips(chips: readonly z.infer<typeof DecisionChip>[]): string[] {
   const lines = chips.map((chip, index) => `  [${index + 1}] ${terminalSafe(chip.label)}`);
   if (chips.some(isSuggestionChip)) {

@@ -13,8 +13,9 @@ import { TerminalApprovals } from './chat-approval.js';
 import { APPROVE_HERE_NEEDS_TERMINAL, controllingTerminal, type ApprovalTerminalSource } from './approval-terminal.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
-import { CHAT_HELP, SILAS_PREFIX, dim, formatChips, isSuggestionChip, formatHeader, formatMessage, formatMeter, formatModelProblems, formatOpenWork, formatWork, isFinalWorkStatus, jsonLine } from './chat-format.js';
+import { CHAT_HELP, SILAS_PREFIX, dim, formatChips, formatHeader, formatMessage, formatMeter, formatModelProblems, formatOpenWork, formatWork, isFinalWorkStatus, jsonLine } from './chat-format.js';
 import { terminalSafe } from './plan.js';
+import { isSuggestionChip } from '../../../src-shared/schemas/stream.js';
 
 const DEFAULT_WAIT_WORK_SECONDS = 600;
 const MAX_WAIT_WORK_SECONDS = 7 * 24 * 3600;

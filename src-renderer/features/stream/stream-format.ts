@@ -187,11 +187,6 @@ export function testText(result: ModelsTestResult): string {
   return `${result.ok ? 'Connection works' : 'Connection failed'}: ${result.message}`;
 }
 
-/** A chip someone other than Silas's own answer wrote: offered as a suggestion, never sent as the person's words (§5.12). */
-export function isSuggestion(chip: { source?: string; taint?: string }): boolean {
-  return chip.source !== undefined || chip.taint === 'external';
-}
-
 /** Where a suggestion came from, in words ("from the executor (tool output, external)"). */
 export function chipSourceLabel(chip: { source?: string; taint?: string }): string {
   if (chip.source === 'executor') return 'from the executor (written after reading tool output, external)';

@@ -1,6 +1,7 @@
 import { useCockpit, useCockpitActions } from '../../../app/cockpit-context.js';
 import { offeredChips, type DecisionChip } from '../../../store/stream-reducer.js';
-import { chipSourceLabel, isSuggestion } from '../stream-format.js';
+import { isSuggestionChip } from '../../../../src-shared/schemas/stream.js';
+import { chipSourceLabel } from '../stream-format.js';
 
 /**
  * §0.5 item 8: a decision Silas asks for comes as chips, not prose. A chip Silas itself offers
@@ -16,8 +17,8 @@ export function DecisionChips({ onSuggest }: { onSuggest: (text: string) => void
   const { sendMessage } = useCockpitActions();
   const offered = offeredChips({ messages, chips });
   if (offered.length === 0) return null;
-  const replies = offered.filter((chip) => !isSuggestion(chip));
-  const suggestions = offered.filter(isSuggestion);
+  const replies = offered.filter((chip) => !isSuggestionChip(chip));
+  const suggestions = offered.filter(isSuggestionChip);
   return (
     <>
       {replies.length > 0 ? (
