@@ -28,7 +28,7 @@ import { HomeStreamModels, type StreamModels } from '../silas/stream/stream-mode
 import { Stream } from '../silas/stream/stream.js';
 import { TurnProcessor } from '../silas/stream/turn-processor.js';
 import { ChronicleRepository } from '../store/repositories/chronicle.js';
-import { memorySealer } from '../silas/memory/memory-seals.js';
+import { chronicleSealer, memorySealer } from '../silas/memory/memory-seals.js';
 import { MemoryRepository } from '../store/repositories/memory.js';
 import { SqliteNonceStore } from '../store/repositories/nonce-store.js';
 import { StreamScopeRepository, StreamWorkRepository } from '../store/repositories/stream-scopes.js';
@@ -97,7 +97,7 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
   const budget = TokenBudget.parse({});
   const counter = new HeuristicTokenCounter();
   const context = new ContextManager({ counter, budget, clock: now });
-  const chronicle = new ChronicleRepository(deps.db, now);
+  const chronicle = new ChronicleRepository(deps.db, chronicleSealer(deps.seals), now);
   const memory = new MemoryRepository(deps.db, memorySealer(deps.seals), { now });
   const gates = new GateRunner({ providers: [new PredicateGateProvider({ fileRoots: [] }), new ContentGateProvider()], audit: deps.audit });
   let stream: Stream | null = null;

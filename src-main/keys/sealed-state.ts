@@ -41,6 +41,7 @@ export const SEALED_KINDS = [
   'scope-key',
   'tool-pin',
   'memory',
+  'chronicle',
 ] as const;
 export type SealedKind = (typeof SEALED_KINDS)[number];
 

@@ -13,3 +13,11 @@ export function memorySealer(seals: Pick<StateSeals, 'seal' | 'check'>): MemoryS
     check: (memoryId, fields, seal) => seals.check('ledger', 'memory', memoryId, fields, seal).ok,
   };
 }
+
+/** The chronicle (what was said in a conversation) sealed the same way: its taint decides the same (§5.12). */
+export function chronicleSealer(seals: Pick<StateSeals, 'seal' | 'check'>): MemorySealer {
+  return {
+    seal: (id, fields) => seals.seal('ledger', 'chronicle', id, fields),
+    check: (id, fields, seal) => seals.check('ledger', 'chronicle', id, fields, seal).ok,
+  };
+}

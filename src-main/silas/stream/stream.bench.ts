@@ -17,7 +17,7 @@ import { MemorySecretStore } from '../../keys/secret-store.js';
 import { createModelClient } from '../../llm/ai-sdk-client.js';
 import type { ModelClient, ModelStreamEvent } from '../../llm/model-client.js';
 import { ChronicleRepository } from '../../store/repositories/chronicle.js';
-import { memorySealer } from '../memory/memory-seals.js';
+import { chronicleSealer, memorySealer } from '../memory/memory-seals.js';
 import { MemoryRepository } from '../../store/repositories/memory.js';
 import { report } from '../../testing/bench.js';
 import { directRoute, startStreamHarness, streamedJson } from './stream-test-support.js';
@@ -84,7 +84,7 @@ async function turnOverhead(memoryItems: number, chronicleItems = 1_000): Promis
     });
     const caller = { session: 'session-bench', transport: 'websocket' as const };
     const opened: StreamOpenResult = stream.open({}, caller);
-    const chronicle = new ChronicleRepository(ledger.db);
+    const chronicle = new ChronicleRepository(ledger.db, chronicleSealer(ledger.seals));
     const memory = new MemoryRepository(ledger.db, memorySealer(ledger.seals));
     for (let i = 0; i < chronicleItems; i += 1) {
       chronicle.append(opened.scope, { ctx_id: `c${i}`, zone: 'chronicle', kind: 'message', source: 'channel:cockpit', taint: 'auth', content: `[auth] cockpit: ${sentence(i)}`, token_count: 40, turn_number: i, created_at: new Date().toISOString(), relevance: 1, masked: false, pinned: false });

@@ -15,6 +15,7 @@ import { sql as m014 } from './014_alignment_seals.js';
 import { sql as m015 } from './015_policy_version_seals.js';
 import { sql as m017 } from './017_tool_pin_seals.js';
 import { sql as m018 } from './018_memory_seals.js';
+import { sql as m019 } from './019_chronicle_seals.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -41,4 +42,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '015_policy_version_seals', sql: m015 },
   { id: '017_tool_pin_seals', sql: m017 },
   { id: '018_memory_seals', sql: m018 },
+  { id: '019_chronicle_seals', sql: m019 },
 ];

@@ -1,6 +1,7 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { ContextItem, ScopeId, type ContextItemInput } from '../../../src-shared/silas/context.js';
 import { inImmediateTransaction, type SqliteDatabase } from '../transaction.js';
+import type { MemorySealer } from './memory.js';
 
 /** The most entries one read returns: §11's rehydration default is 50; this bounds a mistaken caller. */
 export const MAX_CHRONICLE_READ = 10_000;
@@ -19,6 +20,7 @@ interface ChronicleRow {
   masked: number;
   pinned: number;
   created_at: string;
+  seal: string | null;
 }
 
 function scopeOf(scopeId: string): string {
@@ -53,15 +55,16 @@ export class ChronicleRepository {
 
   constructor(
     private readonly db: SqliteDatabase,
+    private readonly sealer: MemorySealer,
     private readonly now: () => Date = () => new Date(),
   ) {
     this.insertStmt = db.prepare(`INSERT INTO silas_chronicle
-      (scope_id, ctx_id, turn_number, kind, source, taint, content, token_count, relevance, masked, pinned, created_at)
-      VALUES (@scope_id, @ctx_id, @turn_number, @kind, @source, @taint, @content, @token_count, @relevance, @masked, @pinned, @created_at)`);
+      (scope_id, ctx_id, turn_number, kind, source, taint, content, token_count, relevance, masked, pinned, created_at, seal)
+      VALUES (@scope_id, @ctx_id, @turn_number, @kind, @source, @taint, @content, @token_count, @relevance, @masked, @pinned, @created_at, @seal)`);
     this.touchScopeStmt = db.prepare(`INSERT INTO silas_chronicle_scopes (scope_id, turn_counter, updated_at) VALUES (?, 0, ?)
       ON CONFLICT(scope_id) DO UPDATE SET updated_at = excluded.updated_at`);
     // The newest N by the (scope_id, seq) index, turned back into conversation order.
-    this.recentStmt = db.prepare(`SELECT * FROM (SELECT ctx_id, turn_number, kind, source, taint, content, token_count, relevance, masked, pinned, created_at, seq
+    this.recentStmt = db.prepare(`SELECT * FROM (SELECT ctx_id, turn_number, kind, source, taint, content, token_count, relevance, masked, pinned, created_at, seq, seal
       FROM silas_chronicle WHERE scope_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq`);
     this.countStmt = db.prepare('SELECT count(*) FROM silas_chronicle WHERE scope_id = ?').pluck();
     this.scopesStmt = db.prepare('SELECT scope_id FROM silas_chronicle_scopes ORDER BY scope_id').pluck();
@@ -88,7 +91,7 @@ export class ChronicleRepository {
       this.touchScopeStmt.run(scope, this.now().toISOString());
       for (const row of rows) {
         try {
-          this.insertStmt.run(row);
+          this.insertStmt.run({ ...row, seal: this.sealer.seal(chronicleSealId(scope, row.ctx_id as string), sealedFields(scope, row)) });
         } catch (error) {
           if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
             throw new SilasError(ErrorCode.InvalidArgs, `the chronicle of scope "${scope}" already holds ctx_id "${row.ctx_id}"; every item needs its own id`, { cause: error });
@@ -103,7 +106,13 @@ export class ChronicleRepository {
   getRecent(scopeId: string, limit: number): ContextItem[] {
     const scope = scopeOf(scopeId);
     const rows = this.recentStmt.all(scope, count(limit, 'limit', MAX_CHRONICLE_READ)) as ChronicleRow[];
-    return rows.map((row) => fromRow(scope, row));
+    return rows.map((row) => {
+      const item = fromRow(scope, row);
+      // An entry whose seal does not hold (raised in the database, or written before entries were
+      // sealed) is what someone else wrote: external (spec 002 §5.12), never the owner's words.
+      if (this.sealer.check(chronicleSealId(scope, row.ctx_id), sealedFields(scope, { ...row }), row.seal)) return item;
+      return { ...item, taint: 'external' as const };
+    });
   }
 
   count(scopeId: string): number {
@@ -133,6 +142,14 @@ export class ChronicleRepository {
     if (Number.isNaN(cutoff.getTime())) throw new SilasError(ErrorCode.InvalidArgs, 'the prune cutoff is not a valid date');
     return this.pruneStmt.run(cutoff.toISOString(), count(maxRows, 'maxRows', Number.MAX_SAFE_INTEGER)).changes;
   }
+}
+
+/** A chronicle entry's sealed item id: scope and ctx_id as JSON, so neither can run into the other. */
+const chronicleSealId = (scope: string, ctxId: string): string => JSON.stringify([scope, ctxId]);
+
+/** What an entry's seal covers: who said what, with which taint (docs/architecture.md §2 "Sealed state"). */
+function sealedFields(scope: string, row: Record<string, unknown>): unknown[] {
+  return [scope, row.ctx_id, row.kind, row.source, row.taint, row.content];
 }
 
 function toRow(scope: string, input: ContextItemInput, index: number): Record<string, unknown> {

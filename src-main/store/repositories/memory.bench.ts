@@ -7,7 +7,7 @@ import { report } from '../../testing/bench.js';
 import { openDatabase } from '../database.js';
 import { ChronicleRepository } from './chronicle.js';
 import { memorySeals } from '../../testing/seals.js';
-import { memorySealer } from '../../silas/memory/memory-seals.js';
+import { chronicleSealer, memorySealer } from '../../silas/memory/memory-seals.js';
 import { MemoryRepository } from './memory.js';
 
 // What a turn reads from SQLite (issue 13 benchmarks): keyword recall over the raw lane at 10k and
@@ -58,7 +58,7 @@ try {
   const { db } = openDatabase(join(dir, 'silas.db'), { create: true });
   const sealer = memorySealer(memorySeals().seals);
   const memory = new MemoryRepository(db, sealer);
-  const chronicle = new ChronicleRepository(db);
+  const chronicle = new ChronicleRepository(db, chronicleSealer(memorySeals().seals));
   const byMemoryId = db.prepare('SELECT * FROM silas_memory_items WHERE memory_id = ?');
   const byChronicleSeq = db.prepare('SELECT * FROM silas_chronicle WHERE seq = ?');
   const draft = (): MemoryDraft => ({ content: sentence(30), source_kind: 'conversation_raw', taint: 'owner', token_count: 50 });
