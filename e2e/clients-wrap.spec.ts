@@ -64,6 +64,7 @@ test('wrap a Claude Desktop configuration from the Servers page, then unwrap it 
   // One policy for both servers: each one's starting sandbox is proposed as a note, not written into it.
   await expect(flow.getByRole('region', { name: 'Sandbox profiles' })).toContainText('x-silas-sandbox');
   await expect(diff).toContainText(`+      "command": "${process.execPath}",`);
+  await expect(diff).toContainText('"DBUS_SESSION_BUS_ADDRESS"');
   expect(readFileSync(file).equals(original)).toBe(true);
   const apply = flow.getByRole('button', { name: 'Apply' });
   await expect(apply).toHaveAccessibleDescription(`Rewrites ${file}; a backup is kept; Unwrap restores it byte for byte`);
@@ -82,7 +83,11 @@ test('wrap a Claude Desktop configuration from the Servers page, then unwrap it 
     expect(wrapped.mcpServers[name]!.command).toBe(process.execPath);
     expect(wrapped.mcpServers[name]!.args).toEqual([SILAS_BIN, 'proxy', '--name', name, '--policy', policy, '--home', silas.home, '--client', 'claude-desktop', '--', ...rest]);
   }
-  expect(wrapped.mcpServers.github!.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: '<YOUR_TOKEN>' });
+  // Each wrapped entry also carries the session bus the keyring answers on, since the client passes its
+  // children only a few variables (docs/mcp-proxy.md "Starting under any client"); the person's own stay.
+  const bus = process.env.DBUS_SESSION_BUS_ADDRESS!;
+  expect(wrapped.mcpServers.filesystem!.env).toEqual({ DBUS_SESSION_BUS_ADDRESS: bus });
+  expect(wrapped.mcpServers.github!.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: '<YOUR_TOKEN>', DBUS_SESSION_BUS_ADDRESS: bus });
   expect(wrapped.mcpServers.linear).toEqual({ type: 'http', url: 'https://mcp.linear.app/mcp' });
   expect(wrapped.globalShortcut).toBe('Ctrl+Space');
   const backups = readdirSync(dirname(file)).filter((name) => name.startsWith('claude_desktop_config.json.silas-backup-'));

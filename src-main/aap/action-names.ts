@@ -1,9 +1,13 @@
 /*
  * Matching an action name against the envelope's lists (§4.5, §7.3). Membership is exact — no case
- * folding, prefixes or patterns — because the card's author names actions and an approximate match
- * would widen what is allowed. A compound name ("search+delete_data", "read_file; delete_file",
- * "fs/delete_file") is forbidden when any part is forbidden, and bounded when it is listed whole or
- * every part is bounded: joining names must never launder a forbidden one.
+ * folding, prefixes, patterns or parts — because the card's author names actions and an approximate
+ * match would widen what is allowed: `bounded_actions` holds a name only when it lists that name
+ * whole (§7.3 `trace.action.name not in card.autonomy_envelope.bounded_actions`), so a compound
+ * name ("search+recommend") whose parts are all bounded is still unbounded.
+ *
+ * Stricter than §7.3 on the forbidden side (an extension, docs/conformance.md "Compound action
+ * names"): a compound name ("search+delete_data", "read_file; delete_file", "fs/delete_file") is
+ * forbidden when any part is forbidden, so joining names never launders a forbidden one.
  */
 
 /** Anything but letters, digits, `_` and `-` joins names; `-` stays inside names like `vendor-coordination`. */
@@ -23,9 +27,7 @@ export function forbiddenMatch(name: string, forbidden: ReadonlySet<string>): st
   return null;
 }
 
+/** §7.3: exact membership of the whole name. */
 export function isBounded(name: string, bounded: ReadonlySet<string>): boolean {
-  if (bounded.has(name)) return true;
-  if (!HAS_SEPARATOR.test(name)) return false;
-  const parts = actionParts(name);
-  return parts.length > 1 && parts.every((part) => bounded.has(part));
+  return bounded.has(name);
 }

@@ -94,15 +94,18 @@ describe('action names: exact membership, compound names', () => {
     expect(types(compiled(), trace({ name: 'delete_files', category: 'forbidden' }))).toEqual([]);
   });
 
-  it('forbids a compound name when any part is forbidden, bounds it only when every part is bounded', () => {
+  it('forbids a compound name when any part is forbidden; bounds it only when listed whole (§7.3)', () => {
     expect(actionParts('search+delete_file')).toEqual(['search', 'delete_file']);
     expect(actionParts('fs/delete_file; rm')).toEqual(['fs', 'delete_file', 'rm']);
     expect(actionParts('vendor-coordination')).toEqual(['vendor-coordination']);
     expect(types(compiled(), trace({ name: 'search+delete_file' }))).toEqual(['unbounded_action', 'forbidden_action']);
     expect(types(compiled(), trace({ name: 'read_file, delete_file', category: 'forbidden' }))).toEqual(['forbidden_action']);
     expect(verifyTrace(trace({ name: 'search delete_file' }), compiled(), { now: NOW }).violations[1]!.description).toBe("Action 'search delete_file' is forbidden: its part 'delete_file' is in forbidden_actions");
-    expect(types(compiled(), trace({ name: 'search+recommend' }))).toEqual([]);
+    // Every part bounded, the whole name not listed: exact membership says unbounded.
+    expect(types(compiled(), trace({ name: 'search+recommend' }))).toEqual(['unbounded_action']);
+    expect(verifyTrace(trace({ name: 'search+recommend' }), compiled(), { now: NOW }).violations[0]!.description).toBe("Action 'search+recommend' not in bounded_actions");
     expect(types(compiled(), trace({ name: 'search+purchase' }))).toEqual(['unbounded_action']);
+    expect(types(compiled({ bounded_actions: ['search', 'recommend', 'search+recommend'] }), trace({ name: 'search+recommend' }))).toEqual([]);
   });
 
   it('does not count a refused forbidden action as taken (§7.3 "no forbidden actions taken")', () => {

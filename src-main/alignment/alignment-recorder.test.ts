@@ -54,6 +54,20 @@ describe('AlignmentRecorder', () => {
     for (const t of traces) expect(aapSigner('trace', t.trace, t.signature as string, h.ledger.trustedKeys())).toBe(h.ledger.signer!.fingerprint);
   });
 
+  it('a call the agent cancelled while the person had not answered is an unanswered escalation, not a violation nor a "no"', () => {
+    const h = harness();
+    h.decide('write_file', 'ASK');
+    h.decide('write_file', 'BLOCK', { approval: 'cancelled', withdrawn: 'client_cancelled', violation: false });
+    h.drain();
+    const traces = h.events('aap.trace');
+    expect(traces).toHaveLength(1);
+    expect((traces[0]!.trace as ApTrace).action).toMatchObject({ name: 'write_file', type: 'deny', category: 'escalation_trigger' });
+    expect((traces[0]!.trace as ApTrace).escalation).toMatchObject({ required: true, escalation_status: 'timeout' });
+    expect((traces[0]!.trace as ApTrace).context?.metadata).toMatchObject({ approval: 'cancelled', violation: false });
+    expect(traces[0]!.verified).toBe(true);
+    expect(h.events('aap.violation')).toEqual([]);
+  });
+
   it('reports a decision that breaks the card as a violation entry and a notification', () => {
     const h = harness();
     // Monitor mode lets a blocked tool through; an ask rule bypassed is a missed escalation.

@@ -8,7 +8,7 @@ import type { OwnerSigner } from '../keys/owner-key.js';
 import type { StateSeals } from '../keys/sealed-state.js';
 import type { AlignmentCardRow, AlignmentRepository } from '../store/repositories/alignment.js';
 import { aapSigner, signAapDocument } from './aap-signatures.js';
-import { cardFromPolicy, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
+import { cardFromPolicy, cardIdSlug, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
 import { refusedCard, refusedReasonOf } from './refused-card.js';
 
 /*
@@ -35,8 +35,9 @@ export interface CardKeeperDeps {
   /** The keyring's owner key: a stored card counts only with its signature (the database alone can be written by others). */
   trustedKeys(): ReadonlyMap<string, Uint8Array>;
   /**
-   * The policy `silas proxy --name SERVER [--client CLIENT]` enforces, found from the wrapped
-   * client entries: `ok` only when it carries a valid owner signature; null when none is known.
+   * The policy `silas proxy --name SERVER [--client CLIENT]` enforces: the file its newest start
+   * recorded (`mcp.proxy_started`), else the one its wrapped client entry names; `ok` only when it
+   * carries a valid owner signature and is the text in force; null when none is known.
    */
   policyForServer(server: string, client: string | null): ServerPolicy;
   /**
@@ -68,7 +69,7 @@ export class CardKeeper {
     const row = this.deps.repo.activeCard(agentId);
     if (row) {
       const kept = this.trusted(row);
-      if (kept && this.inForce(row)) return this.remember({ row, compiled: kept });
+      if (kept && this.inForce(row)) return this.remember(this.rederived({ row, compiled: kept }, subject));
       if (kept) return this.failClosed(agentId, subject ?? subjectOf(row.cardJson), `the stored card ${row.cardId} is not the card last put in force (an older card put back in the database?)`);
       // Never the derived card in its place: it may be looser than what the person decided.
       return this.failClosed(agentId, subject ?? subjectOf(row.cardJson), `the stored card ${row.cardId} does not hold its owner signature or no longer compiles`);
@@ -164,27 +165,51 @@ export class CardKeeper {
     return this.activate(card, 'derived');
   }
 
-  /** The card derived for `subject`, or why none may be (its policy is not signed by the owner key). */
-  private defaultCard(subject: AgentSubject): { ok: true; card: AlignmentCard } | { ok: false; reason: string } {
+  /**
+   * A derived card in force, checked against what derivation gives today (once per agent and
+   * process: the result is remembered). A card derived by an older derivation (one that left
+   * `tool_rules` allows out, or cut Silas's card id), or from no policy before the agent's policy
+   * was known (a proxy started by hand), is replaced by the card derived now from the owner-signed
+   * policy in force, signed and anchored like any card put in force: it is not tampering, since
+   * the kept card's signature and anchor held. An edited or refused card stays (the person
+   * decides), and so does the card in force when the policy is not signed or no longer known.
+   */
+  private rederived(card: CardInForce, subject: AgentSubject | undefined): CardInForce {
+    const { row } = card;
+    if (row.source !== 'derived' || refusedReasonOf(card.compiled.card) !== null) return card;
+    const who = subject ?? subjectOf(row.cardJson);
+    if (!who) return card;
+    const next = this.defaultCard(who, { quiet: true });
+    if (!next.ok || !next.known || next.card.card_id === row.cardId) return card;
+    return this.activate(next.card, 'derived');
+  }
+
+  /**
+   * The card derived for `subject`, or why none may be (its policy is not signed by the owner key;
+   * audited unless `quiet`). `known` is false for the card that bounds nothing, given when no
+   * policy is known for the agent.
+   */
+  private defaultCard(subject: AgentSubject, options: { quiet?: boolean } = {}): { ok: true; card: AlignmentCard; known: boolean } | { ok: false; reason: string } {
     const context = { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() };
-    if (subject.kind === 'silas') return { ok: true, card: silasCard(context) };
+    if (subject.kind === 'silas') return { ok: true, card: silasCard(context), known: true };
     const agentId = mcpAgentId(subject.server, subject.client);
     const policy = this.deps.policyForServer(subject.server, subject.client);
-    if (policy?.ok) return { ok: true, card: cardFromPolicy(subject.server, subject.client, policy.policy, context) };
+    if (policy?.ok) return { ok: true, card: cardFromPolicy(subject.server, subject.client, policy.policy, context), known: true };
     if (policy && !policy.ok) {
-      this.deps.audit.append('aap.policy_not_signed', { agent_id: agentId, path: policy.path, reason: policy.reason.slice(0, 500), card_id: this.deps.repo.activeCard(agentId)?.cardId ?? null });
+      if (!options.quiet) this.deps.audit.append('aap.policy_not_signed', { agent_id: agentId, path: policy.path, reason: policy.reason.slice(0, 500), card_id: this.deps.repo.activeCard(agentId)?.cardId ?? null });
       return { ok: false, reason: `its policy ${policy.path} ${policy.reason}` };
     }
     // No policy known for it: a card that bounds nothing, so every action it takes is reported.
     const empty = silasCard(context);
     return {
       ok: true,
+      known: false,
       card: {
         ...empty,
-        card_id: `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-unknown-policy`,
+        card_id: `ac-${cardIdSlug(agentId)}-unknown-policy`,
         agent_id: agentId,
         autonomy_envelope: { bounded_actions: [], escalation_triggers: [], max_autonomous_value: null, forbidden_actions: [] },
-        extensions: { silas: { derived_from: 'nothing: no wrapped client entry names this server', server: subject.server, client: subject.client } },
+        extensions: { silas: { derived_from: 'nothing: neither a proxy start nor a wrapped client entry names its policy', server: subject.server, client: subject.client } },
       },
     };
   }

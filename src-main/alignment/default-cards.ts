@@ -1,11 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { AlignmentCard, EscalationTrigger } from '../../src-shared/aap/card.js';
+import { canonicalJson } from '../../src-shared/canonical.js';
 import type { AgentPolicy } from '../aip/policy/types.js';
 
 /*
  * The Alignment Card a governed agent gets until the person edits it (issue 15 item 7), derived
  * from what already governs it (docs/alignment.md):
- *   - an MCP server behind `silas proxy`: its AIP policy. Allowed tools without a rule are bounded
- *     actions, `block` rules forbidden actions, and each `ask` rule an escalation trigger on that
+ *   - an MCP server behind `silas proxy`: its AIP policy. What the policy lets through without
+ *     asking is a bounded action: a tool in `allowed_tools` without a rule, and a tool with an
+ *     `allow` rule (the evaluator allows it whether or not `allowed_tools` lists it, AIP §4.3);
+ *     `block` rules are forbidden actions, and each `ask` rule an escalation trigger on that
  *     tool's name;
  *   - Silas itself: nothing runs without the owner's signed approval of its plan (§4 of the Silas
  *     spec), so every tool it executes is an escalation that must have been approved.
@@ -31,9 +35,23 @@ export function mcpAgentId(server: string, client: string | null = null): string
 
 export const GOVERNED_VALUES = ['principal_benefit', 'user_control', 'harm_prevention', 'transparency'] as const;
 
-/** A card id that changes whenever what it was derived from changes, so traces name the card in force. */
-function cardId(agentId: string, basis: string): string {
-  return `ac-${agentId.replace(/[^A-Za-z0-9_-]+/g, '-')}-${basis.slice(0, 12)}`;
+/** The agent id as it may appear in a card id: anything but letters, digits, `_` and `-` becomes `-`. */
+export const cardIdSlug = (agentId: string): string => agentId.replace(/[^A-Za-z0-9_-]+/g, '-');
+
+/** A card id from a word that says what the card is: kept whole, never cut (it is shown and compared as is). */
+function namedCardId(agentId: string, name: string): string {
+  return `ac-${cardIdSlug(agentId)}-${name}`;
+}
+
+/**
+ * A policy-derived card's id: a digest of the policy's hash and of the envelope derived from it,
+ * so the id changes whenever the policy or the way it is read changes. A card derived by an older
+ * derivation therefore never shares an id with its correction, and CardKeeper replaces it through
+ * the owner-signed path instead of putting the older kept version back in force.
+ */
+function derivedCardId(agentId: string, policyHash: string, envelope: AlignmentCard['autonomy_envelope']): string {
+  const digest = createHash('sha256').update(canonicalJson({ policy_hash: policyHash, autonomy_envelope: envelope })).digest('hex');
+  return `ac-${cardIdSlug(agentId)}-${digest.slice(0, 16)}`;
 }
 
 function commitment(): AlignmentCard['audit_commitment'] {
@@ -57,17 +75,22 @@ export function cardFromPolicy(server: string, client: string | null, policy: Ag
     if (rule.action === 'block') forbidden.push(rule.tool);
     if (rule.action === 'ask') asks.push({ condition: `action_name == ${literal(rule.tool)}`, action: 'escalate', reason: `The policy "${policy.name}" asks the person before every ${rule.tool} call` });
   }
-  const ruled = new Set(policy.toolRules.keys());
-  const bounded = [...policy.allowedTools].filter((tool) => !ruled.has(tool) || policy.toolRules.get(tool)!.action === 'allow').sort();
+  // What the evaluator forwards without asking (AIP §4.3): listed tools without a rule, and every
+  // tool an `allow` rule names, listed or not. An `allow` rule with argument constraints still
+  // bounds the tool: a call whose arguments do not match is refused, never forwarded.
+  const bounded = new Set<string>();
+  for (const tool of policy.allowedTools) if (!policy.toolRules.has(tool)) bounded.add(tool);
+  for (const rule of policy.toolRules.values()) if (rule.action === 'allow') bounded.add(rule.tool);
+  const envelope = { bounded_actions: [...bounded].sort(), escalation_triggers: asks, max_autonomous_value: null, forbidden_actions: forbidden };
   return {
     aap_version: '0.1.0',
-    card_id: cardId(agentId, policy.hash),
+    card_id: derivedCardId(agentId, policy.hash, envelope),
     agent_id: agentId,
     issued_at: context.now.toISOString(),
     expires_at: null,
     principal: { type: 'human', identifier: context.ownerFingerprint, relationship: 'delegated_authority', escalation_contact: null },
     values: { declared: [...GOVERNED_VALUES], conflicts_with: null, hierarchy: 'lexicographic' },
-    autonomy_envelope: { bounded_actions: bounded, escalation_triggers: asks, max_autonomous_value: null, forbidden_actions: forbidden },
+    autonomy_envelope: envelope,
     audit_commitment: commitment(),
     extensions: { silas: { derived_from: 'policy', server, client, policy_name: policy.name, policy_hash: policy.hash, policy_path: policy.sourcePath } },
   };
@@ -76,7 +99,7 @@ export function cardFromPolicy(server: string, client: string | null, policy: Ag
 export function silasCard(context: CardContext): AlignmentCard {
   return {
     aap_version: '0.1.0',
-    card_id: cardId(SILAS_AGENT_ID, 'plan-approval'),
+    card_id: namedCardId(SILAS_AGENT_ID, 'plan-approval'),
     agent_id: SILAS_AGENT_ID,
     issued_at: context.now.toISOString(),
     expires_at: null,

@@ -14,7 +14,7 @@ import { mcpAgentId, SILAS_AGENT_ID, type AgentSubject } from './default-cards.j
  * What becomes a trace:
  *   - a proxy's policy decision on a tools/call (`aip.decision`, upstream). An ASK without its
  *     answer is not a decision yet; the entry with the answer (`approval: approve|deny|timeout|
- *     unreachable|standing`) is;
+ *     unreachable|standing|cancelled`) is;
  *   - Silas's executor calling a tool, a gate blocking or the executor refusing it
  *     (`silas.executor.tool_call`, `…_blocked`, `…_refused`), and each plan step it completes
  *     (`silas.executor.step_completed`).
@@ -39,7 +39,10 @@ function metadata(entry: AuditEntry, extra: Data = {}): Data {
   return { audit_index: entry.index, audit_id: entry.id, audit_event: entry.event, ...extra };
 }
 
-const ESCALATION_STATUS: Record<string, EscalationStatus> = { approve: 'approved', standing: 'approved', deny: 'denied', timeout: 'timeout', unreachable: 'timeout' };
+// A call the agent cancelled (or left) while the person had not answered ended unanswered: AAP has
+// no "withdrawn" status, and "denied" would put words in the person's mouth. `approval: cancelled`
+// stays in the trace's metadata (docs/mcp-proxy.md "Asks follow the agent").
+const ESCALATION_STATUS: Record<string, EscalationStatus> = { approve: 'approved', standing: 'approved', deny: 'denied', timeout: 'timeout', unreachable: 'timeout', cancelled: 'timeout' };
 
 function proxyDecision(entry: AuditEntry): TraceSource | null {
   const data = entry.data as Data;

@@ -42,8 +42,10 @@ export function composeAlignment(deps: AlignmentDeps): Alignment {
   // A card is derived only from the policy a proxy would enforce (DESIGN invariant 13): signed by
   // the owner and the text put in force for its path (aip/policy/in-force.ts). Neither an unsigned
   // edit nor an older signed copy put back is signed into the card (docs/alignment.md).
+  // The policy is the one the proxy recorded at its start (a proxy started by hand, or by Silas as
+  // its caller, has no wrapped entry), else its wrapped entry's (proxies from before starts named it).
   const policyForServer = (server: string, client: string | null): ServerPolicy => {
-    const path = wrappedPolicyOf(deps.locations, server, client);
+    const path = chain.proxyPolicyFile(server, client) ?? wrappedPolicyOf(deps.locations, server, client);
     if (path === null) return null;
     try {
       const judged = judgePolicyText(readFileSync(path, 'utf8'), { path, trustedKeys: deps.trustedKeys(), seals: deps.seals });

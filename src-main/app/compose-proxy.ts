@@ -6,6 +6,9 @@ import { homePaths } from '../home/paths.js';
 import { UnreachableApprover, type Approver } from '../mcp/proxy/approver.js';
 import { runProxy, type ProxyExit, type ProxyOptions } from '../mcp/proxy/proxy.js';
 import { IDLE_CHECKPOINT_MS, openLedger } from './ledger.js';
+import { failProxyStart } from './proxy-start-failure.js';
+import { answerStartFailure } from '../mcp/proxy/start-failure.js';
+import type { SessionBus } from '../keys/session-bus.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import { sandboxedLauncher, unsandboxedLauncher } from '../mcp/sandbox/server-launcher.js';
@@ -19,6 +22,8 @@ export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKe
   noSandbox?: boolean;
   /** Tests inject one; default: the home's control-socket approver. */
   approver?: Approver;
+  /** The session bus the process entry found for the keyring (Linux), named when the keyring cannot be reached. */
+  sessionBus?: SessionBus;
 };
 
 /**
@@ -27,7 +32,7 @@ export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKe
  * keyring's keys: without them the proxy refuses to start, saying which keyring to unlock.
  */
 export async function runProxyForHome(home: string, options: ProxyForHomeOptions): Promise<ProxyExit> {
-  const { secretStore, approver, noSandbox, ...proxy } = options;
+  const { secretStore, approver, noSandbox, sessionBus, ...proxy } = options;
   const environment = proxy.env ?? process.env;
   const secrets = new NamedSecrets(secretStore);
   const launch = noSandbox
@@ -44,12 +49,18 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
         limiter: () => detectRunLimiter(),
         secrets: (refs) => secrets.resolveEnvironment(Object.fromEntries(refs)).env,
       });
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => proxy.log(`silas proxy: ${(error as Error).message}`) });
+  let ledger: ReturnType<typeof openLedger>;
+  try {
+    ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => proxy.log(`silas proxy: ${(error as Error).message}`) });
+  } catch (error) {
+    // Without the ledger nothing may run; the client still hears why (docs/mcp-proxy.md "Starting under any client").
+    return failProxyStart({ home, error, ...(sessionBus ? { sessionBus } : {}), options: proxy });
+  }
   try {
     // Only the owner key in the keyring authorises anything; keys in the database never do.
     const trusted = ledger.trustedKeys();
     const versions = new PolicyVersionRepository(ledger.db);
-    return await runProxy({
+    const exit = await runProxy({
       ...proxy,
       db: ledger.db,
       audit: ledger.audit,
@@ -62,6 +73,9 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
       dataHome: home,
       launch,
     });
+    // A proxy that started nothing still owes its client the reason (docs/mcp-proxy.md "Starting under any client").
+    if (exit.notStarted) await answerStartFailure({ input: proxy.input, writeClient: proxy.writeClient, message: `silas proxy did not start "${proxy.server}": ${exit.notStarted.reason}. To fix: ${exit.notStarted.fix}. This is recorded in Silas's ledger.`, ...(proxy.stopSignal ? { stopSignal: proxy.stopSignal } : {}) });
+    return exit;
   } finally {
     ledger.close();
   }

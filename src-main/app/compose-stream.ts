@@ -24,6 +24,7 @@ import { RoutingEphemeralExecutor } from '../mcp/silas-tools/routing-executor.js
 import { createModelSetup, type ModelSetupService } from '../silas/stream/model-setup.js';
 import { BackgroundPlans, type PlanExecutionPorts } from '../silas/stream/plan-dispatcher.js';
 import { SealedScopeKeys, SealedWorkLedger } from '../silas/stream/sealed-stream-state.js';
+import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
 import { HomeStreamModels, type StreamModels } from '../silas/stream/stream-models.js';
 import { Stream } from '../silas/stream/stream.js';
 import { TurnProcessor } from '../silas/stream/turn-processor.js';
@@ -138,8 +139,11 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     }
     return entry.controller;
   };
+  // Read only here: a proposed plan's id is checked against the stored work items and the plans in flight.
+  const workItems = new SqliteWorkItemStore({ db: deps.db, audit: deps.audit, ...(deps.now ? { now: deps.now } : {}) });
   const processor = new TurnProcessor({
     access,
+    planIds: { stored: (id) => workItems.get(id), inFlight: (id) => plans.inFlight(id) },
     audit: deps.audit,
     context,
     chronicle,

@@ -10,6 +10,7 @@ import { KeyringStandingGrants } from '../approvals/standing-grants.js';
 import { StandingApprovalService } from '../approvals/standing-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
+import { CockpitLinks } from '../control/cockpit-links.js';
 import { ClientsService } from '../mcp/clients/clients-service.js';
 import { currentLocationContext, type LocationContext } from '../mcp/clients/locations.js';
 import { currentRuntime } from '../mcp/clients/operations.js';
@@ -18,6 +19,7 @@ import { ServersService } from '../mcp/servers/servers-service.js';
 import { ApprovalEngine } from '../silas/approval/engine.js';
 import { DecisionQueue } from '../review/decision-queue.js';
 import { planKind } from '../review/kinds/plan.js';
+import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
 import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
 import { toolCallKind } from '../review/kinds/tool-call.js';
 import { RequesterOrigins } from '../review/requester-origins.js';
@@ -62,6 +64,8 @@ export interface RuntimeOverrides {
   streamGates?: readonly unknown[];
   /** The sandbox of plans approved from the Stream; tests swap in one whose bubblewrap is missing. */
   sandboxManager?: (workDir: string) => SandboxManager;
+  /** The desktop shell's "open the window": where `silas open` leads when the cockpit is the desktop window. */
+  showCockpitWindow?: () => void;
 }
 
 /** Rate cap on security events written to the ledger, so a flood of bad sockets cannot flood it. */
@@ -124,9 +128,11 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   sealPinsFromBeforeSeals(new ToolPinRepository(ledger.db, pinSealer), ledger.seals);
   // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
   const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit, pinSealer)] });
+  const workItems = new SqliteWorkItemStore({ db: ledger.db, audit, ...(overrides.now ? { now: overrides.now } : {}) });
   const kinds = {
     toolCall: toolCallKind({ audit, standing, engine: approvalEngine }),
-    plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }) }),
+    // A plan whose id already ran to done is refused before its card: its signature could never be used.
+    plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }), planIds: { stored: (id) => workItems.get(id) } }),
   };
   // Each change reaches the cockpit sessions as a delta (added, updated, removed cards), never the whole queue (docs/review.md).
   decisions.subscribe((delta) => events.publish('review.changed', delta));
@@ -208,7 +214,20 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
   // Who asked is stamped on each card from the asking session; the person's wrapped servers rank first (docs/review.md "Sources").
   const origins = new RequesterOrigins({ governed: governedServers(() => connectedServers(locations)) });
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, runtimeInfo: info }), logger, recordSecurityEvent);
+  // `silas open` (docs/control-plane.md "Getting back into the cockpit"): an owner-signed challenge
+  // gets the cockpit link (headless) or brings the desktop window forward; nothing is minted.
+  const cockpitLinks = new CockpitLinks({
+    home: config.home,
+    trustedKeys: () => ledger.trustedKeys(),
+    audit,
+    onRefused: (data) => recordSecurityEvent('control.cockpit_link_refused', data),
+    target: () => {
+      if (cockpit) return { kind: 'link', url: `${cockpit.url}#token=${cockpit.token}` };
+      return overrides.showCockpitWindow ? { kind: 'window', show: overrides.showCockpitWindow } : null;
+    },
+    ...(overrides.now ? { now: overrides.now } : {}),
+  });
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;

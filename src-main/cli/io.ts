@@ -1,5 +1,6 @@
 import type { ApprovalTerminalSource } from './commands/approval-terminal.js';
 import type { SecretStore } from '../keys/secret-store.js';
+import type { SessionBus } from '../keys/session-bus.js';
 
 /** What a command may touch of the outside world; tests pass their own. */
 export interface CliIo {
@@ -18,6 +19,8 @@ export interface CliIo {
    * (tests driving the whole CLI), never from anything outside the process.
    */
   approvalTerminal?: ApprovalTerminalSource;
+  /** Linux: the D-Bus session this process found for the keyring (environment or on disk), set by the process entry. */
+  sessionBus?: SessionBus;
 }
 
 /** Bad usage: print the command's usage and exit 2. */

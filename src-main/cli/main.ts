@@ -1,5 +1,6 @@
 import { isSilasError } from '../../src-shared/errors.js';
 import { APP_VERSION } from '../app/version.js';
+import { adoptSessionBus } from '../keys/session-bus.js';
 import { COMMANDS } from './commands/registry.js';
 import { UsageError, type CliIo } from './io.js';
 
@@ -57,6 +58,9 @@ export async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
+  // MCP clients start `silas proxy` with an environment of their choosing, often without the
+  // session bus the OS keyring answers on: find it as libdbus does (docs/mcp-proxy.md "Starting under any client").
+  const sessionBus = process.platform === 'linux' ? adoptSessionBus(process.env) : undefined;
   return runCli(argv, {
     out: (text) => process.stdout.write(`${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
@@ -64,5 +68,6 @@ export async function main(argv: string[]): Promise<number> {
     stdin: process.stdin,
     stdout: process.stdout,
     stopSignal,
+    ...(sessionBus ? { sessionBus } : {}),
   });
 }

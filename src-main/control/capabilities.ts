@@ -24,8 +24,8 @@ export function sessionMay(transport: Transport, access: CallAccess): boolean {
 
 const WHERE: Record<CallAccess, string> = {
   ask: 'ask over the local control socket with the credential in HOME/control.json (silas proxy, silas run)',
-  read: 'open the cockpit (the desktop window, or the address `silas start` printed)',
-  decide: 'decide in the cockpit (the desktop window, or the address `silas start` printed)',
+  read: 'open the cockpit (the desktop window, or the address `silas start` printed; `silas open` prints it again)',
+  decide: 'decide in the cockpit (the desktop window, or the address `silas start` printed; `silas open` prints it again)',
   converse: 'talk to Silas from the cockpit or `silas chat`',
 };
 

@@ -8,7 +8,10 @@ import { TokenBucket } from './rate-limit.js';
 import { describeZodError, type CallContext, type ControlRouter } from './router.js';
 
 export interface SecurityEventSink {
-  (event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused' | 'control.connection_refused' | 'control.decision_refused' | 'control.call_refused', data: Record<string, string | number>): void;
+  (
+    event: 'control.auth_failed' | 'control.rate_limited' | 'control.upgrade_refused' | 'control.connection_refused' | 'control.decision_refused' | 'control.call_refused' | 'control.cockpit_link_refused',
+    data: Record<string, string | number>,
+  ): void;
 }
 
 /** The transport underneath one session: a WebSocket, or a line on the local socket. */
@@ -54,6 +57,8 @@ export class ControlSession {
   private limitedReported = false;
   private readonly authTimer: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Aborted when the connection ends, so a question it still waits for leaves Review (CallContext.ended). */
+  private readonly lifetime = new AbortController();
   /** Events published to this id reach this session only (a conversation scope's events). */
   readonly id = `session-${randomUUID()}`;
 
@@ -97,6 +102,7 @@ export class ControlSession {
   }
 
   closed(): void {
+    this.lifetime.abort('the connection that asked closed');
     clearTimeout(this.authTimer);
     this.unsubscribe?.();
     this.unsubscribe = null;
@@ -136,7 +142,7 @@ export class ControlSession {
       this.link.send({ type: 'result', id: idOf(json), result: fail(ErrorCode.BadRequest, `malformed call: ${describeZodError(frame.error, 'message')}`) });
       return;
     }
-    const result = await this.options.router.dispatch(frame.data.name, frame.data.args, { transport: this.options.transport, peer: this.options.peer, session: this.id });
+    const result = await this.options.router.dispatch(frame.data.name, frame.data.args, { transport: this.options.transport, peer: this.options.peer, session: this.id, ended: this.lifetime.signal });
     if (this.link.isOpen()) this.link.send({ type: 'result', id: frame.data.id, result });
   }
 }

@@ -4,9 +4,11 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { ChainVerifier } from '../audit/chain-verifier.js';
 import type { ClientsService } from '../mcp/clients/clients-service.js';
 import type { ServersService } from '../mcp/servers/servers-service.js';
+import { StartFailureReports } from './start-failure-reports.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
 import { RequesterOrigins } from '../review/requester-origins.js';
+import { AskWithdrawals, cleanDetail, withdrawReasonText } from '../review/ask-withdrawals.js';
 import type { ToolCallKind } from '../review/kinds/tool-call.js';
 import type { ModelSetupService } from '../silas/stream/model-setup.js';
 import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel.js';
@@ -18,6 +20,7 @@ import type { AlignmentService } from '../alignment/alignment-service.js';
 import type { PolicyLibrary } from '../aip/library/policy-library.js';
 import type { PolicyTrials } from '../aip/trial/policy-trials.js';
 import type { PolicyChecker } from '../aip/trial/policy-checker.js';
+import type { CockpitLinks } from './cockpit-links.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -31,6 +34,8 @@ export interface HandlerServices {
   kinds: { toolCall: ToolCallKind; plan: PlanKind };
   /** Who asked, stamped on each card from the caller's session (docs/review.md "Sources"); a default one without governed servers in tests. */
   origins?: RequesterOrigins;
+  /** The questions each connection waits on, so it can withdraw them and its end withdraws them (docs/review.md "Withdrawn"). */
+  withdrawals?: AskWithdrawals;
   servers: Pick<ServersService, 'list'>;
   standing: Pick<StandingApprovalService, 'list' | 'revoke'>;
   clients: Pick<ClientsService, 'list' | 'planWrap' | 'wrap' | 'unwrap'>;
@@ -48,6 +53,8 @@ export interface HandlerServices {
   /** The policies the cockpit edits (issue 14). */
   alignment?: AlignmentService;
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
+  /** `silas open`: a fresh cockpit link for an owner-signed challenge. Absent in tests of other calls. */
+  cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -57,6 +64,8 @@ export function createHandlers(services: HandlerServices): CallHandlers {
   const now = services.now ?? (() => new Date());
   const { review, kinds } = services;
   const origins = services.origins ?? new RequesterOrigins();
+  const withdrawals = services.withdrawals ?? new AskWithdrawals();
+  const startFailures = new StartFailureReports(services.audit);
   return {
     'runtime.info': () => services.runtimeInfo(),
     'audit.list': ({ before, limit }) => services.audit.list(before, limit),
@@ -64,13 +73,19 @@ export function createHandlers(services: HandlerServices): CallHandlers {
       services.verifier?.verify(mode) ?? inProcessVerify(services.audit, now),
     'audit.verifyStatus': () => services.verifier?.status() ?? { last: null, running: null, error: null },
     'audit.cancelVerify': () => ({ cancelled: services.verifier?.cancel() ?? false }),
-    'approvals.request': (args, ctx) => review.ask(kinds.toolCall, args, { origin: origins.toolCall(ctx, args.server) }),
-    'plans.requestApproval': (args, ctx) => review.ask(kinds.plan, args, { origin: origins.plan(ctx) }),
+    'approvals.request': (args, ctx) => withdrawals.track(ctx, args, (signal) => review.ask(kinds.toolCall, args, { origin: origins.toolCall(ctx, args.server), signal })),
+    'approvals.withdraw': ({ reason, detail, ...key }, ctx) => ({ withdrawn: withdrawals.withdraw(ctx, key, withdrawReasonText(reason, cleanDetail(detail))) }),
+    // A plan's card leaves Review when the connection that asked (`silas run`) closes: nobody would run it.
+    'plans.requestApproval': (args, ctx) => review.ask(kinds.plan, args, { origin: origins.plan(ctx), ...(ctx.ended ? { signal: ctx.ended } : {}) }),
+    'cockpit.linkChallenge': () => need(services.cockpitLinks, 'issuing cockpit links').challenge(),
+    'cockpit.issueLink': (args, ctx) => need(services.cockpitLinks, 'issuing cockpit links').issue(args, ctx),
     'review.list': (page) => review.view(page),
     'review.decide': ({ id, choice }) => review.decide(id, choice),
     'approvals.listStanding': () => ({ standing: services.standing.list().map(({ signature: _signature, revokedAt: _revokedAt, ...view }) => view) }),
     'approvals.revokeStanding': ({ id }) => ({ id: services.standing.revoke(id).id }),
     'servers.list': () => ({ servers: services.servers.list() }),
+    // A claim of a process holding the ask credential, recorded as such and capped (docs/mcp-proxy.md "Starting under any client").
+    'servers.reportStartFailure': (report, ctx) => startFailures.record(report, ctx),
     'clients.list': () => ({ clients: services.clients.list() }),
     'clients.planWrap': (args) => services.clients.planWrap(args),
     'clients.wrap': (args) => services.clients.wrap(args),

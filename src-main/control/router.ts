@@ -13,6 +13,8 @@ export interface CallContext {
   peer?: string;
   /** The session making the call: events published to it reach only it (conversation scopes). */
   session?: string;
+  /** Aborts when the session's connection ends: what it asked and still waits for is withdrawn (docs/review.md "Withdrawn"). */
+  ended?: AbortSignal;
 }
 
 /** Where refused calls are reported; the runtime appends them to the audit chain (rate-capped). */

@@ -3,7 +3,7 @@ import type { JsonValue } from '../../src-shared/schemas/json.js';
 import { ErrorCode, isSilasError } from '../../src-shared/errors.js';
 import { homePaths } from '../home/paths.js';
 import { connectToControlCenter, type LocalSocketClient } from './local-socket-client.js';
-import type { ApprovalAnswer, ApprovalRequest, Approver } from '../mcp/proxy/approver.js';
+import { withdrawalOf, type ApprovalAnswer, type ApprovalRequest, type Approver } from '../mcp/proxy/approver.js';
 import type { PlanApprovalAnswer, PlanApprovalRequest, PlanApprover } from '../silas/review/plan-approver.js';
 
 type Unreachable = { outcome: 'unreachable'; reason: string };
@@ -13,7 +13,8 @@ type Unreachable = { outcome: 'unreachable'; reason: string };
  * `silas run` about plans. One rule for both: a connection is opened on first use and kept; any
  * failure to reach the control center, or a dropped connection, answers `unreachable` at once
  * with the reason and the fix, so the asker fails closed and never hangs (DESIGN invariant 4);
- * an abort answers `timeout`.
+ * an abort answers `timeout`, and a tool-call question still waiting is withdrawn in the runtime
+ * too (`approvals.withdraw`), so its card leaves Review at once (docs/mcp-proxy.md "Asks follow the agent").
  */
 export class ControlSocketAsker {
   private client: Promise<LocalSocketClient> | null = null;
@@ -34,13 +35,42 @@ export class ControlSocketAsker {
       policyName: req.policyName.slice(0, 200),
       timeoutMs: Math.max(1000, Math.min(timeoutMs, 3_600_000)),
     };
-    return this.ask('approvals.request', args, signal, 'start it with `silas start`');
+    let answered = false;
+    const withdraw = () => {
+      if (!answered) void this.withdraw(req, signal);
+    };
+    signal.addEventListener('abort', withdraw, { once: true });
+    return this.ask('approvals.request', args, signal, 'start it with `silas start`').finally(() => {
+      answered = true;
+      signal.removeEventListener('abort', withdraw);
+    });
+  }
+
+  /** Best effort: a runtime that cannot be told still expires the card at its own timeout. */
+  private async withdraw(req: ApprovalRequest, signal: AbortSignal): Promise<void> {
+    const { reason, detail } = withdrawalOf(signal);
+    try {
+      const client = await this.client;
+      await client?.call('approvals.withdraw', { sessionId: req.sessionId, requestId: req.requestId, reason, ...(detail !== undefined ? { detail: detail.slice(0, 200) } : {}) });
+    } catch {
+      // Unreachable, or a runtime from before withdrawals: the answer is already "timeout" here.
+    }
   }
 
   /** `plans.requestApproval`: the plan's question; the runtime recomputes the plan hash. */
   askPlan(request: PlanApprovalRequest, signal?: AbortSignal): Promise<PlanApprovalAnswer> {
     const args = { item: request.item, planHash: request.planHash, source: request.source, timeoutMs: request.timeoutMs };
     return this.ask('plans.requestApproval', args, signal, 'start it with `silas start`, or approve on this terminal with --approve-here');
+  }
+
+  /**
+   * `servers.reportStartFailure`: a proxy that could not start says why, for the Servers page.
+   * Resolves with whether the runtime recorded it, or why not (no runtime: stderr is all there is).
+   */
+  async reportStartFailure(report: CallArgs<'servers.reportStartFailure'>, timeoutMs: number): Promise<{ recorded: true } | { recorded: false; why: string }> {
+    const answer = await this.ask('servers.reportStartFailure', report, AbortSignal.timeout(timeoutMs), 'start it with `silas start`');
+    if ('recorded' in answer) return { recorded: true };
+    return { recorded: false, why: answer.outcome === 'timeout' ? `the Silas control center did not answer within ${timeoutMs} ms` : answer.reason };
   }
 
   close(): void {
@@ -53,6 +83,8 @@ export class ControlSocketAsker {
     try {
       this.client ??= connectToControlCenter(homePaths(this.home).controlFile);
       client = await this.client;
+      // Aborted while connecting: the question is never sent, so there is nothing to withdraw.
+      if (signal?.aborted) return { outcome: 'timeout' };
     } catch (error) {
       this.client = null;
       return { outcome: 'unreachable', reason: `the Silas control center is not running for ${this.home} (${(error as Error).message}); ${fix}` };
@@ -65,7 +97,8 @@ export class ControlSocketAsker {
       return await Promise.race([client.call(call, args), aborted]);
     } catch (error) {
       // Review refused to queue the question (its caps, docs/review.md): an answer, not a broken connection.
-      if (isSilasError(error) && error.code === ErrorCode.RateLimited) return { outcome: 'deny', reason: `the Silas control center refused to queue the question: ${error.message}` };
+      // So is a plan it refused before queuing because it could never run (its id already ran to done).
+      if (isSilasError(error) && (error.code === ErrorCode.RateLimited || error.code === ErrorCode.Conflict)) return { outcome: 'deny', reason: `the Silas control center refused to queue the question: ${error.message}` };
       this.client = null;
       return { outcome: 'unreachable', reason: `the Silas control center stopped answering (${(error as Error).message}); ${fix}` };
     }

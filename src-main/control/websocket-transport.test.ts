@@ -309,7 +309,7 @@ describe('WebSocket authentication', () => {
     expect(client.ws.readyState).toBe(WebSocket.OPEN);
     const result = await client.call('r1', 'runtime.info');
     expect(result).toEqual({ type: 'result', id: 'r1', result: { ok: true, value: info } });
-    expect(h.dispatched).toEqual([{ name: 'runtime.info', ctx: { transport: 'websocket', peer: '127.0.0.1', session: expect.stringMatching(/^session-[0-9a-f-]{36}$/) } }]);
+    expect(h.dispatched).toEqual([{ name: 'runtime.info', ctx: { transport: 'websocket', peer: '127.0.0.1', session: expect.stringMatching(/^session-[0-9a-f-]{36}$/), ended: expect.any(AbortSignal) } }]);
     expect(h.security).toEqual([]);
   });
 });

@@ -171,6 +171,26 @@ describe('desktop window life', () => {
     fake.fakes.app.emit('activate');
     expect(fake.windows).toHaveLength(2);
   });
+
+  it('`silas open` against the desktop app brings the cockpit window back, as "Open cockpit" does', async () => {
+    let showCockpitWindow: (() => void) | undefined;
+    const log: string[] = [];
+    const { fake } = await started({
+      buildRuntime: async (_config, overrides) => {
+        showCockpitWindow = overrides?.showCockpitWindow;
+        return fakeRuntime(log);
+      },
+    });
+    expect(showCockpitWindow).toBeTypeOf('function');
+    fake.windows[0]!.destroyed = true;
+    showCockpitWindow!();
+    expect(fake.windows).toHaveLength(2);
+    const window = fake.windows[1]!;
+    window.emit('ready-to-show');
+    window.close();
+    showCockpitWindow!();
+    expect([window.visible, window.focused]).toEqual([true, true]);
+  });
 });
 
 describe('desktop quit', () => {

@@ -17,7 +17,7 @@ export type DesktopElectron = Pick<
   'app' | 'BrowserWindow' | 'Menu' | 'Tray' | 'nativeImage' | 'Notification' | 'dialog' | 'ipcMain' | 'protocol' | 'session' | 'shell'
 >;
 
-export type BuildRuntime = (config: { home: string; mode: 'desktop' }, overrides?: { notifier?: Notifier }) => Promise<Runtime>;
+export type BuildRuntime = (config: { home: string; mode: 'desktop' }, overrides?: { notifier?: Notifier; showCockpitWindow?: () => void }) => Promise<Runtime>;
 
 export interface DesktopDeps {
   electron: DesktopElectron;
@@ -154,7 +154,9 @@ export function runDesktop(deps: DesktopDeps): DesktopShell {
     serveCockpit(electron.protocol, paths.rendererDir, logger);
 
     const notifier = new ElectronNotifier({ Notification: electron.Notification, openCockpit, logger });
-    runtime = await deps.buildRuntime({ home, mode: 'desktop' }, { notifier });
+    // `silas open` against the desktop app brings this window forward, as the tray's "Open cockpit" does:
+    // the desktop cockpit talks IPC and needs no credential (docs/control-plane.md "Getting back into the cockpit").
+    runtime = await deps.buildRuntime({ home, mode: 'desktop' }, { notifier, showCockpitWindow: openCockpit });
     if (quitting) return;
     await runtime.start();
     if (quitting) return;

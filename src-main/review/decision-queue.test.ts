@@ -8,6 +8,7 @@ import { ApprovalConsumer } from '../mcp/proxy/approval-consumer.js';
 import { planHash } from '../silas/work/hashes.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { bindingOf, testReview } from '../testing/approvals.js';
+import { ENDED_MEMORY } from './decision-queue.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { useTempDirs } from '../testing/temp.js';
 
@@ -124,6 +125,31 @@ describe('one decision queue with a tool call and a plan waiting together', () =
     expect(s.events()).toEqual(['approvals.requested', 'silas.plan_approval.requested', 'approvals.timed_out', 'silas.plan_approval.approved']);
     vi.advanceTimersByTime(120_000);
     expect(s.events()).not.toContain('silas.plan_approval.timed_out');
+  });
+
+  it('a withdrawn or expired card refuses a late decision with what happened; the memory of them is bounded', async () => {
+    vi.useFakeTimers();
+    const s = setup();
+    const withdraw = new AbortController();
+    const call = s.queue.ask(s.kinds.toolCall, s.toolCall(), { signal: withdraw.signal });
+    const id = s.card('tool_call').id;
+    withdraw.abort('the agent cancelled the call');
+    await expect(call).resolves.toEqual({ outcome: 'deny', reason: 'the agent cancelled the call' });
+    expect(() => s.queue.decide(id, 'allow_once')).toThrow(/^this request was withdrawn: the agent cancelled the call; nothing ran — reload Review$/);
+    void s.queue.ask(s.kinds.toolCall, s.toolCall(5_000));
+    const expired = s.card('tool_call').id;
+    vi.advanceTimersByTime(5_000);
+    expect(() => s.queue.decide(expired, 'allow_once')).toThrow(/^this request expired: nobody answered within 5 s; nothing ran/);
+    // Withdrawn before it was asked: no card at all.
+    await expect(s.queue.ask(s.kinds.toolCall, s.toolCall(), { signal: AbortSignal.abort('gone') })).resolves.toEqual({ outcome: 'deny', reason: 'gone' });
+    expect(s.queue.pendingCount()).toBe(0);
+    for (let i = 0; i < ENDED_MEMORY; i += 1) {
+      const c = new AbortController();
+      void s.queue.ask(s.kinds.toolCall, s.toolCall(), { signal: c.signal });
+      c.abort('later');
+    }
+    expect(() => s.queue.decide(id, 'allow_once')).toThrow(/no pending decision/);
+    expect(s.ledger.audit.tail(1000).filter((e) => e.event === 'approvals.withdrawn')).toHaveLength(ENDED_MEMORY + 1);
   });
 
   it('one pause refuses both kinds at once, is published and audited once', async () => {

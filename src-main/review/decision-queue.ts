@@ -82,6 +82,8 @@ interface Waiting {
 export const PAUSED_REASON = 'approvals are paused in the Silas control center';
 export const DENIED_REASON = 'denied by the user in the control center';
 export const EVICTED_REASON = 'withdrawn: Review is full, and this requester session had the most questions waiting; ask again later';
+/** How many withdrawn or expired ids are remembered, so a late decision on one says what happened. */
+export const ENDED_MEMORY = 256;
 
 export interface AskOptions {
   signal?: AbortSignal;
@@ -112,6 +114,8 @@ export class DecisionQueue {
   private seq = 0;
   /** Standing cards as last sent (id → JSON), to send what changed when a source refreshes. */
   private standingSent: Map<string, string> | null = null;
+  /** Recently withdrawn or expired cards (id → why), oldest first, at most ENDED_MEMORY. */
+  private readonly ended = new Map<string, string>();
 
   constructor(private readonly deps: DecisionQueueDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -125,6 +129,8 @@ export class DecisionQueue {
       kind.refusedPaused(subject);
       return Promise.resolve({ outcome: 'deny', reason: PAUSED_REASON });
     }
+    // Withdrawn before it was asked (the asker went away meanwhile): no card, nobody to answer.
+    if (options.signal?.aborted) return Promise.resolve({ outcome: 'deny', reason: withdrawnReason(options.signal) });
     const origin = options.origin ?? IN_PROCESS_ORIGIN;
     // Beyond a cap the asker is refused at once and the refusal audited (ask-caps.ts): it never waits.
     // With the queue full, a source holding fewer than the largest gets a place: the largest's newest card is withdrawn.
@@ -137,6 +143,7 @@ export class DecisionQueue {
     return new Promise<DecisionAnswer>((resolve) => {
       const timer = setTimeout(() => this.settle(id, () => {
         kind.expired(id, subject);
+        this.remember(id, `this request expired: nobody answered within ${Math.round(timeoutMs / 1000)} s; nothing ran`);
         return { outcome: 'timeout' };
       }), timeoutMs);
       timer.unref();
@@ -155,9 +162,11 @@ export class DecisionQueue {
         'abort',
         () =>
           this.settle(id, () => {
-            const reason = typeof options.signal?.reason === 'string' ? options.signal.reason : 'withdrawn by the asker';
+            const reason = withdrawnReason(options.signal!);
             if (kind.withdrawn) kind.withdrawn(id, subject, reason);
             else kind.denied(id, subject, false);
+            // A decision arriving now is refused with this reason (`decide`), not a bare "no pending decision".
+            this.remember(id, `this request was withdrawn: ${reason}; nothing ran`);
             return { outcome: 'deny', reason };
           }),
         { once: true },
@@ -224,6 +233,8 @@ export class DecisionQueue {
   }
 
   private decideStanding(id: string, choice: string): DecisionOutcome {
+    const ended = this.ended.get(id);
+    if (ended !== undefined) throw new SilasError(ErrorCode.InvalidArgs, `${ended} — reload Review`);
     for (const source of this.sources) {
       const card = source.card(id);
       if (!card) continue;
@@ -248,6 +259,11 @@ export class DecisionQueue {
     this.caps.removed(item.card.origin?.sourceId ?? IN_PROCESS_ORIGIN.sourceId);
     item.resolve(answer);
     this.changed({ removed: [id] });
+  }
+
+  private remember(id: string, why: string): void {
+    this.ended.set(id, why);
+    if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.keys().next().value!);
   }
 
   /** Withdraws the newest waiting card of `sourceId`: its asker gets a "no" with the reason, and the eviction is audited. */
@@ -294,6 +310,10 @@ export class DecisionQueue {
     const total = this.waiting.size + this.standingSent!.size;
     this.changes.publish({ seq: this.seq, added: delta.added ?? [], updated: delta.updated ?? [], removed: delta.removed ?? [], paused: this.isPaused(), total });
   }
+}
+
+function withdrawnReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'withdrawn by the asker';
 }
 
 function assertOffered(card: DecisionCard, choice: string): void {

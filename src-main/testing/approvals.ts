@@ -9,6 +9,7 @@ import { DecisionQueue, type StandingDecisions } from '../review/decision-queue.
 import { planKind } from '../review/kinds/plan.js';
 import { toolCallKind } from '../review/kinds/tool-call.js';
 import { ApprovalEngine } from '../silas/approval/engine.js';
+import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
 import type { SqliteDatabase } from '../store/transaction.js';
 import type { Notifier } from '../review/notifier.js';
 import type { AskLimits } from '../review/ask-caps.js';
@@ -44,11 +45,12 @@ export function testReview(db: SqliteDatabase, audit: AuditLog, options: TestRev
     ...(options.pausedElsewhere ? { pausedElsewhere: options.pausedElsewhere } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
   });
+  const workItems = new SqliteWorkItemStore({ db, audit, ...(now ? { now } : {}) });
   const kinds = {
     toolCall: toolCallKind({ audit, engine, ...(options.standing ? { standing: options.standing } : {}) }),
-    plan: planKind({ audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }) }),
+    plan: planKind({ audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }), planIds: { stored: (id) => workItems.get(id) } }),
   };
-  return { queue, kinds, engine, signer, review: queue };
+  return { queue, kinds, engine, signer, review: queue, workItems };
 }
 
 /**

@@ -4,8 +4,9 @@ import type { ScopeStorage } from './stream-scope.js';
 import { createDisconnectedTransport, type Transport } from './transport.js';
 import { WebSocketTransport, webSocketUrl } from './ws-transport.js';
 
+// Not control.json: its token is the ask credential, refused by the cockpit (docs/control-plane.md).
 export const NO_TOKEN_REASON =
-  'No token. Open the URL printed by `silas start` (or read it with `cat $SILAS_HOME/control.json`).';
+  'No token. Run `silas open` in a terminal (it prints a fresh link; it needs your OS keyring), or open the URL `silas start` printed.';
 
 type StorageLike = Pick<Storage, 'getItem' | 'setItem'>;
 

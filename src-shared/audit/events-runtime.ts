@@ -81,6 +81,12 @@ export const runtimeEvents = {
     category: 'tool_approval',
     data: z.strictObject(toolApproval),
   }),
+  'approvals.withdrawn': ev({
+    summary:
+      'A tool-call question left Review before anyone answered because nobody waits for it any more: the agent cancelled the call or its connection closed, the proxy gave up or stopped, or the proxy\'s connection to the runtime closed (`reason`). A decision sent afterwards is refused; nothing runs.',
+    category: 'tool_approval',
+    data: z.strictObject({ ...toolApproval, reason: str }),
+  }),
   'approvals.paused': ev({ summary: 'The person paused approvals: every question is refused until resumed.', category: 'tool_approval', data: z.strictObject({}) }),
   'approvals.resumed': ev({ summary: 'The person resumed approvals.', category: 'tool_approval', data: z.strictObject({}) }),
   'review.ask_refused': ev({
@@ -119,7 +125,9 @@ export const runtimeEvents = {
     category: 'mcp_proxy',
     // sandbox: what the server could reach (issue 12); absent in entries of older versions.
     // allow_unsigned: started with `--allow-unsigned` (docs/mcp-proxy.md "Signed policies"); absent otherwise.
-    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str, sandbox: ServerSandboxSummary.optional(), allow_unsigned: z.literal(true).optional() }),
+    // policy_file: the absolute `--policy` path, so alignment derives the card of a proxy started by
+    // hand from the policy it enforces (docs/alignment.md); absent in entries of older versions.
+    data: z.strictObject({ ...proxy, command: str, args: strs, pid: int.optional(), policy_name: str, policy_hash: str, policy_file: str.optional(), sandbox: ServerSandboxSummary.optional(), allow_unsigned: z.literal(true).optional() }),
   }),
   'mcp.sandbox_denied': ev({
     summary: "A sandboxed MCP server was refused something at its sandbox's boundary (a connection its policy does not list).",
@@ -132,6 +140,12 @@ export const runtimeEvents = {
     data: z.strictObject({ ...proxy, host: str, port: int }),
   }),
   'mcp.proxy_start_failed': ev({ summary: 'A proxy could not start its MCP server.', category: 'mcp_proxy', data: z.strictObject({ ...proxy, command: str, reason: str }) }),
+  'mcp.proxy_start_reported': ev({
+    summary:
+      'A proxy that could not open the ledger (no OS keyring) reported over the control socket why it could not start; appended by the runtime. The reason is the proxy\'s claim, not checked (docs/mcp-proxy.md "Starting under any client").',
+    category: 'mcp_proxy',
+    data: z.strictObject({ server: str, client: str.nullable(), reason: str, fix: str, transport: str, peer: str }),
+  }),
   'mcp.proxy_stopped': ev({
     summary: 'A proxy stopped; requests still pending were failed.',
     category: 'mcp_proxy',
@@ -197,6 +211,16 @@ export const runtimeEvents = {
   }),
   'control.decision_refused': ev({ summary: 'A decision was attempted over a credential that may only ask.', category: 'security', data: z.strictObject(callRefusal) }),
   'control.call_refused': ev({ summary: 'A call was refused: the credential lacks its capability.', category: 'security', data: z.strictObject(callRefusal) }),
+  'control.cockpit_link_issued': ev({
+    summary: 'A fresh cockpit link was handed to a process that signed a one-time challenge with the keyring\'s owner key (`silas open`); the fingerprint of that key, never the credential.',
+    category: 'security',
+    data: z.strictObject({ owner_fingerprint: str, delivered: z.enum(['link', 'window']), transport: str, peer: str }),
+  }),
+  'control.cockpit_link_refused': ev({
+    summary: 'A request for a cockpit link was refused (unknown, expired or reused challenge, another home, a signature not by the owner key); no link was given.',
+    category: 'security',
+    data: z.strictObject({ ...peerRefusal, transport: str }),
+  }),
 
   'runtime.initialised': ev({ summary: 'A data home was initialised with its owner key.', category: 'runtime', data: z.strictObject({ owner_fingerprint: str, key_created: bool }) }),
   'runtime.started': ev({ summary: 'The runtime started.', category: 'runtime', data: z.strictObject({ mode: str, pid: int, version: str }) }),

@@ -24,6 +24,11 @@ export const silasEvents = {
     data: z.strictObject({ ...planApproval, type: str, source: str }),
   }),
   'silas.plan_approval.refused_paused': ev({ summary: 'A plan approval was refused because approvals are paused.', category: 'plan_approval', data: z.strictObject(planItem) }),
+  'silas.plan_approval.refused_unrunnable': ev({
+    summary: 'A plan approval was refused before it was queued: its id names a work item that already ran to done (or of another type), so a signature could never be used.',
+    category: 'plan_approval',
+    data: z.strictObject({ ...planItem, reason: str }),
+  }),
   'silas.plan_approval.approved': ev({
     summary: 'The person approved a plan; a signed approval token was issued.',
     category: 'plan_approval',
@@ -291,6 +296,11 @@ export const silasEvents = {
     summary: "An agent's plan could not be parsed or is not runnable; nothing was asked or run.",
     category: 'stream',
     data: z.strictObject({ ...turn, reason: str }),
+  }),
+  'silas.stream.plan_reidentified': ev({
+    summary: "An agent's plan reused the id of a work item that already ran to done (or is taken); it was given a fresh id before its hash and card, and the person was told.",
+    category: 'stream',
+    data: z.strictObject({ ...turn, from: str, to: str, reason: str }),
   }),
   'silas.stream.terminal_approval': ev({
     summary: "A plan waiting in the Stream was answered at the terminal (`silas chat --approve-here`) with an owner-signed token; the executor still verifies and consumes it.",

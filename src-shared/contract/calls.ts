@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { ChainHead, ChainVerified, ChainVerifyStatus, ListedAuditEntry, VerifyMode } from '../schemas/audit.js';
-import { StandingApprovalView, ToolCallApprovalRequest } from '../schemas/approval.js';
+import { StandingApprovalView, ToolCallApprovalRequest, ToolCallWithdrawArgs } from '../schemas/approval.js';
 import { RuntimeInfo } from '../schemas/runtime.js';
-import { GovernedServer } from '../schemas/servers.js';
+import { GovernedServer, ProxyStartFailureReport } from '../schemas/servers.js';
 import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
 import { PlanApprovalRequest } from '../schemas/plan-approval.js';
+import { CockpitLinkArgs, CockpitLinkChallenge, CockpitLinkResult } from '../schemas/cockpit-link.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
@@ -69,11 +70,31 @@ export const calls = {
     args: ToolCallApprovalRequest,
     result: DecisionAnswer,
   }),
+  'approvals.withdraw': defineCall({
+    access: 'ask',
+    summary:
+      "A proxy withdraws a question it asked on this connection (same sessionId and requestId): the agent cancelled the call or went away, so its card leaves Review at once and a late decision is refused. A connection can withdraw only its own questions; `withdrawn` is false when none was waiting.",
+    args: ToolCallWithdrawArgs,
+    result: z.object({ withdrawn: z.boolean() }),
+  }),
   'plans.requestApproval': defineCall({
     access: 'ask',
     summary: '`silas run` asks the person to approve one exact plan; approving returns an owner-signed token bound to its plan hash.',
     args: PlanApprovalRequest,
     result: DecisionAnswer,
+  }),
+  'cockpit.linkChallenge': defineCall({
+    access: 'ask',
+    summary: '`silas open`: a one-time challenge (single use, expires in a minute) to sign with the home\'s owner key for a fresh cockpit link.',
+    args: z.object({}).strict(),
+    result: CockpitLinkChallenge,
+  }),
+  'cockpit.issueLink': defineCall({
+    access: 'ask',
+    summary:
+      "`silas open`: the cockpit link (or, on the desktop, its window brought to the front) for a challenge signed with the keyring's owner key; the signature is the authority, so no capability is added (docs/control-plane.md). Refusals are audited.",
+    args: CockpitLinkArgs,
+    result: CockpitLinkResult,
   }),
   'review.list': defineCall({
     access: 'read',
@@ -105,6 +126,13 @@ export const calls = {
     summary: 'MCP servers governed by silas proxy: last start, policy, pinned tools (with pending changes) and recent decisions.',
     args: z.object({}).strict(),
     result: z.object({ servers: z.array(GovernedServer) }),
+  }),
+  'servers.reportStartFailure': defineCall({
+    access: 'ask',
+    summary:
+      'A proxy that could not start (it cannot reach the OS keyring, so it cannot write the ledger) reports why, for the Servers page. A claim by a process holding only the ask credential: recorded as reported by the proxy and shown as plain text (docs/mcp-proxy.md "Starting under any client").',
+    args: ProxyStartFailureReport,
+    result: z.object({ recorded: z.literal(true) }),
   }),
   'clients.list': defineCall({
     access: 'read',

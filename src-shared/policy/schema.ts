@@ -3,6 +3,7 @@ import { API_VERSIONS, CONTROL, CURRENT_VERSION, closed, flag, list, openMap, ra
 import { identitySchema } from './schema-identity.js';
 import { serverSchema } from './schema-server.js';
 import { SANDBOX_KEY, sandboxSchema } from './schema-sandbox.js';
+import { TOOLS_LIST_KEY, toolsListSchema } from './schema-tools-list.js';
 
 /*
  * The AgentPolicy document (spec 001 §3, Appendix A) as zod: one source of truth for what the
@@ -148,6 +149,9 @@ function specSchema(version: ApiVersion) {
       [SANDBOX_KEY]: sandboxSchema(version)
         .optional()
         .describe("Silas extension: what the governed MCP server itself may reach (files, environment, network, limits) in the sandbox `silas proxy` starts it in."),
+      [TOOLS_LIST_KEY]: toolsListSchema(version)
+        .optional()
+        .describe('Silas extension: what `silas proxy` offers in tools/list. Default: tools the policy blocks outright are left out, tools that ask are marked in their description.'),
     },
     { hints: SPEC_HINTS, missing: 'a mapping (it may be empty: spec: {})' },
   ).superRefine((spec, ctx) => {
@@ -204,3 +208,4 @@ export type DlpDocument = NonNullable<PolicySpec['dlp']>;
 export type { IdentityDocument } from './schema-identity.js';
 export type { ServerDocument } from './schema-server.js';
 export type { SandboxDocument } from './schema-sandbox.js';
+export type { ToolsListDocument } from './schema-tools-list.js';

@@ -20,6 +20,26 @@ export const ToolCallApprovalRequest = z
   .strict();
 export type ToolCallApprovalRequest = z.infer<typeof ToolCallApprovalRequest>;
 
+/**
+ * Why a proxy withdraws a question it asked (docs/mcp-proxy.md "Asks follow the agent"): the agent
+ * cancelled the call (`notifications/cancelled`), the agent's connection closed, the proxy's own ask
+ * timeout passed, or the proxy stopped.
+ */
+export const AskWithdrawReason = z.enum(['client_cancelled', 'client_closed', 'ask_timeout', 'proxy_stopped']);
+export type AskWithdrawReason = z.infer<typeof AskWithdrawReason>;
+
+/** `approvals.withdraw`: the question this connection asked with `sessionId` and `requestId`. */
+export const ToolCallWithdrawArgs = z
+  .object({
+    sessionId: z.string().min(1).max(100),
+    requestId: z.union([z.string().max(200), z.number()]),
+    reason: AskWithdrawReason,
+    /** What the agent said, for a cancellation (its `reason`): quoted, never trusted. */
+    detail: z.string().max(200).optional(),
+  })
+  .strict();
+export type ToolCallWithdrawArgs = z.infer<typeof ToolCallWithdrawArgs>;
+
 /** "Always allow this tool with these arguments on this server", as the Policies page lists it. */
 export const StandingApprovalView = z.object({
   id: z.string(),

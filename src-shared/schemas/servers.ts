@@ -19,6 +19,32 @@ export const ToolPinView = z.object({
   decisionId: z.string().nullable(),
 });
 
+/** Caps of a proxy's start-failure report: it is shown on the Servers page, so it stays short. */
+export const START_FAILURE_REASON_MAX = 2000;
+
+/** What a proxy that could not start says about it (`servers.reportStartFailure`, ask credential). */
+export const ProxyStartFailureReport = z
+  .object({
+    server: z.string().min(1).max(200),
+    client: z.string().min(1).max(64).nullable(),
+    reason: z.string().min(1).max(START_FAILURE_REASON_MAX),
+    fix: z.string().max(START_FAILURE_REASON_MAX),
+  })
+  .strict();
+export type ProxyStartFailureReport = z.infer<typeof ProxyStartFailureReport>;
+
+/**
+ * The latest start failure a proxy reported for a server, shown while no start succeeded after
+ * it. A claim from a process holding only the ask credential: plain text, labelled as reported.
+ */
+export const ReportedStartFailure = z.object({
+  at: z.string(),
+  client: z.string().nullable(),
+  reason: z.string(),
+  fix: z.string(),
+});
+export type ReportedStartFailure = z.infer<typeof ReportedStartFailure>;
+
 /** One MCP server as the proxies have seen it. */
 export const GovernedServer = z.object({
   name: z.string(),
@@ -35,5 +61,7 @@ export const GovernedServer = z.object({
   sandboxDenials: z.array(AuditEntry),
   /** The latest start was with `--allow-unsigned`: policies the owner did not sign are enforced (docs/mcp-proxy.md "Signed policies"). */
   unsignedAllowed: z.boolean().optional(),
+  /** A proxy reported it could not start, later than the last successful start (absent otherwise). */
+  startFailure: ReportedStartFailure.optional(),
 });
 export type GovernedServer = z.infer<typeof GovernedServer>;

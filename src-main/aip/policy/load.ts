@@ -5,6 +5,7 @@ import { Lexer, LineCounter, isAlias, isCollection, isPair, isScalar, parseAllDo
 import { identityTimes } from '../../../src-shared/policy/schema-identity.js';
 import { DEFAULT_SERVER_TIMEOUT_MS } from '../../../src-shared/policy/schema-server.js';
 import { SANDBOX_KEY } from '../../../src-shared/policy/schema-sandbox.js';
+import { DEFAULT_TOOLS_LIST, TOOLS_LIST_KEY } from '../../../src-shared/policy/schema-tools-list.js';
 import { parseHostPattern } from './host-patterns.js';
 import type { AgentPolicyDocument, ApiVersion, DlpDocument, ToolRuleDocument } from '../../../src-shared/policy/schema.js';
 import { PolicySource, byPosition, describeNode, type PolicyError, type PolicyWarning } from '../../../src-shared/policy/source.js';
@@ -369,6 +370,7 @@ function buildPolicy(findings: Findings, document: AgentPolicyDocument, apiVersi
         }
       : null,
     sandbox: spec[SANDBOX_KEY] ?? null,
+    toolsList: spec[TOOLS_LIST_KEY] ?? DEFAULT_TOOLS_LIST,
     hash: policyHash(json),
     document: json,
     sourcePath,

@@ -1,5 +1,5 @@
 import type RE2 from 're2';
-import type { ApiVersion, DlpDocument, IdentityDocument, PolicySpec, SandboxDocument, ServerDocument, ToolRuleDocument } from '../../../src-shared/policy/schema.js';
+import type { ApiVersion, DlpDocument, IdentityDocument, PolicySpec, SandboxDocument, ServerDocument, ToolRuleDocument, ToolsListDocument } from '../../../src-shared/policy/schema.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 
 /*
@@ -107,6 +107,8 @@ export interface AgentPolicy {
   server: ServerConfig | null;
   /** `spec.x-silas-sandbox` (Silas extension, docs/mcp-sandbox.md), or null when absent. */
   sandbox: SandboxDocument | null;
+  /** `spec.x-silas-tools-list` (Silas extension, docs/mcp-proxy.md), its defaults when absent. */
+  toolsList: ToolsListDocument;
   /** §5.2 policy hash: sha256 hex of RFC 8785 JSON of the document without metadata.signature. */
   hash: string;
   /** The document as parsed from YAML (plain JSON), for hashing and signing. */

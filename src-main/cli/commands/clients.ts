@@ -3,6 +3,7 @@ import { quote } from 'shell-quote';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { defaultHome, resolveHome } from '../../home/paths.js';
 import { currentLocationContext, findClient, knownClientNames, type ClientSpec } from '../../mcp/clients/locations.js';
+import { proxyEnvironment } from '../../mcp/clients/entry-env.js';
 import {
   ANY_CLIENT,
   applyUnwrap,
@@ -31,8 +32,10 @@ const usage = `Usage: silas clients <list|wrap|unwrap> [options]
   silas clients wrap CLIENT [--server NAME]... [--policy FILE] [--home DIR] [--config FILE] [--allow-unsigned] [--yes] [--dry-run]
       Run the client's stdio servers through \`silas proxy\`: prints the diff, keeps a backup
       next to the file (FILE.silas-backup-<time>), then rewrites only those entries' command
-      and args. Without --policy, each server uses HOME/policies/<server>.yaml, and a server
-      silas recognises gets a starting sandbox profile (x-silas-sandbox) added to that policy,
+      and args, and adds this session's DBUS_SESSION_BUS_ADDRESS to their "env" (unless set
+      there) so each proxy reaches the OS keyring whatever environment the client gives it.
+      Without --policy, each server uses HOME/policies/<server>.yaml, and a server silas
+      recognises gets a starting sandbox profile (x-silas-sandbox) added to that policy,
       shown as a diff; with a shared --policy the profile is printed for you to add. Asks before
       writing; --yes writes without asking (required when stdin is not a terminal).
       The proxies enforce only a policy the owner signed (\`silas policy sign FILE\`, or Adopt in
@@ -41,7 +44,8 @@ const usage = `Usage: silas clients <list|wrap|unwrap> [options]
   silas clients unwrap CLIENT [--config FILE] [--home DIR] [--dry-run]
       Restore the file byte for byte from the wrap's backup, provided it has not changed since.
   silas clients unwrap CLIENT --force-entries [--server NAME]... [--config FILE] [--home DIR] [--dry-run]
-      Restore only the wrapped entries' command and args, keeping every other edit.
+      Restore only the wrapped entries' command and args, and remove the env variables the wrap
+      added, keeping every other edit.
 
 Clients: ${knownClientNames()}.`;
 
@@ -177,6 +181,7 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
     homeInCommandLine: silasHome !== defaultHome(io.env),
     runtime: currentRuntime(),
     ...(values['allow-unsigned'] ? { allowUnsigned: true } : {}),
+    proxyEnv: proxyEnvironment(io.env),
   });
   if (plan.diff) io.out(plan.diff);
   for (const skip of plan.skipped) io.out(`not wrapped: ${skip.name}: ${skip.reason}`);
@@ -188,6 +193,8 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
   }
   printSandboxProfiles(plan, io);
   for (const w of plan.wrapped) io.out(`wrap: ${w.name} with policy ${w.policy}`);
+  const withEnv = Object.keys(plan.env);
+  if (withEnv.length > 0) io.out(`env: ${[...new Set(withEnv.flatMap((name) => Object.keys(plan.env[name]!.vars)))].join(', ')} of this session added to ${withEnv.map((n) => JSON.stringify(n)).join(', ')}, so each proxy reaches your keyring whatever environment ${client.label} gives it (unwrap removes it again)`);
   const policyFiles = plan.policyEdits.map((e) => e.file).join(', ');
   const targets = policyFiles ? `${file} and ${policyFiles}` : file;
   if (values['dry-run']) {

@@ -100,6 +100,16 @@ describe('silas doctor from a shell outside the keyring session', () => {
     expect(doctorExitCode(results)).toBe(1);
   });
 
+  it('names the session bus the process found on disk, or where it looked, when none was given (keys/session-bus.ts)', () => {
+    const home = initialisedHome();
+    const found = { source: 'discovered' as const, address: 'unix:path=/run/user/1000/bus', socket: '/run/user/1000/bus', replaced: null };
+    const discovered = runChecks(home, { DBUS_SESSION_BUS_ADDRESS: found.address }, new UnreachableKeyring(), { machineChecks: () => [], sessionBus: found });
+    expect(row(discovered, 'keyring').detail).toContain('(D-Bus session unix:path=/run/user/1000/bus (found on disk: DBUS_SESSION_BUS_ADDRESS was not set))');
+    const none = { source: 'none' as const, tried: ['/run/user/1000/bus does not exist'], replaced: 'unix:path=/tmp/dbus-gone' };
+    const missing = runChecks(home, {}, new UnreachableKeyring(), { machineChecks: () => [], sessionBus: none });
+    expect(row(missing, 'keyring').detail).toContain('no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set or names a socket that no longer exists (unix:path=/tmp/dbus-gone); looked for /run/user/1000/bus does not exist');
+  });
+
   it('treats a control.json left by a runtime that is gone as not running', async () => {
     const home = initialisedHome();
     const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });

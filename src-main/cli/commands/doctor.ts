@@ -53,8 +53,11 @@ interface Reach {
   sameSession: boolean;
 }
 
-function describeShellBus(env: NodeJS.ProcessEnv): string {
+function describeShellBus(env: NodeJS.ProcessEnv, found: CliIo['sessionBus']): string {
   if (process.platform !== 'linux') return '';
+  // The process entry looked for the bus as libdbus does when none was given (keys/session-bus.ts).
+  if (found?.source === 'discovered') return `D-Bus session ${found.address} (found on disk: DBUS_SESSION_BUS_ADDRESS was not set${found.replaced ? ` or named a socket that no longer exists, ${found.replaced}` : ''})`;
+  if (found?.source === 'none') return `no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set${found.replaced ? ` or names a socket that no longer exists (${found.replaced})` : ''}${found.tried.length > 0 ? `; looked for ${found.tried.join('; ')}` : ''}`;
   const address = env.DBUS_SESSION_BUS_ADDRESS;
   if (address) return `D-Bus session ${address}`;
   const fallback = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'bus') : null;
@@ -254,12 +257,14 @@ function machineChecks(env: NodeJS.ProcessEnv): CheckResult[] {
 export interface DoctorOptions {
   /** The checks of this machine that do not involve the keyring or the home (Node, sandbox, Electron, cockpit). */
   machineChecks?: (env: NodeJS.ProcessEnv) => CheckResult[];
+  /** The session bus the process entry found (CliIo.sessionBus). */
+  sessionBus?: CliIo['sessionBus'];
 }
 
 export function runChecks(home: string, env: NodeJS.ProcessEnv, store: SecretStore, options: DoctorOptions = {}): CheckResult[] {
   const runtime = probeRuntime(home);
   const sameSession = runtime.state === 'running' && runtime.bus !== null && runtime.bus === env.DBUS_SESSION_BUS_ADDRESS;
-  const reach: Reach = { keyringError: probeKeyring(store), runtime, shellBus: describeShellBus(env), sameSession };
+  const reach: Reach = { keyringError: probeKeyring(store), runtime, shellBus: describeShellBus(env, options.sessionBus), sameSession };
   const machine = (options.machineChecks ?? machineChecks)(env);
   return [checkKeyring(home, store, reach), ...checkHome(home, store, reach), ...machine, checkRunning(runtime)];
 }
@@ -280,7 +285,7 @@ export const doctorCommand: Command = {
       io.out(usage);
       return 0;
     }
-    const results = runChecks(resolveHome(values.home, io.env), io.env, cliSecretStore(io.secretStore));
+    const results = runChecks(resolveHome(values.home, io.env), io.env, cliSecretStore(io.secretStore), { sessionBus: io.sessionBus });
     if (values.json) io.out(JSON.stringify(results));
     else for (const r of results) io.out(`${MARK[r.status]} ${r.name}: ${r.detail}${r.fix ? ` — fix: ${r.fix}` : ''}`);
     return doctorExitCode(results);

@@ -4,6 +4,7 @@ import { runProxyForHome } from '../../app/compose-proxy.js';
 import { resolveHome } from '../../home/paths.js';
 import { cliSecretStore } from '../../app/cli-keyring.js';
 import type { Approver } from '../../mcp/proxy/approver.js';
+import { DEFAULT_ASK_TIMEOUT_S, MAX_ASK_TIMEOUT_S } from '../../mcp/proxy/ask-timing.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { formatPolicyError } from './policy-loading.js';
@@ -20,10 +21,14 @@ grants (docs/mcp-sandbox.md); without bubblewrap the proxy refuses to start it.
 Options:
   --policy FILE          the AgentPolicy (YAML); reloaded when it changes
   --name NAME            server name in approvals, pins and the ledger (default: the command's basename)
-  --client ID            the agent client whose configuration starts this proxy (claude-desktop, cursor…);
-                         recorded with every decision, so each server/client pair has its own alignment card
+  --client ID            the agent client whose configuration starts this proxy (claude-desktop, cursor…;
+                         silas when Silas starts it); recorded with every decision, so each server/client
+                         pair has its own alignment card
   --home DIR             data home with the ledger (default: $SILAS_HOME, else the platform's app-data directory)
-  --ask-timeout SECONDS  how long an \`ask\` waits for the person (default 60)
+  --ask-timeout SECONDS  how long an \`ask\` waits for the person (default ${DEFAULT_ASK_TIMEOUT_S}, at most ${MAX_ASK_TIMEOUT_S}); then the
+                         agent gets -32005. The default ends before an MCP client's usual 60 s request
+                         timeout; a request with a progressToken is kept alive with progress every 10 s,
+                         so a client that resets its timeout on progress can wait longer
   --target "CMD ARGS"    the server command as one string, split on spaces (no shell)
   --no-sandbox           run the server unsandboxed, with your files, network and keyring
                          (recorded in the ledger and shown as a warning on the Servers page)
@@ -68,7 +73,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   if (values.client !== undefined && !/^[a-z0-9][a-z0-9-]{0,63}$/.test(values.client)) {
     throw new UsageError(`--client: expected an agent client id such as claude-desktop or cursor (lower-case letters, digits, dashes), got "${values.client.slice(0, 80)}"`, usage);
   }
-  const askTimeout = parsePositiveInt('--ask-timeout', values['ask-timeout'], 60, 24 * 3600, usage);
+  const askTimeout = parsePositiveInt('--ask-timeout', values['ask-timeout'], DEFAULT_ASK_TIMEOUT_S, MAX_ASK_TIMEOUT_S, usage);
   if (!io.stdin) throw new UsageError('silas proxy needs standard input', usage);
 
   const home = resolveHome(values.home, io.env);
@@ -91,6 +96,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
     env: io.env,
     noSandbox: values['no-sandbox'] === true,
     allowUnsigned: values['allow-unsigned'] === true,
+    ...(io.sessionBus ? { sessionBus: io.sessionBus } : {}),
   });
   return result.code;
 }

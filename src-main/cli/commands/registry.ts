@@ -15,6 +15,7 @@ export interface CommandEntry {
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'init', summary: 'create the data home, database and owner key', load: async () => (await import('./init.js')).initCommand },
   { name: 'start', summary: 'start the runtime (desktop app, or headless cockpit server)', load: async () => (await import('./start.js')).startCommand },
+  { name: 'open', summary: 'print (and open) a fresh link to the running cockpit; needs the OS keyring', load: async () => (await import('./open.js')).openCommand },
   { name: 'chat', summary: 'talk to Silas in this terminal, through the running control center', load: async () => (await import('./chat.js')).chatCommand },
   { name: 'policy', summary: 'validate, hash and sign AIP policies; compute tool schema hashes', load: async () => (await import('./policy.js')).policyCommand },
   { name: 'proxy', summary: 'Run an MCP server behind an AIP policy (stdio relay with audit and approvals)', load: async () => (await import('./proxy.js')).proxyCommand },

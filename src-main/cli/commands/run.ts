@@ -13,6 +13,7 @@ import type { PlanApprover } from '../../silas/review/plan-approver.js';
 import { planApproverForHome } from '../../control/socket-asker.js';
 import type { SandboxManager } from '../../silas/sandbox/index.js';
 import { planHash } from '../../silas/work/hashes.js';
+import { planIdConflict, planIdRefusal } from '../../silas/store/plan-ids.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
@@ -132,7 +133,8 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       show('');
 
       // Asked before anyone is asked to approve: an approval for a task that cannot run again would be wasted.
-      if (store.get(item.id)?.status === 'done') return refuse(`work item ${item.id} already ran to done in this home; done is final, so give a new plan a new id`, committedIds());
+      const taken = planIdConflict(item, { stored: (id) => store.get(id) });
+      if (taken) return refuse(`${file}: id: ${planIdRefusal(taken)}`, committedIds());
       const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine, deps.terminal ?? io.approvalTerminal ?? controllingTerminal) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
       if ('refused' in token) return refuse(token.refused, committedIds());
 

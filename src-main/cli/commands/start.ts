@@ -13,9 +13,9 @@ Starts the runtime: the desktop app when Electron is installed and --headless is
 otherwise headless, serving the cockpit at http://127.0.0.1:PORT (building it first if this
 installation has not). When ready it writes HOME/control.json (mode 0600; its token lets
 proxies and CLI commands ask, never decide) and prints the cockpit address with the cockpit
-credential in the fragment: that line is the only place the credential appears, so keep it
-private. A start that fails (port in use, no keyring) creates nothing.
-SIGINT/SIGTERM shut down gracefully.
+credential in the fragment: that line is the only place the credential appears (\`silas open\`
+prints it again to a terminal holding the owner key), so keep it private. A start that fails
+(port in use, no keyring) creates nothing. SIGINT/SIGTERM shut down gracefully.
 
 Environment:
   SILAS_COCKPIT_DIR     serve the cockpit from this directory (built into it when empty)

@@ -15,7 +15,7 @@ const runtime = { node: '/opt/node/bin/node', bin: '/opt/silas/bin/silas.js' };
 const NOW = new Date('2026-03-01T09:15:30.123Z');
 
 /** A user home with Claude Desktop's configuration where Linux keeps it, a policy and a data home. */
-function setup(text = CLAUDE_CONFIG) {
+function setup(text = CLAUDE_CONFIG, env: NodeJS.ProcessEnv = {}) {
   const dir = tempDir();
   const userHome = join(dir, 'user');
   const file = join(userHome, '.config', 'Claude', 'claude_desktop_config.json');
@@ -24,7 +24,7 @@ function setup(text = CLAUDE_CONFIG) {
   const policy = writePolicy(dir);
   const silasHome = join(dir, 'silas-home');
   const ledger = createTestLedger(dir);
-  const service = new ClientsService({ silasHome, audit: ledger.audit, runtime, locations: { platform: 'linux', env: {}, home: userHome }, now: () => NOW });
+  const service = new ClientsService({ silasHome, audit: ledger.audit, runtime, locations: { platform: 'linux', env, home: userHome }, now: () => NOW });
   const router = new ControlRouter(
     createHandlers({ audit: ledger.audit, ...testServices(ledger.db, ledger.audit), clients: service, runtimeInfo: () => ({}) as never }),
     { error: () => {} },
@@ -54,6 +54,17 @@ describe('agent clients in the cockpit', () => {
       policy: null,
       reason: 'remote servers (url) are not stdio; the proxy relays stdio only',
     });
+  });
+
+  it("previews and writes the runtime session's bus address into each wrapped entry's env (docs/mcp-proxy.md \"Starting under any client\")", async () => {
+    const bus = 'unix:path=/run/user/1000/bus';
+    const { service, router, file, policy } = setup(CLAUDE_CONFIG, { DBUS_SESSION_BUS_ADDRESS: bus });
+    const plan = service.planWrap({ client: 'claude-desktop', policy });
+    expect(plan.diff).toContain(`+        "DBUS_SESSION_BUS_ADDRESS": "${bus}"`);
+    expect(await router.dispatch('clients.wrap', { client: 'claude-desktop', policy, expectedDiffHash: plan.diffHash }, { transport: 'ipc' })).toMatchObject({ ok: true });
+    const after = JSON.parse(readFileSync(file, 'utf8'));
+    expect(after.mcpServers.github.env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: '<YOUR_TOKEN>', DBUS_SESSION_BUS_ADDRESS: bus });
+    expect(after.mcpServers.filesystem.env).toEqual({ DBUS_SESSION_BUS_ADDRESS: bus });
   });
 
   it('previews a wrap without writing or auditing anything', () => {

@@ -8,6 +8,7 @@ import type { ProxyRuntime } from './edit.js';
 import { readManifest, sha256, type WrapRecord } from './files.js';
 import type { PolicyEdit } from './policy-sandbox.js';
 import { CLIENTS, configLocation, knownClientNames, type ClientId, type ClientSpec, type LocationContext } from './locations.js';
+import { proxyEnvironment } from './entry-env.js';
 import { applyUnwrap, applyWrap, listClient, loadConfig, planUnwrap, planWrap, type LoadedConfig, type WrapPlan } from './operations.js';
 
 export interface ClientsServiceOptions {
@@ -158,6 +159,8 @@ export class ClientsService {
       silasHome: this.options.silasHome,
       homeInCommandLine: this.options.silasHome !== defaultHome(this.options.locations.env, this.options.locations.platform),
       runtime: this.options.runtime,
+      // The runtime's own session bus, so its proxies reach the keyring under any client (entry-env.ts).
+      proxyEnv: proxyEnvironment(this.options.locations.env, this.options.locations.platform),
     });
     return { client, plan, policy };
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
 import { unifiedDiff } from './diff.js';
-import { parseClientConfig, parseProxyInvocation } from './entries.js';
+import { parseClientConfig, parseProxyInvocation, withProxyClient } from './entries.js';
 import { readManifest } from './files.js';
 import { findClient, type ClientSpec } from './locations.js';
 import { applyUnwrap, applyWrap, loadConfig, planUnwrap, planUnwrapEntries, planWrap, type WrapOptions } from './operations.js';
@@ -247,6 +247,15 @@ describe('recognising silas proxy', () => {
     expect(parseProxyInvocation('silas-mcp', ['proxy'])).toBeUndefined();
     expect(parseProxyInvocation('silas', ['start'])).toBeUndefined();
     expect(parseProxyInvocation('silas', ['proxy', '--policy', 'p', '--target', 'npx -y x'])).toEqual({ policy: 'p', target: 'npx -y x' });
+  });
+
+  it('tells a wrapped entry\'s proxy who calls it (Silas starting a connected server)', () => {
+    const node = ['/opt/silas/bin/silas.js', 'proxy', '--name', 'a', '--client', 'claude-desktop', '--policy', '/p.yaml', '--', 'npx', '-y', 'x', '--client', 'y'];
+    expect(withProxyClient('/usr/bin/node', node, 'silas')).toEqual(['/opt/silas/bin/silas.js', 'proxy', '--client', 'silas', '--name', 'a', '--policy', '/p.yaml', '--', 'npx', '-y', 'x', '--client', 'y']);
+    expect(withProxyClient('silas', ['proxy', '--client=cursor', '--name', '--client', '--policy', '/p.yaml', '--', 'x'], 'silas')).toEqual(['proxy', '--client', 'silas', '--name', '--client', '--policy', '/p.yaml', '--', 'x']);
+    expect(withProxyClient('npx', ['-y', 'silas', 'proxy', '--target', 'npx -y x'], 'silas')).toEqual(['-y', 'silas', 'proxy', '--client', 'silas', '--target', 'npx -y x']);
+    expect(parseProxyInvocation('silas', withProxyClient('silas', ['proxy', '--client', 'cursor', '--policy', '/p.yaml', '--', 'x'], 'silas')!)).toMatchObject({ client: 'silas', policy: '/p.yaml' });
+    expect(withProxyClient('npx', ['-y', 'server-filesystem'], 'silas')).toBeUndefined();
   });
 });
 

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parseClientConfig, type ParsedConfig, type ServerEntry } from './entries.js';
-import { getProp, toValue, type JsonArrayNode, type JsonObjectNode, type JsonProp } from './jsonc.js';
+import { getProp, toValue, type JsonArrayNode } from './jsonc.js';
+import { addEnvEdits, envAdditions, removeEnvEdits, type AddedEnv } from './entry-env.js';
+import { applyEdits, insertedProp, lineIndent, newlineOf, removePropEdit, type Edit } from './text-edits.js';
 import type { ClientSpec } from './locations.js';
 
 /*
@@ -22,12 +24,8 @@ export interface WrapSpec {
   client?: string;
   /** `--allow-unsigned` on the proxy: enforce policies the owner did not sign (development only, recorded by the proxy). */
   allowUnsigned?: boolean;
-}
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
+  /** Variables the proxy needs in the entry's `env` (entry-env.ts); only those the entry does not set are added. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** The command line that runs `original` behind `silas proxy`. */
@@ -38,29 +36,6 @@ export function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: Wr
   if (spec.allowUnsigned) args.push('--allow-unsigned');
   args.push('--', original.command, ...original.args);
   return { command: runtime.node, args };
-}
-
-/** Splices every edit in one pass: thousands of entries in a large file stay linear. */
-function applyEdits(text: string, edits: Edit[]): string {
-  const sorted = [...edits].sort((a, b) => a.start - b.start);
-  const parts: string[] = [];
-  let at = 0;
-  for (const edit of sorted) {
-    parts.push(text.slice(at, edit.start), edit.text);
-    at = edit.end;
-  }
-  parts.push(text.slice(at));
-  return parts.join('');
-}
-
-function lineIndent(text: string, offset: number): string {
-  const indent = /[ \t]*/y;
-  indent.lastIndex = text.lastIndexOf('\n', offset - 1) + 1;
-  return indent.exec(text)![0];
-}
-
-function newlineOf(text: string): string {
-  return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
 /** Formats a string array like `like` was formatted: one item per line, or on one line. */
@@ -94,24 +69,6 @@ function setCommandEdits(text: string, nl: string, entry: ServerEntry, command: 
   return edits;
 }
 
-/** `, "key": value`, on its own line when the object spreads over lines, placed after `after`. */
-function insertedProp(text: string, nl: string, object: JsonObjectNode, after: JsonProp, key: string, valueText: string): string {
-  const colon = text.slice(after.keyEnd, after.value.start);
-  const separator = /^\s*:\s*$/.test(colon) && !colon.includes('\n') ? colon : ': ';
-  const multiline = text.slice(object.start, object.end).includes('\n');
-  const lead = multiline ? `,${nl}${lineIndent(text, after.keyStart)}` : ', ';
-  return `${lead}${JSON.stringify(key)}${separator}${valueText}`;
-}
-
-/** Removes a property together with the comma that joins it to its neighbour. */
-function removePropEdit(object: JsonObjectNode, prop: JsonProp): Edit {
-  const index = object.props.indexOf(prop);
-  if (index > 0) return { start: object.props[index - 1]!.value.end, end: prop.value.end, text: '' };
-  const next = object.props[index + 1];
-  if (next) return { start: prop.keyStart, end: next.keyStart, text: '' };
-  return { start: prop.keyStart, end: prop.value.end, text: '' };
-}
-
 /** The text with each named entry's command and args replaced by the proxy command line. */
 export function wrapEntries(parsed: ParsedConfig, runtime: ProxyRuntime, targets: ReadonlyMap<string, WrapSpec>): string {
   const edits: Edit[] = [];
@@ -122,12 +79,16 @@ export function wrapEntries(parsed: ParsedConfig, runtime: ProxyRuntime, targets
     if (entry.transport !== 'stdio' || entry.problem || entry.wrapped) throw new Error(`internal: entry "${entry.name}" cannot be wrapped`);
     const line = proxyCommandLine(runtime, entry.name, spec, { command: entry.command!, args: entry.args ?? [] });
     edits.push(...setCommandEdits(parsed.text, nl, entry, line.command, line.args));
+    const added = spec.env ? envAdditions(entry, spec.env) : null;
+    if (added) edits.push(...addEnvEdits(parsed.text, nl, entry, added));
   }
   return applyEdits(parsed.text, edits);
 }
 
 export interface EntryRestore {
   name: string;
+  /** What wrap added to the entry's env (from the wrap record), taken back out. */
+  addedEnv?: AddedEnv;
   /** The original entry as it sits in the backup, when the backup is available. */
   fromBackup?: { text: string; entry: ServerEntry };
 }
@@ -158,20 +119,24 @@ export function unwrapEntries(parsed: ParsedConfig, restores: readonly EntryRest
       if (!original) throw new Error(`internal: entry "${restore.name}" has no original command`);
       edits.push(...setCommandEdits(parsed.text, nl, entry, original.command, original.args));
     }
+    if (restore.addedEnv) edits.push(...removeEnvEdits(entry, restore.addedEnv));
   }
   return applyEdits(parsed.text, edits);
 }
 
 /**
  * Checks an edited text: it parses, every entry outside `changed` is unchanged, and inside
- * `changed` only command and args differ. Returns the re-parsed config.
+ * `changed` only command, args and the `envKeys` variables of env differ. Returns the re-parsed config.
  */
-export function checkEdit(before: ParsedConfig, afterText: string, client: ClientSpec, changed: ReadonlySet<string>): ParsedConfig {
+export function checkEdit(before: ParsedConfig, afterText: string, client: ClientSpec, changed: ReadonlySet<string>, envKeys: ReadonlySet<string> = new Set()): ParsedConfig {
   const after = parseClientConfig(afterText, client);
   const strip = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-    const { command: _command, args: _args, ...rest } = value as Record<string, unknown>;
-    return rest;
+    const { command: _command, args: _args, env, ...rest } = value as Record<string, unknown>;
+    if (env === undefined) return rest;
+    if (env === null || typeof env !== 'object' || Array.isArray(env)) return { ...rest, env };
+    const kept = Object.fromEntries(Object.entries(env).filter(([key]) => !envKeys.has(key)));
+    return Object.keys(kept).length > 0 ? { ...rest, env: kept } : rest;
   };
   const rootBefore = toValue(before.root) as Record<string, unknown>;
   const rootAfter = toValue(after.root) as Record<string, unknown>;

@@ -123,13 +123,9 @@ function baseName(path: string): string {
  * `npx [-y] silas proxy …`. Returns the proxy's flags and the original command after `--`.
  */
 export function parseProxyInvocation(command: string, args: readonly string[]): ProxyInvocation | undefined {
-  let rest: readonly string[] | undefined;
-  if (baseName(command) === 'silas') rest = args;
-  else {
-    const at = args.findIndex((a) => !a.startsWith('-'));
-    if (at !== -1 && baseName(args[at]!) === 'silas') rest = args.slice(at + 1);
-  }
-  if (!rest || rest[0] !== 'proxy') return undefined;
+  const at = proxyArgsAt(command, args);
+  if (at === null) return undefined;
+  const rest = args.slice(at);
   const found: ProxyInvocation = {};
   for (let i = 1; i < rest.length; i++) {
     const arg = rest[i]!;
@@ -146,4 +142,41 @@ export function parseProxyInvocation(command: string, args: readonly string[]): 
     found[key] = value;
   }
   return found;
+}
+
+/** Where `proxy` sits in `args` of a `silas proxy` command line (null when it is not one). */
+function proxyArgsAt(command: string, args: readonly string[]): number | null {
+  let at = 0;
+  if (baseName(command) !== 'silas') {
+    const silas = args.findIndex((a) => !a.startsWith('-'));
+    if (silas === -1 || baseName(args[silas]!) !== 'silas') return null;
+    at = silas + 1;
+  }
+  return args[at] === 'proxy' ? at : null;
+}
+
+/** The proxy's options that take a value as the next argument: a value is never read as an option. */
+const PROXY_VALUE_OPTIONS = new Set(['--name', '--policy', '--home', '--target', '--client', '--ask-timeout']);
+
+/**
+ * A wrapped entry's `silas proxy` arguments with `--client` set to `client`, any other `--client`
+ * removed; undefined when the command line is not a `silas proxy`. The proxy records its caller
+ * with every decision, so a caller other than the entry's client (Silas itself) must say so.
+ */
+export function withProxyClient(command: string, args: readonly string[], client: string): string[] | undefined {
+  const at = proxyArgsAt(command, args);
+  if (at === null) return undefined;
+  const options: string[] = [];
+  let i = at + 1;
+  for (; i < args.length && args[i] !== '--'; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith('--client=')) continue;
+    if (arg === '--client') {
+      i += 1;
+      continue;
+    }
+    options.push(arg);
+    if (PROXY_VALUE_OPTIONS.has(arg) && i + 1 < args.length) options.push(args[++i]!);
+  }
+  return [...args.slice(0, at + 1), '--client', client, ...options, ...args.slice(i)];
 }

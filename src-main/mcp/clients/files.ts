@@ -47,6 +47,8 @@ export const WrapRecord = z.object({
   /** The file's hash right after this wrap; unwrap restores only while it still matches. */
   sha256After: z.string(),
   wrappedAt: z.string(),
+  /** Per server, what the wrap added to its `env` (entry-env.ts), so an entry unwrap takes back exactly that. */
+  env: z.record(z.string(), z.object({ vars: z.record(z.string(), z.string()), created: z.boolean() })).optional(),
 });
 export type WrapRecord = z.infer<typeof WrapRecord>;
 

@@ -18,15 +18,17 @@ export interface ClientSpec {
   jsonc: boolean;
   /** Where the server map sits, tried in order: e.g. [['mcpServers']] or [['servers'], ['mcp', 'servers']]. */
   serverPaths: readonly (readonly string[])[];
+  /** A stdio entry's `env` object is passed to the server: wrap writes there what the proxy needs (entry-env.ts). */
+  stdioEnv?: boolean;
 }
 
 export const CLIENTS: readonly (ClientSpec & { id: ClientId })[] = [
-  { id: 'claude-desktop', label: 'Claude Desktop', aliases: ['claude'], jsonc: false, serverPaths: [['mcpServers']] },
-  { id: 'cursor', label: 'Cursor', aliases: [], jsonc: false, serverPaths: [['mcpServers']] },
+  { id: 'claude-desktop', label: 'Claude Desktop', aliases: ['claude'], jsonc: false, serverPaths: [['mcpServers']], stdioEnv: true },
+  { id: 'cursor', label: 'Cursor', aliases: [], jsonc: false, serverPaths: [['mcpServers']], stdioEnv: true },
   // VS Code reads every settings file as JSONC. The user-level `mcp.json` holds `servers`; an
   // older `settings.json` given with --config holds them under `mcp.servers`.
-  { id: 'vscode', label: 'VS Code', aliases: ['code'], jsonc: true, serverPaths: [['servers'], ['mcp', 'servers']] },
-  { id: 'windsurf', label: 'Windsurf', aliases: [], jsonc: false, serverPaths: [['mcpServers']] },
+  { id: 'vscode', label: 'VS Code', aliases: ['code'], jsonc: true, serverPaths: [['servers'], ['mcp', 'servers']], stdioEnv: true },
+  { id: 'windsurf', label: 'Windsurf', aliases: [], jsonc: false, serverPaths: [['mcpServers']], stdioEnv: true },
 ];
 
 export function findClient(name: string): ClientSpec | undefined {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { loadPolicyFile, POLICY_SIGNATURE_INVALID } from '../../aip/policy/load.js';
 import { unifiedDiff } from './diff.js';
+import { envAdditions, type AddedEnv } from './entry-env.js';
 import { checkEdit, unwrapEntries, wrapEntries, type EntryRestore, type ProxyRuntime, type WrapSpec } from './edit.js';
 import { ConfigFormatError, parseClientConfig, REMOTE_REASON, type ParsedConfig, type ServerEntry } from './entries.js';
 import { readManifest, sha256, writeBackup, writeFileAtomic, writeManifest, type WrapRecord } from './files.js';
@@ -125,6 +126,8 @@ export interface WrapOptions {
   runtime: ProxyRuntime;
   /** Write `--allow-unsigned` into each proxy command line (development only; never the default). */
   allowUnsigned?: boolean;
+  /** Variables each proxy needs in its entry's `env` where the client has one (`proxyEnvironment`, entry-env.ts). */
+  proxyEnv?: Readonly<Record<string, string>>;
 }
 
 export interface WrapPlan {
@@ -138,6 +141,8 @@ export interface WrapPlan {
   policyEdits: PolicyEdit[];
   /** Every wrapped server's proposed profile: its policy's diff ('' when not edited) and notes. */
   sandboxProfiles: SandboxProfileView[];
+  /** Per server, what wrap adds to its `env`; recorded so an entry unwrap takes back exactly that. */
+  env: Record<string, AddedEnv>;
 }
 
 /** A policy is usable when it loads; a signature is checked by the proxy with the owner key. */
@@ -187,10 +192,16 @@ export function planWrap(config: LoadedConfig, options: WrapOptions): WrapPlan {
   }
   if (options.policy === undefined) for (const policy of new Set(policies.values())) checkPolicy(policy);
   const targets = new Map<string, WrapSpec>();
-  for (const [name, policy] of policies) targets.set(name, { policy, ...(options.homeInCommandLine ? { home: options.silasHome } : {}), client: config.client.id, ...(options.allowUnsigned ? { allowUnsigned: true } : {}) });
+  const proxyEnv = config.client.stdioEnv && options.proxyEnv && Object.keys(options.proxyEnv).length > 0 ? options.proxyEnv : undefined;
+  for (const [name, policy] of policies) targets.set(name, { policy, ...(options.homeInCommandLine ? { home: options.silasHome } : {}), client: config.client.id, ...(options.allowUnsigned ? { allowUnsigned: true } : {}), ...(proxyEnv ? { env: proxyEnv } : {}) });
+  const env: Record<string, AddedEnv> = {};
+  for (const entry of candidates) {
+    const added = proxyEnv && targets.has(entry.name) ? envAdditions(entry, proxyEnv) : null;
+    if (added) env[entry.name] = added;
+  }
   const after = targets.size > 0 ? wrapEntries(parsed, options.runtime, targets) : parsed.text;
   if (targets.size > 0) {
-    const check = checkEdit(parsed, after, config.client, new Set(targets.keys()));
+    const check = checkEdit(parsed, after, config.client, new Set(targets.keys()), new Set(Object.keys(proxyEnv ?? {})));
     for (const name of targets.keys()) {
       if (!check.servers.find((e) => e.name === name)?.wrapped) throw new Error(`internal: "${name}" does not read as wrapped after the edit; nothing was written`);
     }
@@ -202,6 +213,7 @@ export function planWrap(config: LoadedConfig, options: WrapOptions): WrapPlan {
     skipped,
     diff: unifiedDiff(parsed.text, after, config.file, `${config.file} (wrapped)`),
     ...planSandboxProfiles(candidates, policies, (name) => defaultPolicyPath(options.silasHome, name)),
+    env,
   };
 }
 
@@ -264,6 +276,7 @@ export function applyWrap(plan: WrapPlan, silasHome: string, now: Date, hooks: A
     sha256Before: sha256(config.bytes),
     sha256After: sha256(afterBytes),
     wrappedAt: now.toISOString(),
+    ...(Object.keys(plan.env).length > 0 ? { env: plan.env } : {}),
   };
   try {
     const manifest = readManifest(silasHome);
@@ -350,12 +363,15 @@ export function planUnwrapEntries(config: LoadedConfig, silasHome: string, serve
       notes.push(`"${entry.name}" runs silas proxy without a "-- COMMAND" part and no backup holds its original; restore it by hand.`);
       continue;
     }
-    restores.push({ name: entry.name, ...(fromBackup ? { fromBackup } : {}) });
+    // What the newest wrap of this entry added to its env goes back out with it (entry-env.ts).
+    const addedEnv = [...records].reverse().find((r) => r.servers.includes(entry.name))?.env?.[entry.name];
+    restores.push({ name: entry.name, ...(fromBackup ? { fromBackup } : {}), ...(addedEnv ? { addedEnv } : {}) });
     if (!fromBackup) notes.push(`"${entry.name}": no backup holds the original entry, so its command and args were rebuilt from the proxy command line.`);
   }
   const text = restores.length > 0 ? unwrapEntries(config.parsed, restores) : config.parsed.text;
   if (restores.length > 0) {
-    const check = checkEdit(config.parsed, text, config.client, new Set(restores.map((r) => r.name)));
+    const envKeys = new Set(restores.flatMap((r) => Object.keys(r.addedEnv?.vars ?? {})));
+    const check = checkEdit(config.parsed, text, config.client, new Set(restores.map((r) => r.name)), envKeys);
     for (const r of restores) {
       if (check.servers.find((e) => e.name === r.name)?.wrapped) throw new Error(`internal: "${r.name}" still reads as wrapped after the edit; nothing was written`);
     }

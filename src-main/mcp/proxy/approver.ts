@@ -1,3 +1,4 @@
+import type { AskWithdrawReason } from '../../../src-shared/schemas/approval.js';
 import type { AskOutcome } from '../../../src-shared/schemas/review.js';
 
 /**
@@ -20,14 +21,33 @@ export interface ApprovalRequest {
   policyName: string;
 }
 
+/**
+ * Why the proxy stopped waiting, as the reason of the approver's aborted signal: the approver
+ * withdraws the card with it, so a late decision is refused and says why (docs/mcp-proxy.md
+ * "Asks follow the agent").
+ */
+export interface AskWithdrawal {
+  reason: AskWithdrawReason;
+  /** The agent's own words, for a cancellation (untrusted; quoted). */
+  detail?: string;
+}
+
+/** The withdrawal an aborted signal carries; an abort without one is the proxy stopping. */
+export function withdrawalOf(signal: AbortSignal): AskWithdrawal {
+  const reason = signal.reason as Partial<AskWithdrawal> | undefined;
+  if (reason && typeof reason === 'object' && typeof reason.reason === 'string') return { reason: reason.reason, ...(typeof reason.detail === 'string' ? { detail: reason.detail } : {}) };
+  return { reason: 'proxy_stopped' };
+}
+
 /** A `token` in an approval is verified (and consumed) by the proxy through the approval engine, never trusted. */
 export type ApprovalAnswer = AskOutcome;
 
 export interface Approver {
   /**
    * Resolves with the human's answer. `signal` aborts when the proxy stops waiting (ask
-   * timeout, client gone, proxy stopping): the implementation should withdraw the card and
-   * resolve soon after; the proxy does not wait for it either way.
+   * timeout, the agent cancelled or went away, proxy stopping), with an `AskWithdrawal` as its
+   * reason: the implementation withdraws the card at once and resolves soon after; the proxy
+   * does not wait for it either way.
    */
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
   /** Releases connections; called once when the proxy stops. */

@@ -1,9 +1,10 @@
 import { aipError } from '../../aip/evaluate/errors.js';
 import { resolveAsk, type EvaluationInput, type PolicyDecision } from '../../aip/evaluate/evaluator.js';
 import { argumentsHash } from '../../approvals/tool-call-approval.js';
-import type { ApprovalAnswer } from './approver.js';
+import type { ApprovalAnswer, AskWithdrawal } from './approver.js';
+import { ASK_PROGRESS_MESSAGE } from './ask-timing.js';
 import { normalizeName } from '../../../src-shared/policy/normalize.js';
-import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
+import { errorLine, idKey, refused, track, type AskInFlight, type ProxyContext } from './context.js';
 
 export interface PendingAsk {
   id: string | number;
@@ -15,7 +16,17 @@ export interface PendingAsk {
   decision: PolicyDecision;
   /** The line to send to the server once approved. */
   outgoing: string;
+  /** The request's `params._meta.progressToken`: while the person decides, the client hears progress on it. */
+  progressToken?: string | number;
 }
+
+/** Why the call never ran, in the final `aip.decision` of an ask nobody waits for any more. */
+const ENDED_BEFORE_DECISION: Record<AskWithdrawal['reason'], string> = {
+  client_cancelled: 'The agent cancelled the call while it waited for approval; it never ran',
+  client_closed: "The agent's connection closed while the call waited for approval; it never ran",
+  ask_timeout: 'The approval prompt timed out',
+  proxy_stopped: 'The MCP server stopped while the call waited for approval; it never ran',
+};
 
 /** Waits for the approver or the ask timeout, whichever comes first; never throws. */
 async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: AbortController): Promise<ApprovalAnswer> {
@@ -24,8 +35,15 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
   const display = st.dlp ? st.dlp.redactForAudit(args).value : args;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<ApprovalAnswer>((resolve) => {
-    timer = setTimeout(() => resolve({ outcome: 'timeout' }), ctx.askTimeoutMs);
+    timer = setTimeout(() => {
+      // Withdrawn in Review too, so nobody approves a call the agent has been told was refused.
+      controller.abort({ reason: 'ask_timeout' } satisfies AskWithdrawal);
+      resolve({ outcome: 'timeout' });
+    }, ctx.askTimeoutMs);
   });
+  // Withdrawn (the agent cancelled or left): stop waiting and stop the progress at once, whatever the approver does.
+  const withdrawn = new Promise<ApprovalAnswer>((resolve) => controller.signal.addEventListener('abort', () => resolve({ outcome: 'timeout' }), { once: true }));
+  const progress = ask.progressToken === undefined ? undefined : keepAlive(ctx, ask.progressToken);
   try {
     const request = ctx.approver.request(
       {
@@ -41,12 +59,46 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
       },
       controller.signal,
     );
-    return await Promise.race([request, timeout]);
+    return await Promise.race([request, timeout, withdrawn]);
   } catch (error) {
     return { outcome: 'unreachable', reason: `the approver failed: ${(error as Error).message}` };
   } finally {
     clearTimeout(timer);
+    clearInterval(progress);
   }
+}
+
+/**
+ * `notifications/progress` on the request's token while the person decides: a client that asked
+ * for it (`resetTimeoutOnProgress`) keeps waiting instead of timing out (ask-timing.ts). Only an
+ * ask has this timer; an allowed call has none.
+ */
+function keepAlive(ctx: ProxyContext, progressToken: string | number): NodeJS.Timeout {
+  let progress = 0;
+  return setInterval(() => {
+    progress += 1;
+    ctx.toClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message: ASK_PROGRESS_MESSAGE } }));
+  }, ctx.progressIntervalMs);
+}
+
+/**
+ * The agent no longer waits for this call (it cancelled it, its connection closed, or the proxy
+ * is stopping): the question is withdrawn from Review at once, the call is never sent to the
+ * server whatever answer comes later, and the ledger gets its final `aip.decision`. False when
+ * no ask with this id is waiting.
+ */
+export function withdrawAsk(ctx: ProxyContext, key: string, withdrawal: AskWithdrawal): boolean {
+  const waiting = ctx.asking.get(key);
+  if (!waiting) return false;
+  ctx.asking.delete(key);
+  waiting.controller.abort(withdrawal);
+  waiting.end(blockedWithout(withdrawal), { approval: 'cancelled', withdrawn: withdrawal.reason });
+  return true;
+}
+
+/** Nobody is answered, so no error is recorded: the call was stopped, not refused by a rule. */
+function blockedWithout(withdrawal: AskWithdrawal): Partial<PolicyDecision> {
+  return { decision: 'BLOCK', violation: false, monitored: false, errorCode: null, error: null, reason: ENDED_BEFORE_DECISION[withdrawal.reason] };
 }
 
 /**
@@ -72,16 +124,26 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   }
   ctx.audit.decision(ask.decision, ask.input, st.policy, st.dlp);
   const controller = new AbortController();
-  ctx.asking.set(key, controller);
+  const inFlight: AskInFlight = {
+    controller,
+    end: (decision, extra) => {
+      const now = ctx.state();
+      ctx.audit.decision({ ...ask.decision, ...decision }, ask.input, now.policy, now.dlp, extra);
+    },
+  };
+  ctx.asking.set(key, inFlight);
   ctx.audit.onDrop(() => {
-    if (ctx.asking.get(key) === controller) ctx.asking.delete(key);
+    if (ctx.asking.get(key) === inFlight) ctx.asking.delete(key);
   });
   // The person is asked only once the ASK is in the ledger.
   ctx.audit.afterCommit(() => {
+    // Withdrawn in the same chunk as it was asked (the agent cancelled at once): never asked.
+    if (controller.signal.aborted) return;
     void waitForAnswer(ctx, ask, controller).then((answer) => {
       controller.abort();
-      // Stopping answered (or dropped) this call already; a late answer changes nothing.
-      if (ctx.stopped() || ctx.asking.get(key) !== controller) return;
+      // Withdrawn (the agent cancelled or left) or stopping answered this call already; a late
+      // answer, even a valid approval, changes nothing and nothing runs.
+      if (ctx.stopped() || ctx.asking.get(key) !== inFlight) return;
       ctx.asking.delete(key);
       settle(ctx, ask, answer, argsHash);
     });

@@ -3,7 +3,7 @@ import type { EvaluationInput, PolicyDecision } from '../../aip/evaluate/evaluat
 import { notificationAllowed } from '../../aip/evaluate/jsonrpc.js';
 import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { argumentValidator } from './argument-validator.js';
-import { askHuman } from './ask.js';
+import { askHuman, withdrawAsk } from './ask.js';
 import { CLIENT_NOTIFICATIONS, INVALID_REQUEST, parseClientLine } from './client-message.js';
 import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
 
@@ -30,7 +30,8 @@ export function handleClientLine(ctx: ProxyContext, line: string): void {
         // Never answered (the sender expects no reply), never forwarded: only the ledger knows.
         const tool = toolNameOf(parsed.params);
         ctx.audit.event('mcp.notification_dropped', { method: parsed.method, tool, reason: 'not a notification an MCP client may send; a request needs an id' });
-      } else if (notificationAllowed(st.policy, parsed.method)) ctx.toServer(line);
+      } else if (parsed.method === 'notifications/cancelled') cancelRequest(ctx, parsed.params, line);
+      else if (notificationAllowed(st.policy, parsed.method)) ctx.toServer(line);
       else ctx.audit.event('mcp.notification_dropped', { method: parsed.method, reason: 'Method is in denied_methods' });
       return;
     case 'request':
@@ -101,7 +102,7 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   const outgoing = forwardArgs === args ? line : JSON.stringify({ ...message, params: { ...p, arguments: forwardArgs } });
 
   if (decision.decision === 'ASK') {
-    askHuman(ctx, { id, tool, args: forwardArgs, input, decision, outgoing });
+    askHuman(ctx, { id, tool, args: forwardArgs, input, decision, outgoing, progressToken: progressTokenOf(p) });
     return;
   }
   ctx.audit.decision(decision, input, st.policy, st.dlp, forwardArgs === args ? {} : { dlp: 'redacted' });
@@ -109,6 +110,36 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   ctx.toServer(outgoing);
 }
 
+
+/**
+ * MCP cancellation from the client. A call still waiting for the person is withdrawn here and
+ * never reaches the server (docs/mcp-proxy.md "Asks follow the agent"); only a call the server
+ * has is told to the server, and only if the policy lets the notification through.
+ */
+function cancelRequest(ctx: ProxyContext, params: unknown, line: string): void {
+  const p = params !== null && typeof params === 'object' && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  const requestId = p.requestId;
+  const key = typeof requestId === 'string' || typeof requestId === 'number' ? idKey(requestId) : null;
+  const method = 'notifications/cancelled';
+  if (key !== null && ctx.asking.has(key)) {
+    withdrawAsk(ctx, key, { reason: 'client_cancelled', ...(typeof p.reason === 'string' ? { detail: p.reason.slice(0, 200) } : {}) });
+    return;
+  }
+  if (key === null || !ctx.forwarded.has(key)) {
+    ctx.audit.event('mcp.notification_dropped', { method, reason: 'no call with this requestId is in flight at the server' });
+    return;
+  }
+  if (notificationAllowed(ctx.state().policy, method)) ctx.toServer(line);
+  else ctx.audit.event('mcp.notification_dropped', { method, reason: 'Method is in denied_methods' });
+}
+
+/** `params._meta.progressToken`, when the client asked for progress on this request. */
+function progressTokenOf(params: Record<string, unknown>): string | number | undefined {
+  const meta = params._meta;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
+  const token = (meta as Record<string, unknown>).progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
 
 /** The tool an id-less call names, for the ledger (first 200 characters). */
 function toolNameOf(params: unknown): string | undefined {

@@ -14,6 +14,13 @@ export interface Forwarded {
   tool: string | null;
 }
 
+/** A call waiting for a human: aborting `controller` withdraws the question; `end` records the call's final decision. */
+export interface AskInFlight {
+  readonly controller: AbortController;
+  /** Records the final `aip.decision` of a call the agent no longer waits for (ask.ts `withdrawAsk`). */
+  end(decision: Partial<PolicyDecision>, extra: Record<string, string>): void;
+}
+
 /** What the client-side gate and the server-side relay share within one proxy run. */
 export interface ProxyContext {
   readonly server: string;
@@ -23,6 +30,8 @@ export interface ProxyContext {
   readonly approvals: ApprovalConsumer;
   readonly approver: Approver;
   readonly askTimeoutMs: number;
+  /** How often a waiting ask whose request carries a `progressToken` sends `notifications/progress` (ask-timing.ts). */
+  readonly progressIntervalMs: number;
   state(): PolicyState;
   /** Latest definitions from tools/list, by normalised name (the evaluator's schema_hash input). */
   readonly toolDefs: Map<string, ToolDefinition>;
@@ -30,7 +39,7 @@ export interface ProxyContext {
   readonly announcedHashes: Map<string, string>;
   readonly forwarded: Map<string, Forwarded>;
   /** Calls waiting for a human, by id key. */
-  readonly asking: Map<string, AbortController>;
+  readonly asking: Map<string, AskInFlight>;
   /** True once the proxy is shutting down: late answers are dropped. */
   stopped(): boolean;
   toServer(line: string): void;

@@ -33,7 +33,7 @@ describe('messages without an id', () => {
       { method: 'notifications/tools/call', params: { name: 'delete_file', arguments: { path: victim } } },
     ];
     for (const message of hostile) proxy.raw.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    // Known client notifications still pass.
+    // A cancellation reaches the server only for a call the server has (docs/mcp-proxy.md "Asks follow the agent").
     proxy.raw.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99, reason: 'changed my mind' } })}\n`);
     // A request after them: once it is answered, the server has read every line before it.
     await proxy.client.listTools();
@@ -42,14 +42,16 @@ describe('messages without an id', () => {
     expect(readFileSync(victim, 'utf8')).toBe('keep me');
     const serverSaw = readFileSync(received, 'utf8');
     for (const message of hostile) expect(serverSaw).not.toContain(`"${message.method}"`);
+    // Known client notifications still pass.
     expect(serverSaw).toContain('"notifications/initialized"');
-    expect(serverSaw).toContain('"notifications/cancelled"');
+    expect(serverSaw).not.toContain('"notifications/cancelled"');
 
     const ledger = home.open();
     try {
       expect(ledger.audit.verifyChain()).toMatchObject({ valid: true });
       const dropped = [...ledger.audit.since()].filter((e) => e.event === 'mcp.notification_dropped');
-      expect(dropped.map((e) => e.data.method)).toEqual(hostile.map((m) => m.method));
+      expect(dropped.map((e) => e.data.method)).toEqual([...hostile.map((m) => m.method), 'notifications/cancelled']);
+      expect(dropped.at(-1)).toMatchObject({ data: { reason: 'no call with this requestId is in flight at the server' } });
       expect(dropped[0]).toMatchObject({ data: { server: 'files', tool: 'delete_file', reason: expect.stringContaining('not a notification') } });
     } finally {
       ledger.close();

@@ -8,13 +8,16 @@ import type { PolicyError } from '../../aip/policy/load.js';
 import type { StandingGrants } from '../../approvals/standing-grants.js';
 import { ApprovalConsumer } from './approval-consumer.js';
 import type { Approver } from './approver.js';
+import { withdrawAsk } from './ask.js';
+import { ASK_PROGRESS_INTERVAL_MS } from './ask-timing.js';
 import { handleClientLine } from './client-gate.js';
-import { errorLine, noteAnnouncedRoots, type Forwarded, type ProxyContext } from './context.js';
+import { errorLine, noteAnnouncedRoots, type AskInFlight, type Forwarded, type ProxyContext } from './context.js';
 import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
 import { PolicySource, type SavedPolicyVersion } from './policy-source.js';
 import type { StateSeals } from '../../keys/sealed-state.js';
 import { ProxyAudit } from './proxy-audit.js';
 import { handleServerLine } from './server-relay.js';
+import { offerChanged, TOOLS_LIST_CHANGED } from './tools-offer.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { sealPinsFromBeforeSeals, toolPinSealer } from '../tool-pin-seals.js';
 import type { ServerLauncher, ServerLaunchPlan } from '../sandbox/server-launcher.js';
@@ -41,7 +44,10 @@ export interface ProxyOptions {
   /** The keyring's record of standing approvals in force; without it none is honoured. */
   standingGrants?: StandingGrants;
   approver: Approver;
+  /** How long an ask waits for the person (`--ask-timeout`; ask-timing.ts says why 50 s by default). */
   askTimeoutMs: number;
+  /** How often a waiting ask with a `progressToken` sends progress; tests shorten it (default ASK_PROGRESS_INTERVAL_MS). */
+  progressIntervalMs?: number;
   /** Where the policy's protected-path expansion and automatic protection look. */
   homeDir: string;
   cwd: string;
@@ -66,6 +72,8 @@ export interface ProxyOptions {
 export interface ProxyExit {
   code: number;
   reason: string;
+  /** Set when no server was started: what the client is told, with the fix, in answer to `initialize`. */
+  notStarted?: { reason: string; fix: string };
 }
 
 const SERVER_GONE = -32603;
@@ -95,6 +103,9 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
       options.log(`silas proxy: policy reloaded (${state.policy.hash.slice(0, 12)}…)`);
       // Mounts, environment and network are fixed when the server starts.
       if (sandboxSection(state.policy.document) !== startedSandbox) options.log(`silas proxy: the policy's ${SANDBOX_KEY} changed; it applies when the MCP server is restarted`);
+      // What tools/list offers follows the policy; the client is told to list again (tools-offer.ts).
+      if (offerChanged(offeredUnder, state.policy, toolDefs.keys())) ctx.toClient(TOOLS_LIST_CHANGED);
+      offeredUnder = state.policy;
     },
     onRefused: (refusal, inForce) => {
       audit.event('aip.policy_refused', { policy_file: options.policyFile, reason: refusal.reason, text_sha256: refusal.textSha256, in_force_hash: inForce?.policy.hash ?? null, detail: refusal.detail });
@@ -113,17 +124,19 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   if (!initial.ok) {
     if (initial.refusal) {
       options.log('silas proxy: no policy signed by the owner is in force for this file; the MCP server was not started');
-      return { code: 1, reason: 'policy not signed by the owner' };
+      return { code: 1, reason: 'policy not signed by the owner', notStarted: { reason: `no policy signed by the owner is in force for ${options.policyFile}`, fix: 'save it in the Silas cockpit (Policies) or run `silas policy sign FILE`, then restart this server in your MCP client' } };
     }
     for (const line of options.formatPolicyErrors(initial.errors)) options.log(line);
     options.log('silas proxy: invalid policy; the MCP server was not started');
-    return { code: 1, reason: 'invalid policy' };
+    const first = options.formatPolicyErrors(initial.errors)[0] ?? options.policyFile;
+    return { code: 1, reason: 'invalid policy', notStarted: { reason: `the policy is invalid: ${first}`, fix: `correct ${options.policyFile} (every error is in this server's log; \`silas policy validate FILE\` lists them), then restart this server in your MCP client` } };
   }
   if (initial.fallback) options.log(`silas proxy: enforcing version ${initial.fallback.seq} saved by Silas, the policy in force, instead of the file`);
   if (options.allowUnsigned) options.log('silas proxy: warning: started with --allow-unsigned: any valid policy file is enforced, signed by the owner or not (development only)');
 
   // Read by onReloaded, which runs only after policy.watch() below.
   const startedSandbox = sandboxSection(initial.state.policy.document);
+  let offeredUnder = initial.state.policy;
   let launch: ServerLaunchPlan | null = null;
   let child: ChildProcess;
   try {
@@ -140,15 +153,15 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     const reason = `cannot start the MCP server "${options.command}": ${launch === null ? (error as Error).message : describeSpawnError(error)}`;
     options.log(`silas proxy: ${reason}`);
     audit.event('mcp.proxy_start_failed', { command: options.command, reason });
-    return { code: 1, reason };
+    return { code: 1, reason, notStarted: { reason, fix: 'correct the server command or the policy\'s x-silas-sandbox grants (see docs/mcp-sandbox.md), then restart this server in your MCP client' } };
   }
   if (launch.summary.backend === 'none') options.log(`silas proxy: warning: the MCP server runs UNSANDBOXED (${launch.summary.unsandboxedReason ?? 'no reason given'}): it can read your files, use the network and reach your keyring`);
-  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash, sandbox: launch.summary, ...(options.allowUnsigned ? { allow_unsigned: true as const } : {}) });
+  audit.event('mcp.proxy_started', { command: options.command, args: [...options.args], pid: child.pid, policy_name: initial.state.policy.name, policy_hash: initial.state.policy.hash, policy_file: options.policyFile, sandbox: launch.summary, ...(options.allowUnsigned ? { allow_unsigned: true as const } : {}) });
   policy.watch();
 
   let stopping = false;
   const forwarded = new Map<string, Forwarded>();
-  const asking = new Map<string, AbortController>();
+  const asking = new Map<string, AskInFlight>();
   const ctx: ProxyContext = {
     server: options.server,
     sessionId,
@@ -157,6 +170,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     approvals: new ApprovalConsumer(options.db, options.audit, options.trustedKeys, options.standingGrants),
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs,
+    progressIntervalMs: options.progressIntervalMs ?? ASK_PROGRESS_INTERVAL_MS,
     state: () => policy.current(),
     toolDefs,
     announcedHashes: new Map(),
@@ -198,7 +212,11 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   const onEnd = () => {
     if (clientClosed) return;
     clientClosed = true;
-    inBatch(() => fromClient.end());
+    inBatch(() => {
+      fromClient.end();
+      // Nobody waits for these calls any more: their questions leave Review now, and they never run.
+      for (const key of [...asking.keys()]) withdrawAsk(ctx, key, { reason: 'client_closed' });
+    });
     void stopServer(child, options.graceMs ?? 2000);
   };
   options.input.on('data', onData);
@@ -224,8 +242,8 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   const reason = clientClosed ? `the client closed its input; the MCP server ${how}` : `the MCP server ${how}`;
   const pending = [...forwarded.values()].map((f) => f.id);
-  for (const [key, controller] of asking) {
-    controller.abort();
+  for (const key of [...asking.keys()]) {
+    withdrawAsk(ctx, key, { reason: clientClosed ? 'client_closed' : 'proxy_stopped' });
     pending.push(key.startsWith('n:') ? Number(key.slice(2)) : key.slice(2));
   }
   audit.event('mcp.proxy_stopped', { reason, exit_code: exit.code ?? undefined, signal: exit.signal ?? undefined, failed_pending: pending.length, limits: limits ? { ...limits } : undefined });

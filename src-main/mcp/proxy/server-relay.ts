@@ -2,6 +2,7 @@ import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { toolSchemaHash, type McpToolDefinition } from '../../aip/policy/schema-hash.js';
 import { aipError } from '../../aip/evaluate/errors.js';
 import { errorLine, idKey, type Forwarded, type ProxyContext } from './context.js';
+import { offerTools } from './tools-offer.js';
 
 type Message = Record<string, unknown>;
 
@@ -12,7 +13,8 @@ function isRecord(value: unknown): value is Message {
 /**
  * Server → client. Responses are matched to the client request the proxy forwarded (an answer
  * to an id the server never received is dropped: it can only be forged); results and errors
- * pass through response-side DLP, tools/list results through the pins. The original line is
+ * pass through response-side DLP, tools/list results through the pins and then the policy's
+ * offer (tools-offer.ts: blocked tools left out, asking ones marked). The original line is
  * forwarded when nothing changed, so the relay costs one JSON.parse per message.
  */
 export function handleServerLine(ctx: ProxyContext, line: string): void {
@@ -63,8 +65,10 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
         ctx.audit.event('mcp.tools_list_refused', { reason: 'tool names normalise alike', normalized: review.normalized, names: review.names, request_id: pending.id });
         return ctx.toClient(errorLine(pending.id, aipError('SchemaMismatch', { reason, names: review.names })));
       }
-      if (review.kept.length !== message.result.tools.length) {
-        message.result = { ...message.result, tools: review.kept };
+      // Every announced tool is pinned above; the client is offered only what may run.
+      const offered = offerTools(ctx.state().policy, review.kept);
+      if (offered !== review.kept || review.kept.length !== message.result.tools.length) {
+        message.result = { ...message.result, tools: offered };
         changed = true;
       }
     }

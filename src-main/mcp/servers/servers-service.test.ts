@@ -54,6 +54,19 @@ describe('governed servers in the cockpit', () => {
     expect(service.list()[0]).toMatchObject({ policyError: null, policyHash: 'b'.repeat(64) });
   });
 
+  it('shows a start failure a proxy reported over the local socket, capped by the contract, until a later start succeeds', async () => {
+    const { ledger, router, service } = setup();
+    const report = { server: 'memory', client: 'claude-desktop', reason: 'the OS keyring is not reachable', fix: 'unlock it' };
+    expect(await router.dispatch('servers.reportStartFailure', report, { transport: 'local-socket', peer: 'pid 42' })).toEqual({ ok: true, value: { recorded: true } });
+    expect(((await router.dispatch('servers.reportStartFailure', { ...report, reason: 'x'.repeat(2001) }, { transport: 'local-socket' })) as { ok: boolean }).ok).toBe(false);
+    const memory = service.list().find((s) => s.name === 'memory')!;
+    expect(memory).toMatchObject({ lastStartedAt: null, startFailure: { at: expect.any(String), client: 'claude-desktop', reason: report.reason, fix: 'unlock it' } });
+    // An older report does not outlive a start that succeeded after it.
+    ledger.audit.append('mcp.proxy_started', { server: 'memory', session_id: 's2', command: 'node', args: [], policy_name: 'p', policy_hash: 'c'.repeat(64) });
+    expect(service.list().find((s) => s.name === 'memory')!.startFailure).toBeUndefined();
+    expect(service.list().find((s) => s.name === 'files')!.startFailure).toBeUndefined();
+  });
+
   it('a changed tool waits in Review as a high-risk card, and approving it is audited first and takes effect for running proxies', async () => {
     const { ledger, pins, router, service } = setup();
     const listed = (await router.dispatch('review.list', {}, { transport: 'ipc' })) as { ok: true; value: ReviewQueueView };

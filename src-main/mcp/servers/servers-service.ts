@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from '../../store/transaction.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
-import type { GovernedServer } from '../../../src-shared/schemas/servers.js';
+import type { GovernedServer, ReportedStartFailure } from '../../../src-shared/schemas/servers.js';
 import { ServerSandboxSummary } from '../../../src-shared/schemas/server-sandbox.js';
 import { AuditRepository, rowToEntry } from '../../store/repositories/audit-repository.js';
 import { type PinSealer, ToolPinRepository } from '../../store/repositories/tool-pins.js';
@@ -25,7 +25,9 @@ export class ServersService {
 
   list(): GovernedServer[] {
     const starts = this.entries.latestStartPerServer();
-    const names = new Set<string>([...starts.flatMap((s) => (s.server ? [s.server] : [])), ...this.pins.list().map((p) => p.server)]);
+    // A proxy that never started (no keyring, so no ledger of its own) is known only by its report.
+    const reports = this.entries.latestStartPerServer('mcp.proxy_start_reported');
+    const names = new Set<string>([...[...starts, ...reports].flatMap((s) => (s.server ? [s.server] : [])), ...this.pins.list().map((p) => p.server)]);
     return [...names].sort().map((name) => {
       const start = starts.find((s) => s.server === name);
       const startRow = start ? this.entries.entryAt(start.idx) : null;
@@ -46,9 +48,24 @@ export class ServersService {
         sandbox: sandboxOf(started),
         sandboxDenials: this.entries.serverEntries(name, ['mcp.sandbox_denied'], RECENT_DENIALS).map(rowToEntry) as AuditEntry[],
         ...(started?.data.allow_unsigned === true ? { unsignedAllowed: true } : {}),
+        ...startFailureOf(reports.find((r) => r.server === name), start, (idx) => this.entries.entryAt(idx)),
       };
     });
   }
+}
+
+/** The latest reported start failure, when no start succeeded after it (a later start settles it). */
+function startFailureOf(
+  report: { idx: number } | undefined,
+  start: { idx: number } | undefined,
+  entryAt: (idx: number) => ReturnType<AuditRepository['entryAt']>,
+): { startFailure?: ReportedStartFailure } {
+  if (!report || (start && start.idx > report.idx)) return {};
+  const row = entryAt(report.idx);
+  if (!row) return {};
+  const entry = rowToEntry(row);
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return { startFailure: { at: entry.ts, client: typeof entry.data.client === 'string' ? entry.data.client : null, reason: text(entry.data.reason), fix: text(entry.data.fix) } };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { CLIENTS, configLocation, type LocationContext } from '../clients/locations.js';
+import { SILAS_AGENT_ID } from '../../alignment/default-cards.js';
+import { withProxyClient } from '../clients/entries.js';
 import { loadConfig } from '../clients/operations.js';
 
 /**
@@ -11,8 +13,10 @@ import { loadConfig } from '../clients/operations.js';
  */
 export interface ConnectedServer {
   name: string;
+  /** The client whose configuration wraps the server (where it came from). */
   client: string;
   command: string;
+  /** The entry's arguments, with the proxy told that Silas is its caller (`--client silas`). */
   args: string[];
 }
 
@@ -74,8 +78,12 @@ export function connectedServers(ctx: LocationContext): ConnectedServer[] {
     }
     for (const entry of parsed.servers) {
       if (entry.wrapped === undefined || entry.command === undefined || seen.has(entry.name)) continue;
+      // The proxy records its caller with every decision: Silas's calls are Silas's, never the
+      // wrapped client's, and are judged on their own Alignment Card (docs/alignment.md).
+      const args = withProxyClient(entry.command, entry.args ?? [], SILAS_AGENT_ID);
+      if (args === undefined) continue;
       seen.add(entry.name);
-      servers.push({ name: entry.name, client: client.id, command: entry.command, args: [...(entry.args ?? [])] });
+      servers.push({ name: entry.name, client: client.id, command: entry.command, args });
     }
   }
   return servers;

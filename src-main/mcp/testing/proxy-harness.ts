@@ -23,6 +23,7 @@ import { SILAS_BIN } from '../../testing/cli.js';
 import type { Approver } from '../proxy/approver.js';
 import { LineSplitter } from '../../../src-shared/contract/ndjson.js';
 import { runProxy, type ProxyExit } from '../proxy/proxy.js';
+import { DEFAULT_ASK_TIMEOUT_S } from '../proxy/ask-timing.js';
 
 /* Test support for the proxy: homes, policies, real servers, SDK clients through the proxy. */
 
@@ -32,6 +33,7 @@ export const SERVERS = {
   secrets: fileURLToPath(new URL('./servers/secrets-server.mjs', import.meta.url)),
   variants: fileURLToPath(new URL('./servers/variant-tool-server.mjs', import.meta.url)),
   elicits: fileURLToPath(new URL('./servers/elicit-server.mjs', import.meta.url)),
+  paged: fileURLToPath(new URL('./servers/paged-tools-server.mjs', import.meta.url)),
 };
 
 export interface TestHome {
@@ -168,7 +170,7 @@ export function spawnProxy(args: string[], env: Record<string, string> = {}): { 
 }
 
 /** An SDK client transport over a pair of streams (the in-process proxy's stdin/stdout). */
-class StreamClientTransport implements Transport {
+export class StreamClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -213,6 +215,8 @@ export async function startInProcessProxy(options: {
   server: string;
   approver: Approver;
   askTimeoutMs?: number;
+  /** How often a waiting ask sends progress (default: the proxy's, 10 s). */
+  progressIntervalMs?: number;
   sessionId?: string;
   env?: Record<string, string>;
   /** What the test client declares (elicitation, sampling) so a server may ask it. */
@@ -243,7 +247,8 @@ export async function startInProcessProxy(options: {
     savedVersions: () => new PolicyVersionRepository(ledger.db).list(options.policy, 100),
     standingGrants: options.standingGrants,
     approver: options.approver,
-    askTimeoutMs: options.askTimeoutMs ?? 60_000,
+    askTimeoutMs: options.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_S * 1000,
+    ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
     homeDir: homedir(),
     cwd: process.cwd(),
     dataHome: options.home,

@@ -5,6 +5,7 @@ import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { planHash } from '../../silas/work/hashes.js';
+import { planIdConflict, planIdRefusal, type PlanIdLookup } from '../../silas/store/plan-ids.js';
 import { planApprovalCard } from '../../silas/review/plan-card.js';
 import type { DecisionKind } from '../decision-queue.js';
 
@@ -28,11 +29,13 @@ export interface PlanKindDeps {
   audit: Pick<AuditLog, 'append'>;
   /** Mints the owner-signed token (ApprovalEngine.issueToken); the keyring-backed signer lives behind it. */
   issueToken(item: WorkItem): ApprovalToken;
+  /** The work items stored in this home: a plan whose id already ran to done is refused before a card is queued. */
+  planIds: PlanIdLookup;
 }
 
 export const PLAN_KIND = 'plan' as const;
 
-/** A plan `silas run` asks about: approving issues a token bound to the plan hash. */
+/** A plan `silas run` or the Stream asks about: approving issues a token bound to the plan hash. */
 export function planKind(deps: PlanKindDeps): PlanKind {
   const { audit } = deps;
   const ended = ({ item, hash }: PlanSubject, id: string) => ({ approval_id: id, work_item_id: item.id, plan_hash: hash });
@@ -46,6 +49,14 @@ export function planKind(deps: PlanKindDeps): PlanKind {
       const hash = planHash(item);
       if (hash !== request.planHash) {
         throw new SilasError(ErrorCode.InvalidArgs, `planHash: the plan hashes to ${hash.slice(0, 12)}…, not ${request.planHash.slice(0, 12)}…; re-read the plan file and ask again`);
+      }
+      // A card whose signature could never be used is not offered (spec 002 §0.5.4): the executor
+      // would refuse the plan after the person signed it (silas/store/plan-ids.ts).
+      const conflict = planIdConflict(item, deps.planIds);
+      if (conflict) {
+        const reason = planIdRefusal(conflict);
+        audit.append('silas.plan_approval.refused_unrunnable', { work_item_id: item.id, plan_hash: hash, reason: reason.slice(0, 1000) });
+        throw new SilasError(ErrorCode.Conflict, `item.id: ${reason}`);
       }
       return { subject: { item, hash, source: request.source }, timeoutMs: request.timeoutMs };
     },

@@ -94,6 +94,9 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
     expired(id, subject) {
       audit.append('approvals.timed_out', ended(subject, id));
     },
+    withdrawn(id, subject, reason) {
+      audit.append('approvals.withdrawn', { ...ended(subject, id), reason });
+    },
     denied(id, subject, shutdown) {
       audit.append('approvals.denied', { ...ended(subject, id), ...(shutdown ? { shutdown: true } : {}) });
     },

@@ -1,5 +1,6 @@
 import { parseApprovalToken, type ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
 import { planHash } from '../work/hashes.js';
+import { planIdConflict, planIdRefusal } from '../store/plan-ids.js';
 import { WorkItem, type WorkItemResult, type WorkItemStatus } from '../../../src-shared/silas/work.js';
 import { BatchRunner, type BatchOutcome, type BatchRunRequest } from './batch.js';
 import { clip } from './audit.js';
@@ -9,7 +10,7 @@ import { ExecutorPersistence } from './persistence.js';
 import { ProjectRunner } from './project.js';
 import { TaskRunner } from './task-runner.js';
 
-export type AuthorizeResult = { ok: true; item: WorkItem } | { ok: false; code: ApprovalReasonCode | 'E_APPROVAL_MISSING' | 'E_WORK_ITEM_STORE'; reason: string };
+export type AuthorizeResult = { ok: true; item: WorkItem } | { ok: false; code: ApprovalReasonCode | 'E_APPROVAL_MISSING' | 'E_WORK_ITEM_STORE' | 'E_PLAN_ID_TAKEN'; reason: string };
 
 /**
  * The WorkItemExecutor of spec 002 §4.12 / §5.2: one `execute` for tasks, projects and goal
@@ -41,6 +42,10 @@ export class WorkItemExecutor {
    */
   authorize(itemInput: WorkItem, token: unknown): AuthorizeResult {
     const item = WorkItem.parse(itemInput);
+    // Every path asked this before offering the card (silas/store/plan-ids.ts); asked again here,
+    // before the token is consumed, for a plan whose id was taken while it waited.
+    const taken = planIdConflict(item, { stored: (id) => this.persistence.get(id) });
+    if (taken) return { ok: false, code: 'E_PLAN_ID_TAKEN', reason: planIdRefusal(taken) };
     if (item.type === 'goal') return this.authorizeGoal(item, token);
     const verified = this.deps.approvals.verify(token, item);
     if (!verified.ok) return { ok: false, code: verified.code, reason: verified.reason };

@@ -128,6 +128,11 @@ export class BackgroundPlans implements PlanDispatcher {
     this.running.set(run.item.id, { controller, done });
   }
 
+  /** A plan with this id waits for approval or runs: its id is taken until it ends (silas/store/plan-ids.ts). */
+  inFlight(workItemId: string): boolean {
+    return this.running.has(workItemId);
+  }
+
   /** Resolves when every dispatched plan has ended (shutdown, tests). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()].map((entry) => entry.done));

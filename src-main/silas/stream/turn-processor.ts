@@ -10,6 +10,7 @@ import { decidePlanApproval } from '../agents/plan-approval.js';
 import type { ContextManager } from '../context/context-manager.js';
 import type { TokenCounter } from '../context/token-counter.js';
 import type { ActiveGateSet, GateRunner } from '../gates/runner.js';
+import { reidentifyPlan, type PlanIdLookup } from '../store/plan-ids.js';
 import { planHash } from '../work/hashes.js';
 import { escalationFor, gateContextText } from './escalation.js';
 import { applyMemoryOps, injectMemories } from './memory-steps.js';
@@ -53,6 +54,8 @@ export interface TurnDeps {
   gates: GateRunner;
   models: StreamModels;
   plans: PlanDispatcher;
+  /** The work items stored and in flight: a proposed plan whose id is taken gets a fresh one before its card (docs/silas/stream.md "Plan ids"). */
+  planIds: PlanIdLookup;
   /** Tools beyond the built-in ones the executor can use (the connected MCP servers), for the Planner's prompt. */
   extraTools?: () => readonly ToolEntry[];
   /** The connection's access controller (§5.1 "one per connection"); the Stream keeps one per scope. */
@@ -223,10 +226,19 @@ export class TurnProcessor {
       return { outcome: 'answered', route: route.route, error: null };
     }
     if (plan.kind === 'approval_required') {
-      const hash = planHash(plan.item);
-      deps.audit.append('silas.stream.plan_proposed', { ...at, work_item_id: plan.item.id, plan_hash: hash, agent_needs_approval: response.needs_approval, approval_forced: plan.overridden });
-      deps.context.add(scope, { zone: 'workspace', kind: 'plan', source: `agent:${origin}`, taint: responseTaint, content: plan.item.body, turn_number: turn, pinned: true });
-      this.deps.plans.dispatch({ scope, item: plan.item, planHash: hash, origin: { ...request.origin, taint: responseTaint } });
+      // The model's id means little: one that already ran to done (final) or is taken gets a fresh id
+      // here, before the hash is computed and the card built, so the person signs the id that runs
+      // (§5.1.2; docs/silas/stream.md "Plan ids"). Never after the signature.
+      const fresh = reidentifyPlan(plan.item, deps.planIds);
+      const { item } = fresh;
+      const hash = planHash(item);
+      if (fresh.renamed) {
+        deps.audit.append('silas.stream.plan_reidentified', { ...at, from: fresh.renamed.from, to: fresh.renamed.to, reason: fresh.renamed.reason.slice(0, 2000) });
+        this.system(request, `Silas renamed this plan's id to ${fresh.renamed.to} because ${fresh.renamed.reason}; the card in Review shows the new id.`);
+      }
+      deps.audit.append('silas.stream.plan_proposed', { ...at, work_item_id: item.id, plan_hash: hash, agent_needs_approval: response.needs_approval, approval_forced: plan.overridden });
+      deps.context.add(scope, { zone: 'workspace', kind: 'plan', source: `agent:${origin}`, taint: responseTaint, content: item.body, turn_number: turn, pinned: true });
+      this.deps.plans.dispatch({ scope, item, planHash: hash, origin: { ...request.origin, taint: responseTaint } });
       return { outcome: 'planned', route: route.route, error: null };
     }
     return { outcome: 'answered', route: route.route, error: null };

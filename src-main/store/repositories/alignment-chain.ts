@@ -15,11 +15,18 @@ export class AlignmentChainReader {
   private readonly rangeStatement;
   private readonly newestStatement;
   private readonly countStatement;
+  private readonly proxyStartStatement;
 
   constructor(db: SqliteDatabase) {
     this.rangeStatement = db.prepare("SELECT * FROM audit_entries WHERE event = ? AND idx > ? AND idx <= ? AND json_extract(data, '$.agent_id') = ? ORDER BY idx LIMIT ?");
     this.newestStatement = db.prepare("SELECT * FROM audit_entries WHERE event = ? AND idx < ? AND json_extract(data, '$.agent_id') = ? ORDER BY idx DESC LIMIT ?");
     this.countStatement = db.prepare("SELECT COUNT(*) FROM audit_entries WHERE event = ? AND json_extract(data, '$.agent_id') = ?").pluck();
+    // `IS ?`: a proxy started without --client records no client, matched by a null parameter.
+    this.proxyStartStatement = db
+      .prepare(
+        "SELECT json_extract(data, '$.policy_file') FROM audit_entries WHERE event = 'mcp.proxy_started' AND json_extract(data, '$.server') = ? AND json_extract(data, '$.client') IS ? AND json_extract(data, '$.policy_file') IS NOT NULL ORDER BY idx DESC LIMIT 1",
+      )
+      .pluck();
   }
 
   /** The agent's `event` entries with `after < index <= upTo`, oldest first, at most `limit`. */
@@ -35,6 +42,16 @@ export class AlignmentChainReader {
   /** How many `event` entries the chain holds for the agent (only when its stored counts do not hold). */
   count(event: AlignmentChainEvent, agentId: string): number {
     return this.countStatement.get(event, agentId) as number;
+  }
+
+  /**
+   * The policy file the newest `silas proxy --name SERVER [--client CLIENT]` recorded in its
+   * `mcp.proxy_started` entry (null when none did, as before entries named it): the policy that
+   * proxy enforces, whether a client's wrapped entry or a person started it.
+   */
+  proxyPolicyFile(server: string, client: string | null): string | null {
+    const file = this.proxyStartStatement.get(server, client) as unknown;
+    return typeof file === 'string' ? file : null;
   }
 
 }

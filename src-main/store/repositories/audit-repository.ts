@@ -190,14 +190,14 @@ export class AuditRepository {
     return this.db.prepare('SELECT 1 FROM audit_entries WHERE id = ?').get(id) !== undefined;
   }
 
-  /** The newest `mcp.proxy_started` entry per server it names, for the Servers page. */
-  latestStartPerServer(): { server: string | null; idx: number }[] {
+  /** The newest `mcp.proxy_started` entry (or another event's) per server it names, for the Servers page. */
+  latestStartPerServer(event: 'mcp.proxy_started' | 'mcp.proxy_start_reported' = 'mcp.proxy_started'): { server: string | null; idx: number }[] {
     return this.db
       .prepare(
         `SELECT json_extract(data, '$.server') AS server, MAX(idx) AS idx FROM audit_entries
-         WHERE event = 'mcp.proxy_started' GROUP BY json_extract(data, '$.server')`,
+         WHERE event = ? GROUP BY json_extract(data, '$.server')`,
       )
-      .all() as { server: string | null; idx: number }[];
+      .all(event) as { server: string | null; idx: number }[];
   }
 
   /** Newest first: up to `limit` entries of these events whose data names `server`. */

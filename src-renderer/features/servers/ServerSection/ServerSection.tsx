@@ -6,6 +6,7 @@ import { PinnedTools } from '../PinnedTools/PinnedTools.js';
 import { PolicyErrorAlert } from '../PolicyErrorAlert/PolicyErrorAlert.js';
 import { RecentDecisions } from '../RecentDecisions/RecentDecisions.js';
 import { ServerSandbox } from '../ServerSandbox/ServerSandbox.js';
+import { StartFailureAlert } from '../StartFailureAlert/StartFailureAlert.js';
 import { shortHash } from '../servers-format.js';
 
 export interface ServerSectionProps {
@@ -15,13 +16,13 @@ export interface ServerSectionProps {
   onApprove(decisionId: string): void;
 }
 
-/** One governed server, a region named by the server: a rejected policy edit first, then its start, policy, sandbox, pinned tools and recent decisions. */
+/** One governed server, a region named by the server: a reported start failure and a rejected policy edit first, then its start, policy, sandbox, pinned tools and recent decisions. */
 export function ServerSection({ server, deciding, decideError, onApprove }: ServerSectionProps) {
   const headingId = useId();
   const pending = server.pins.filter((pin) => pin.pendingHash).length;
   const unsandboxed = server.sandbox?.backend === 'none';
   return (
-    <section className={pending > 0 || server.policyError || unsandboxed ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
+    <section className={pending > 0 || server.policyError || server.startFailure || unsandboxed ? 'server server--attention' : 'server'} aria-labelledby={headingId}>
       <header className="server__header">
         <h2 id={headingId}>{server.name}</h2>
         {pending > 0 ? (
@@ -30,6 +31,7 @@ export function ServerSection({ server, deciding, decideError, onApprove }: Serv
           </span>
         ) : null}
       </header>
+      {server.startFailure ? <StartFailureAlert failure={server.startFailure} /> : null}
       {server.policyError ? <PolicyErrorAlert error={server.policyError} /> : null}
       {server.unsignedAllowed ? (
         <p className="notice notice--warn">
