@@ -1,7 +1,7 @@
 import { serveForeignSite } from './fixtures/foreign-origin.js';
 import { rawGet, upgradeHeaders } from './fixtures/raw-http.js';
 import type { SilasRuntime } from './fixtures/silas-runtime.js';
-import { connectionStatus, expect, test } from './fixtures/test.js';
+import { connectionStatus, expect, openCockpit, test } from './fixtures/test.js';
 
 interface TailEntry {
   index: number;
@@ -99,5 +99,33 @@ test.describe('control surface security, from the browser side', () => {
     // The same through Playwright's request client: its own Host is fine, a forged one is not.
     expect((await request.get(silas.url)).status()).toBe(200);
     expect((await request.get(silas.url, { headers: { Host: 'evil.example' } })).status()).toBe(403);
+  });
+
+  test('"Sign out other sessions" in a tab opened with a `silas open` link signs out the start link\'s tab; this tab stays', async ({ page, browser, silas }) => {
+    await openCockpit(page, silas);
+    const opened = await silas.cli('open', '--print');
+    expect(opened.code, opened.stderr).toBe(0);
+    const link = /^Cockpit: (\S+#token=\S+)$/m.exec(opened.stdout)?.[1];
+    expect(link).toBeDefined();
+    expect(link).not.toBe(silas.cockpitUrl);
+
+    const mine = await browser.newPage();
+    try {
+      await mine.goto(link!);
+      await expect(connectionStatus(mine)).toHaveText('Connected');
+      await mine.getByRole('button', { name: 'Sign out other sessions' }).click();
+      const question = mine.getByRole('alertdialog', { name: 'Sign out other sessions?' });
+      await expect(question).toContainText('Signs out every other cockpit tab and link; this one stays.');
+      await question.getByRole('button', { name: 'Sign out others' }).click();
+      await expect(mine.getByText('1 open tab signed out; 1 link no longer works.')).toBeVisible();
+
+      await expect(connectionStatus(page)).toHaveText('Unauthorised — token rejected');
+      await expect(page.getByRole('alert')).toContainText('Token rejected.');
+      await expect(connectionStatus(mine)).toHaveText('Connected');
+      const revoked = await securityEvents(silas, 'control.cockpit_sessions_revoked');
+      expect(revoked.map((e) => e.data)).toEqual([expect.objectContaining({ credentials: 1, sessions: 1, transport: 'websocket' })]);
+    } finally {
+      await mine.close();
+    }
   });
 });

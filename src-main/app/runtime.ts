@@ -11,6 +11,7 @@ import { StandingApprovalService } from '../approvals/standing-service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
 import { CockpitLinks } from '../control/cockpit-links.js';
+import { CockpitCredentials } from '../control/cockpit-credentials.js';
 import { ClientsService } from '../mcp/clients/clients-service.js';
 import { currentLocationContext, type LocationContext } from '../mcp/clients/locations.js';
 import { currentRuntime } from '../mcp/clients/operations.js';
@@ -214,15 +215,19 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   // Every call's access is checked in the router; refusals (a decision over the ask credential) are audited.
   // Who asked is stamped on each card from the asking session; the person's wrapped servers rank first (docs/review.md "Sources").
   const origins = new RequesterOrigins({ governed: governedServers(() => connectedServers(locations)) });
-  // `silas open` (docs/control-plane.md "Getting back into the cockpit"): an owner-signed challenge
-  // gets the cockpit link (headless) or brings the desktop window forward; nothing is minted.
+  // The cockpit credentials of this run, as digests: the start credential (printed once by
+  // `silas start`) and one fresh credential per link (docs/control-plane.md "Getting back into the cockpit").
+  const cockpitCredentials = new CockpitCredentials();
+  // `silas open`: an owner-signed challenge gets a fresh cockpit link (headless) or brings the
+  // desktop window forward (the IPC cockpit needs no credential, so none is minted there).
   const cockpitLinks = new CockpitLinks({
     home: config.home,
     trustedKeys: () => ledger.trustedKeys(),
     audit,
+    credentials: cockpitCredentials,
     onRefused: (data) => recordSecurityEvent('control.cockpit_link_refused', data),
     target: () => {
-      if (cockpit) return { kind: 'link', url: `${cockpit.url}#token=${cockpit.token}` };
+      if (cockpit) return { kind: 'link', url: cockpit.url };
       return overrides.showCockpitWindow ? { kind: 'window', show: overrides.showCockpitWindow } : null;
     },
     ...(overrides.now ? { now: overrides.now } : {}),
@@ -235,7 +240,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   // proxies and CLI commands and opens only the local socket, which can ask but not decide. The
   // cockpit credential stays in memory: `silas start` prints it once, in the cockpit URL's fragment.
   const askToken = randomBytes(32).toString('base64url');
-  const cockpitToken = randomBytes(32).toString('base64url');
+  const cockpitToken = cockpitCredentials.issue('start');
   let checkpointTimer: NodeJS.Timeout | null = null;
   let stopping: Promise<void> | null = null;
 
@@ -294,7 +299,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         const staticDir = servableCockpitDir(config.cockpitDir);
         if (!staticDir) logger.warn('the cockpit is not built; run `npm run build:cockpit` to serve it');
         const address = await server.start({
-          token: cockpitToken,
+          credentials: cockpitCredentials,
           router,
           events,
           onSecurityEvent: recordSecurityEvent,

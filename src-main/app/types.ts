@@ -21,7 +21,7 @@ export interface CockpitEndpoint {
   /** http://127.0.0.1:PORT/ — without the token. */
   url: string;
   wsUrl: string;
-  /** The cockpit credential: in memory only; `silas start` prints it once in the URL fragment. */
+  /** The start credential: in memory only; `silas start` prints it once in the URL fragment. Revocable like every cockpit link (`cockpit.revokeSessions`). */
   token: string;
 }
 

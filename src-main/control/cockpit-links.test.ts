@@ -78,7 +78,10 @@ describe('cockpit links: only the keyring-held owner key gets one', () => {
     const s = await scene();
     const challenge = await s.challenge();
     const args = { challenge, home: s.runtime.home, signature: s.sign(s.owner, s.runtime.home, challenge) };
-    expect(await s.asker.call('cockpit.issueLink', args)).toEqual({ kind: 'link', url: `${s.runtime.cockpit!.url}#token=${s.runtime.cockpit!.token}` });
+    // A fresh credential of its own, never the one `silas start` printed.
+    const issued = (await s.asker.call('cockpit.issueLink', args)) as { kind: string; url: string };
+    expect(issued).toEqual({ kind: 'link', url: expect.stringMatching(new RegExp(`^${s.runtime.cockpit!.url.replace(/[.]/g, '\\.')}#token=[A-Za-z0-9_-]{43}$`)) });
+    expect(issued.url).not.toContain(s.runtime.cockpit!.token);
     await expect(s.asker.call('cockpit.issueLink', args)).rejects.toMatchObject({ code: ErrorCode.Unauthorized, message: expect.stringMatching(/already answered/) });
     // A challenge the runtime never issued, signed by the owner key (e.g. before a restart).
     const made = 'x'.repeat(43);

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { COCKPIT_LINK_TAG, cockpitLinkSignedText, type CockpitLinkArgs, type CockpitLinkChallenge, type CockpitLinkResult } from '../../src-shared/schemas/cockpit-link.js';
+import { COCKPIT_LINK_TAG, cockpitLinkSignedText, type CockpitLinkArgs, type CockpitLinkChallenge, type CockpitLinkResult, type CockpitRevokeResult } from '../../src-shared/schemas/cockpit-link.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ownerSignerOfTagged } from '../keys/sealed-state.js';
+import type { CockpitCredentials } from './cockpit-credentials.js';
 import type { CallContext } from './router.js';
 
 /** How long a challenge may be answered: `silas open` signs at once, so a minute is plenty. */
@@ -17,7 +18,7 @@ const MAX_OPEN_CHALLENGES = 32;
 /** Answered challenges remembered, so a replay is told apart from a challenge never issued. */
 const MAX_USED_CHALLENGES = 256;
 
-/** Where a fresh link leads: the headless cockpit's address with its credential, or the desktop window. */
+/** Where a fresh link leads: the headless cockpit's address (a fresh credential goes in its fragment), or the desktop window. */
 export type CockpitLinkTarget = { kind: 'link'; url: string } | { kind: 'window'; show(): void };
 
 export interface CockpitLinksOptions {
@@ -26,6 +27,8 @@ export interface CockpitLinksOptions {
   /** The keyring-held owner key (`trustedKeys()`), never a key from the database (DESIGN invariant 9). */
   trustedKeys: () => ReadonlyMap<string, Uint8Array>;
   audit: Pick<AuditLog, 'append'>;
+  /** The cockpit credentials of this run: each link gets a fresh one; revoking keeps only the caller's. */
+  credentials: Pick<CockpitCredentials, 'issue' | 'revokeAllBut'>;
   /** Refusals go to the rate-capped security sink, so a flood of bad answers cannot flood the ledger. */
   onRefused: (data: { peer: string; reason: string; transport: string }) => void;
   /** Null until the runtime serves a cockpit. */
@@ -39,8 +42,8 @@ export interface CockpitLinksOptions {
  * proving possession of the owner key instead: a one-time challenge, signed (domain-separated,
  * bound to this home) by the key the OS keyring holds. Whoever can make that signature can
  * already sign approvals as the owner, so handing them the link adds no capability (DESIGN
- * invariants 8 and 9). The link is the runtime's one cockpit credential: it stays valid until the
- * runtime stops, as the one `silas start` printed.
+ * invariants 8 and 9). Each link carries a fresh credential of its own, valid until the runtime
+ * stops or the person revokes cockpit sessions (`revokeSessions`).
  */
 export class CockpitLinks {
   private readonly open = new Map<string, number>();
@@ -88,7 +91,18 @@ export class CockpitLinks {
       target.show();
       return { kind: 'window' };
     }
-    return { kind: 'link', url: target.url };
+    return { kind: 'link', url: `${target.url}#token=${this.options.credentials.issue('link')}` };
+  }
+
+  /**
+   * The person signs out every other cockpit tab and link: every credential but the one the
+   * calling session used stops authenticating, and its sessions are closed. Counts are audited,
+   * never a credential.
+   */
+  revokeSessions(ctx: Pick<CallContext, 'transport' | 'peer' | 'session'>): CockpitRevokeResult {
+    const revoked = this.options.credentials.revokeAllBut(ctx.session);
+    this.options.audit.append('control.cockpit_sessions_revoked', { ...revoked, transport: ctx.transport, peer: ctx.peer ?? 'local' });
+    return revoked;
   }
 
   private refuse(ctx: Pick<CallContext, 'transport' | 'peer'>, reason: string, message: string): never {

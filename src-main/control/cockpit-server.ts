@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { EventBus } from './event-bus.js';
+import { credentialsFrom, type CockpitCredentials } from './cockpit-credentials.js';
 import { cockpitCsp, createHttpHandler } from './http-surface.js';
 import { OriginPolicy, isLoopbackHost } from './origin-policy.js';
 import type { ControlRouter } from './router.js';
@@ -30,8 +31,13 @@ export interface CockpitBindOptions {
 
 /** What the cockpit serves once the runtime exists: the contract, behind the cockpit credential. */
 export interface CockpitSurface {
-  /** The cockpit credential: never written to disk; the WebSocket accepts nothing else. */
-  token: string;
+  /**
+   * The cockpit credentials of this run (the start credential and the links `silas open` issued),
+   * kept as digests; the WebSocket and secure input accept nothing else. Never written to disk.
+   */
+  credentials?: CockpitCredentials;
+  /** Or one fixed cockpit credential (a server built without a runtime's credentials). */
+  token?: string;
   router: ControlRouter;
   events: EventBus;
   onSecurityEvent?: SecurityEventSink;
@@ -119,16 +125,17 @@ export class CockpitServer {
   /** Binds if not yet bound, then serves the cockpit and the contract behind `surface`'s credential. */
   async start(surface: Partial<CockpitSurface> = {}): Promise<CockpitAddress> {
     const address = await this.listen();
-    const { token, router, events, onSecurityEvent, staticDir, storeSecret } = { ...this.options, ...surface };
-    if (!token || !router || !events) throw new SilasError(ErrorCode.Internal, 'CockpitServer.start needs the cockpit token, router and event bus');
+    const { token, credentials: given, router, events, onSecurityEvent, staticDir, storeSecret } = { ...this.options, ...surface };
+    if ((!token && !given) || !router || !events) throw new SilasError(ErrorCode.Internal, 'CockpitServer.start needs the cockpit credentials (or token), router and event bus');
+    const credentials = credentialsFrom({ ...(given ? { credentials: given } : {}), ...(token ? { token } : {}) });
     const { options } = this;
     const wsOrigin = address.wsUrl.slice(0, -WS_PATH.length);
     const secretInput = storeSecret
-      ? { token, store: storeSecret, onRefused: (reason: string, peer: string) => onSecurityEvent?.('control.auth_failed', { peer, reason: `secure input: ${reason}` }) }
+      ? { accepts: (candidate: string) => credentials.match(candidate) !== null, store: storeSecret, onRefused: (reason: string, peer: string) => onSecurityEvent?.('control.auth_failed', { peer, reason: `secure input: ${reason}` }) }
       : undefined;
     this.handler = createHttpHandler({ originPolicy: this.originPolicy!, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), ...(secretInput ? { secretInput } : {}) });
     this.transport = new WebSocketTransport({
-      token,
+      credentials,
       router,
       events,
       originPolicy: this.originPolicy!,

@@ -53,8 +53,8 @@ export interface HandlerServices {
   /** The policies the cockpit edits (issue 14). */
   alignment?: AlignmentService;
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
-  /** `silas open`: a fresh cockpit link for an owner-signed challenge. Absent in tests of other calls. */
-  cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue'>;
+  /** `silas open`: a fresh cockpit link for an owner-signed challenge; revoking cockpit sessions. Absent in tests of other calls. */
+  cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue' | 'revokeSessions'>;
   runtimeInfo: () => RuntimeInfo;
   now?: () => Date;
 }
@@ -79,6 +79,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'plans.requestApproval': (args, ctx) => review.ask(kinds.plan, args, { origin: origins.plan(ctx), ...(ctx.ended ? { signal: ctx.ended } : {}) }),
     'cockpit.linkChallenge': () => need(services.cockpitLinks, 'issuing cockpit links').challenge(),
     'cockpit.issueLink': (args, ctx) => need(services.cockpitLinks, 'issuing cockpit links').issue(args, ctx),
+    'cockpit.revokeSessions': (_args, ctx) => need(services.cockpitLinks, 'revoking cockpit sessions').revokeSessions(ctx),
     'review.list': (page) => review.view(page),
     'review.decide': ({ id, choice }) => review.decide(id, choice),
     'approvals.listStanding': () => ({ standing: services.standing.list().map(({ signature: _signature, revokedAt: _revokedAt, ...view }) => view) }),

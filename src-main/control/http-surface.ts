@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_SECRET_VALUE_CHARS, SECRET_INPUT_PATH, SecretStoreArgs } from '../../src-shared/schemas/stream.js';
@@ -40,7 +39,8 @@ function plain(res: ServerResponse, status: number, text: string): void {
  * echoed, logged or sent over the WebSocket.
  */
 export interface SecretInputEndpoint {
-  token: string;
+  /** Whether `candidate` is a cockpit credential in force (`CockpitCredentials.match`, constant time). */
+  accepts(candidate: string): boolean;
   store(name: string, value: string): void;
   onRefused(reason: string, peer: string): void;
 }
@@ -57,12 +57,6 @@ const MAX_SECRET_BODY_BYTES = MAX_SECRET_VALUE_CHARS * 4 + 64;
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
   res.end(`${JSON.stringify(body)}\n`);
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The body up to `max` bytes, or null when it is longer (the rest is not read). */
@@ -98,7 +92,7 @@ async function handleSecretInput(req: IncomingMessage, res: ServerResponse, rawN
     return plain(res, 403, 'Forbidden: secrets are accepted only from the cockpit page');
   }
   const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
-  if (!auth || !sameSecret(auth[1]!, endpoint.token)) {
+  if (!auth || !endpoint.accepts(auth[1]!)) {
     endpoint.onRefused('wrong or missing cockpit credential', peer);
     return plain(res, 401, 'Unauthorized: send the cockpit credential as a bearer token');
   }

@@ -117,7 +117,7 @@ export class ControlSocketApprover implements Approver {
   }
 
   request(req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    return this.asker.askToolCall(req, this.timeoutMs, signal);
+    return this.asker.askToolCall(req, req.timeoutMs ?? this.timeoutMs, signal);
   }
 
   close(): void {

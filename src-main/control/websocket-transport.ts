@@ -1,9 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { WS_CLOSE_GOING_AWAY } from '../../src-shared/contract/wire.js';
 import { ControlSession, sessionSettings, type SessionLink, type SessionSettings } from './control-session.js';
+import { credentialsFrom, type CockpitCredentialSource, type CockpitCredentials } from './cockpit-credentials.js';
 import type { OriginPolicy } from './origin-policy.js';
 
 export const WS_PATH = '/ws';
@@ -11,9 +12,12 @@ export const WS_MAX_MESSAGE_BYTES = 1024 * 1024;
 
 export type { SecurityEventSink } from './control-session.js';
 
-export interface WebSocketTransportOptions extends SessionSettings {
-  /** The cockpit credential (never the ask credential of control.json). */
-  token: string;
+/**
+ * `credentials` are the cockpit credentials of this run (never the ask credential of
+ * control.json): the start credential and the links `silas open` issued. Each session is bound to
+ * the one it used.
+ */
+export interface WebSocketTransportOptions extends SessionSettings, CockpitCredentialSource {
   originPolicy: OriginPolicy;
 }
 
@@ -35,12 +39,12 @@ function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
  */
 export class WebSocketTransport {
   private readonly wss: WebSocketServer;
-  private readonly expectedToken: Buffer;
+  private readonly credentials: CockpitCredentials;
   private accepting = true;
 
   constructor(private readonly options: WebSocketTransportOptions) {
     this.wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_MESSAGE_BYTES, clientTracking: true });
-    this.expectedToken = tokenDigest(options.token);
+    this.credentials = credentialsFrom(options);
   }
 
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -68,10 +72,6 @@ export class WebSocketTransport {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, peer));
   }
 
-  private tokenMatches(candidate: string): boolean {
-    return timingSafeEqual(tokenDigest(candidate), this.expectedToken);
-  }
-
   private onConnection(ws: WebSocket, peer: string): void {
     const link: SessionLink = {
       send: (frame) => {
@@ -80,13 +80,22 @@ export class WebSocketTransport {
       close: (code, reason) => ws.close(code, reason),
       isOpen: () => ws.readyState === ws.OPEN,
     };
-    const session = new ControlSession(link, {
+    const { credentials } = this;
+    const session: ControlSession = new ControlSession(link, {
       transport: 'websocket',
       peer,
-      tokenMatches: (candidate) => this.tokenMatches(candidate),
+      // The session remembers which credential it used, so revoking that one signs it out.
+      tokenMatches: (candidate) => {
+        const credential = credentials.match(candidate);
+        if (credential !== null) credentials.bind(credential, { id: session.id, close: link.close });
+        return credential !== null;
+      },
       ...sessionSettings(this.options),
     });
-    ws.on('close', () => session.closed());
+    ws.on('close', () => {
+      credentials.unbind(session.id);
+      session.closed();
+    });
     ws.on('error', () => ws.terminate());
     ws.on('message', (raw: RawData, isBinary: boolean) => session.receive(isBinary ? null : raw.toString()));
   }

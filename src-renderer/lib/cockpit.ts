@@ -1,6 +1,7 @@
 import { refreshingLoader } from './refreshing-loader.js';
 import { events, type CallArgs, type CallName, type CallResult } from '../../src-shared/contract/index.js';
 import type { ReviewQueueDelta, ReviewQueueView } from '../../src-shared/schemas/review.js';
+import type { CockpitRevokeResult } from '../../src-shared/schemas/cockpit-link.js';
 
 import type { VerifyMode } from '../../src-shared/schemas/audit.js';
 import type { CockpitStore } from '../store/cockpit-store.js';
@@ -60,6 +61,11 @@ export interface CockpitActions extends StreamActions, PolicyActions, AlignmentA
   applyWrap(servers?: readonly string[]): void;
   /** Restores the client's configuration from the backup of its wrap; one unwrap at a time. */
   unwrapClient(client: string): void;
+  /**
+   * Signs out every other cockpit tab and link (`cockpit.revokeSessions`); this session stays.
+   * Resolves with the counts, or rejects with the runtime's message.
+   */
+  revokeSessions(): Promise<CockpitRevokeResult>;
 }
 
 export interface Cockpit {
@@ -433,6 +439,7 @@ export function connectCockpit({ transport, store, window: win, notifications, s
       previewWrap,
       applyWrap,
       unwrapClient,
+      revokeSessions: () => call('cockpit.revokeSessions', {}),
       ...stream.actions,
       ...policies.actions,
       ...alignment.actions,

@@ -216,6 +216,11 @@ export const runtimeEvents = {
     category: 'security',
     data: z.strictObject({ owner_fingerprint: str, delivered: z.enum(['link', 'window']), transport: str, peer: str }),
   }),
+  'control.cockpit_sessions_revoked': ev({
+    summary: 'The person revoked cockpit sessions: every cockpit credential but their own no longer authenticates, and the sessions that used one were signed out; counts only, never a credential.',
+    category: 'security',
+    data: z.strictObject({ credentials: int, sessions: int, transport: str, peer: str }),
+  }),
   'control.cockpit_link_refused': ev({
     summary: 'A request for a cockpit link was refused (unknown, expired or reused challenge, another home, a signature not by the owner key); no link was given.',
     category: 'security',

@@ -5,7 +5,7 @@ import { RuntimeInfo } from '../schemas/runtime.js';
 import { GovernedServer, ProxyStartFailureReport } from '../schemas/servers.js';
 import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArgs, ClientWrapPlanView, ClientWrapResult } from '../schemas/clients.js';
 import { PlanApprovalRequest } from '../schemas/plan-approval.js';
-import { CockpitLinkArgs, CockpitLinkChallenge, CockpitLinkResult } from '../schemas/cockpit-link.js';
+import { CockpitLinkArgs, CockpitLinkChallenge, CockpitLinkResult, CockpitRevokeResult } from '../schemas/cockpit-link.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
@@ -95,6 +95,13 @@ export const calls = {
       "`silas open`: the cockpit link (or, on the desktop, its window brought to the front) for a challenge signed with the keyring's owner key; the signature is the authority, so no capability is added (docs/control-plane.md). Refusals are audited.",
     args: CockpitLinkArgs,
     result: CockpitLinkResult,
+  }),
+  'cockpit.revokeSessions': defineCall({
+    access: 'decide',
+    summary:
+      "Signs out every other cockpit tab and link: every cockpit credential but the caller's own (all of them from the desktop window, which needs none) stops authenticating, and sessions that used one are closed with 4001. Counts are audited (from the cockpit only).",
+    args: z.object({}).strict(),
+    result: CockpitRevokeResult,
   }),
   'review.list': defineCall({
     access: 'read',

@@ -46,6 +46,15 @@ export const CockpitLinkResult = z.discriminatedUnion('kind', [
 ]);
 export type CockpitLinkResult = z.infer<typeof CockpitLinkResult>;
 
+/** `cockpit.revokeSessions`: how many credentials stopped authenticating and how many open sessions were signed out. */
+export const CockpitRevokeResult = z
+  .object({
+    credentials: z.number().int().nonnegative(),
+    sessions: z.number().int().nonnegative(),
+  })
+  .strict();
+export type CockpitRevokeResult = z.infer<typeof CockpitRevokeResult>;
+
 /** What the owner key signs (under COCKPIT_LINK_TAG): the home and the challenge, as RFC 8785 JSON. */
 export function cockpitLinkSignedText(home: string, challenge: string): string {
   return canonicalJson({ challenge, home });

@@ -71,7 +71,9 @@ describe('silas open (real processes, OS keyring)', () => {
     expect(result.err).not.toMatch(/silas open:/);
     expect(result.code).toBe(0);
     const link = /^Cockpit: (\S+)$/m.exec(result.out)?.[1];
-    expect(link).toBe(rt.startLine);
+    // The same cockpit, with a fresh credential of its own (the start link stays good too).
+    expect(link!.split('#')[0]).toBe(rt.startLine.split('#')[0]);
+    expect(link).not.toBe(rt.startLine);
     const token = new URL(link!).hash.replace(/^#token=/, '');
 
     const origin = new URL(rt.control.url).origin;
@@ -83,6 +85,10 @@ describe('silas open (real processes, OS keyring)', () => {
     expect(decided?.result?.ok).toBe(false);
     expect(decided?.result?.error?.code).not.toBe(ErrorCode.Unauthorized);
     cockpit.ws.close();
+
+    const started = await cockpitSession(rt.control.wsUrl, origin, new URL(rt.startLine).hash.replace(/^#token=/, ''));
+    expect(await started.next((f) => f.type === 'ready')).toMatchObject({ type: 'ready' });
+    started.ws.close();
 
     // The ask credential from control.json is refused at auth.
     const thief = await cockpitSession(rt.control.wsUrl, origin, rt.control.token);

@@ -4,12 +4,12 @@ import { runProxyForHome } from '../../app/compose-proxy.js';
 import { resolveHome } from '../../home/paths.js';
 import { cliSecretStore } from '../../app/cli-keyring.js';
 import type { Approver } from '../../mcp/proxy/approver.js';
-import { DEFAULT_ASK_TIMEOUT_S, MAX_ASK_TIMEOUT_S } from '../../mcp/proxy/ask-timing.js';
+import { DEFAULT_ASK_TIMEOUT_S, DEFAULT_PROGRESS_ASK_TIMEOUT_S, MAX_ASK_TIMEOUT_S } from '../../mcp/proxy/ask-timing.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
 import { formatPolicyError } from './policy-loading.js';
 
-const usage = `Usage: silas proxy --policy FILE [--name NAME] [--client ID] [--home DIR] [--ask-timeout SECONDS] [--no-sandbox] [--allow-unsigned] -- COMMAND [ARGS...]
+const usage = `Usage: silas proxy --policy FILE [--name NAME] [--client ID] [--home DIR] [--ask-timeout SECONDS] [--ask-timeout-with-progress SECONDS] [--no-sandbox] [--allow-unsigned] -- COMMAND [ARGS...]
        silas proxy --policy FILE [options] --target "COMMAND ARGS"
 
 Runs an MCP server (stdio) behind an AIP AgentPolicy: every message from the client passes the
@@ -27,8 +27,11 @@ Options:
   --home DIR             data home with the ledger (default: $SILAS_HOME, else the platform's app-data directory)
   --ask-timeout SECONDS  how long an \`ask\` waits for the person (default ${DEFAULT_ASK_TIMEOUT_S}, at most ${MAX_ASK_TIMEOUT_S}); then the
                          agent gets -32005. The default ends before an MCP client's usual 60 s request
-                         timeout; a request with a progressToken is kept alive with progress every 10 s,
-                         so a client that resets its timeout on progress can wait longer
+                         timeout
+  --ask-timeout-with-progress SECONDS
+                         how long an \`ask\` waits when the request carries a progressToken (default
+                         ${DEFAULT_PROGRESS_ASK_TIMEOUT_S}, at most ${MAX_ASK_TIMEOUT_S}): the client hears progress every 10 s meanwhile,
+                         so one that resets its timeout on progress keeps waiting for the person
   --target "CMD ARGS"    the server command as one string, split on spaces (no shell)
   --no-sandbox           run the server unsandboxed, with your files, network and keyring
                          (recorded in the ledger and shown as a warning on the Servers page)
@@ -57,7 +60,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
   const commandArgs = dash === -1 ? [] : argv.slice(dash + 1);
   const { values, positionals } = parseFlags(
     flagArgs,
-    { policy: { type: 'string' }, name: { type: 'string' }, client: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' }, 'allow-unsigned': { type: 'boolean' } },
+    { policy: { type: 'string' }, name: { type: 'string' }, client: { type: 'string' }, home: { type: 'string' }, 'ask-timeout': { type: 'string' }, 'ask-timeout-with-progress': { type: 'string' }, target: { type: 'string' }, 'no-sandbox': { type: 'boolean' }, 'allow-unsigned': { type: 'boolean' } },
     usage,
     true,
   );
@@ -74,6 +77,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
     throw new UsageError(`--client: expected an agent client id such as claude-desktop or cursor (lower-case letters, digits, dashes), got "${values.client.slice(0, 80)}"`, usage);
   }
   const askTimeout = parsePositiveInt('--ask-timeout', values['ask-timeout'], DEFAULT_ASK_TIMEOUT_S, MAX_ASK_TIMEOUT_S, usage);
+  const progressAskTimeout = parsePositiveInt('--ask-timeout-with-progress', values['ask-timeout-with-progress'], Math.max(DEFAULT_PROGRESS_ASK_TIMEOUT_S, askTimeout), MAX_ASK_TIMEOUT_S, usage);
   if (!io.stdin) throw new UsageError('silas proxy needs standard input', usage);
 
   const home = resolveHome(values.home, io.env);
@@ -86,6 +90,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
     args: command.slice(1),
     policyFile: resolve(values.policy),
     askTimeoutMs: askTimeout * 1000,
+    progressAskTimeoutMs: progressAskTimeout * 1000,
     homeDir: homedir(),
     cwd: process.cwd(),
     input: io.stdin,

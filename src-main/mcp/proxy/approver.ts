@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   rule: string;
   reason: string;
   policyName: string;
+  /** How long the proxy waits for this answer: the card expires with it (`--ask-timeout`, or the longer limit when the client hears progress). */
+  timeoutMs?: number;
 }
 
 /**

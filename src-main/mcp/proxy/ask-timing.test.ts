@@ -59,7 +59,7 @@ const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'
 describe('an ask and the client\'s request timeout', () => {
   it('with a progressToken, waits 3 minutes for the person: the client hears progress and does not time out', async () => {
     let release!: () => void;
-    const s = await setup((home) => (req) => new Promise<ApprovalAnswer>((resolve) => (release = () => resolve({ outcome: 'approve', token: signApprovalFor(req, home.signer) }))), ['--ask-timeout', '300']);
+    const s = await setup((home) => (req) => new Promise<ApprovalAnswer>((resolve) => (release = () => resolve({ outcome: 'approve', token: signApprovalFor(req, home.signer) }))));
     fakeClock();
     const progress: Progress[] = [];
     let settled = false;
@@ -79,6 +79,24 @@ describe('an ask and the client\'s request timeout', () => {
     release();
     expect(await call).toMatchObject({ content: [{ text: `deleted ${s.target}` }] });
     expect(decisionsOf(s.home).map((d) => d.decision)).toEqual(['ASK', 'ALLOW']);
+  });
+
+  it('with a progressToken and the defaults, the person has ten minutes; then the agent gets -32005 and the card expires with it', async () => {
+    const s = await setup(() => never);
+    fakeClock();
+    const error = rpcError(s.proxy.client.callTool({ name: 'delete_file', arguments: { path: s.target } }, undefined, { onprogress: () => undefined, resetTimeoutOnProgress: true }));
+    await until(() => s.approver.requests.length === 1);
+    // The card Review shows expires when the proxy stops waiting, not at the 50 s of a request without progress.
+    expect(s.approver.requests[0]).toMatchObject({ timeoutMs: 600_000 });
+    for (let elapsed = 0; elapsed < 595_000; elapsed += 5000) await vi.advanceTimersByTimeAsync(5000);
+    expect(s.approver.aborted).toHaveLength(0);
+    for (let elapsed = 0; elapsed < 10_000; elapsed += 5000) await vi.advanceTimersByTimeAsync(5000);
+    vi.useRealTimers();
+    expect(await error).toMatchObject({ code: -32005, data: { reason: 'The approval prompt timed out' } });
+    expect(decisionsOf(s.home).map((d) => [d.decision, d.error_code ?? null])).toEqual([
+      ['ASK', null],
+      ['BLOCK', -32005],
+    ]);
   });
 
   it('without a progressToken, answers the specified -32005 before the client\'s own -32001, and ends the call in the ledger', async () => {

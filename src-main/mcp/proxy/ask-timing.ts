@@ -11,6 +11,13 @@
 /** `--ask-timeout`'s default: 10 s before the MCP SDK's default request timeout of 60 s. */
 export const DEFAULT_ASK_TIMEOUT_S = 50;
 
+/**
+ * How long an ask whose request carries a `progressToken` waits (`--ask-timeout-with-progress`):
+ * the client hears progress every ASK_PROGRESS_INTERVAL_MS, so its own timeout does not run out
+ * under the person, and a person who steps away for a few minutes still finds the card.
+ */
+export const DEFAULT_PROGRESS_ASK_TIMEOUT_S = 600;
+
 /** Review keeps a question at most an hour (`approvals.request`'s `timeoutMs`), so no ask waits longer. */
 export const MAX_ASK_TIMEOUT_S = 3600;
 

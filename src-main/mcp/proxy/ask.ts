@@ -34,12 +34,14 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
   const args = ask.args ?? {};
   const display = st.dlp ? st.dlp.redactForAudit(args).value : args;
   let timer: NodeJS.Timeout | undefined;
+  // A client hearing progress is not about to time out, so the person gets the longer limit (ask-timing.ts).
+  const limitMs = ask.progressToken === undefined ? ctx.askTimeoutMs : ctx.progressAskTimeoutMs;
   const timeout = new Promise<ApprovalAnswer>((resolve) => {
     timer = setTimeout(() => {
       // Withdrawn in Review too, so nobody approves a call the agent has been told was refused.
       controller.abort({ reason: 'ask_timeout' } satisfies AskWithdrawal);
       resolve({ outcome: 'timeout' });
-    }, ctx.askTimeoutMs);
+    }, limitMs);
   });
   // Withdrawn (the agent cancelled or left): stop waiting and stop the progress at once, whatever the approver does.
   const withdrawn = new Promise<ApprovalAnswer>((resolve) => controller.signal.addEventListener('abort', () => resolve({ outcome: 'timeout' }), { once: true }));
@@ -56,6 +58,7 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
         rule: ask.decision.tool ?? ask.tool,
         reason: ask.decision.reason,
         policyName: st.policy.name,
+        timeoutMs: limitMs,
       },
       controller.signal,
     );

@@ -29,7 +29,10 @@ export interface ProxyContext {
   readonly pins: ToolPinRepository;
   readonly approvals: ApprovalConsumer;
   readonly approver: Approver;
+  /** How long an ask waits when its request carries no `progressToken` (ask-timing.ts). */
   readonly askTimeoutMs: number;
+  /** How long an ask waits when the client hears progress on its request. */
+  readonly progressAskTimeoutMs: number;
   /** How often a waiting ask whose request carries a `progressToken` sends `notifications/progress` (ask-timing.ts). */
   readonly progressIntervalMs: number;
   state(): PolicyState;

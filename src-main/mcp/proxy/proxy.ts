@@ -46,6 +46,8 @@ export interface ProxyOptions {
   approver: Approver;
   /** How long an ask waits for the person (`--ask-timeout`; ask-timing.ts says why 50 s by default). */
   askTimeoutMs: number;
+  /** How long an ask whose request carries a `progressToken` waits (`--ask-timeout-with-progress`; default: `askTimeoutMs`). */
+  progressAskTimeoutMs?: number;
   /** How often a waiting ask with a `progressToken` sends progress; tests shorten it (default ASK_PROGRESS_INTERVAL_MS). */
   progressIntervalMs?: number;
   /** Where the policy's protected-path expansion and automatic protection look. */
@@ -170,6 +172,7 @@ export async function runProxy(options: ProxyOptions): Promise<ProxyExit> {
     approvals: new ApprovalConsumer(options.db, options.audit, options.trustedKeys, options.standingGrants),
     approver: options.approver,
     askTimeoutMs: options.askTimeoutMs,
+    progressAskTimeoutMs: options.progressAskTimeoutMs ?? options.askTimeoutMs,
     progressIntervalMs: options.progressIntervalMs ?? ASK_PROGRESS_INTERVAL_MS,
     state: () => policy.current(),
     toolDefs,

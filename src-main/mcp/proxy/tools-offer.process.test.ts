@@ -128,6 +128,13 @@ describe('tools/list through the proxy offers only what may run', () => {
     const home = createTestHome(join(dir, 'home'));
     const policy = writePolicy(dir, `${RULES}  x-silas-tools-list:\n    blocked: hide\n`);
     const proxy = spawnProxy(['--policy', policy, '--home', home.home, '--', process.execPath, SERVERS.paged]);
+    // The client is answered with the reason (docs/mcp-proxy.md "Starting under any client"); the proxy leaves when it closes.
+    let answer = '';
+    proxy.child.stdout!.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+    proxy.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })}\n`);
+    await expect.poll(() => answer, { timeout: 10_000 }).toContain('"id":0');
+    expect(JSON.parse(answer.trim()).error.message).toMatch(/did not start .*the policy is invalid: .*spec\.x-silas-tools-list\.blocked/);
+    proxy.child.stdin!.end();
     const code = await new Promise<number | null>((resolve) => proxy.child.on('exit', resolve));
     expect(code).toBe(1);
     expect(proxy.stderr()).toMatch(/spec\.x-silas-tools-list\.blocked: expected one of "omit", "list", got "hide"/);

@@ -3,6 +3,7 @@ import { ConnectionNotice } from '../../components/ConnectionNotice/ConnectionNo
 import { ConnectionStatus } from '../../components/ConnectionStatus/ConnectionStatus.js';
 import { NavBar } from '../../components/NavBar/NavBar.js';
 import { RuntimeSummary } from '../../components/RuntimeSummary/RuntimeSummary.js';
+import { SignOutOthers } from '../../components/SignOutOthers/SignOutOthers.js';
 import { ActivityPage } from '../../features/activity/ActivityPage/ActivityPage.js';
 import { AlignmentPage } from '../../features/alignment/AlignmentPage/AlignmentPage.js';
 import { IlpPage } from '../../features/ilp/IlpPage.js';
@@ -38,6 +39,7 @@ export function App() {
       <header className="app-header">
         <span className="app-header__brand">Silas Control Center</span>
         <RuntimeSummary />
+        <SignOutOthers />
         <ConnectionStatus />
       </header>
       <NavBar />

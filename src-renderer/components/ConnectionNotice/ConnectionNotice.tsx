@@ -20,7 +20,7 @@ export function ConnectionNotice() {
     return (
       <div role="alert" className="notice notice--error">
         <strong>Token rejected.</strong> The runtime did not accept this cockpit&apos;s token; it changes when the runtime
-        restarts. Run <code>silas open</code> in a terminal (it prints a fresh link; it needs your OS keyring), or open
+        restarts, and stops working when someone signs out other sessions. Run <code>silas open</code> in a terminal (it prints a fresh link; it needs your OS keyring), or open
         the URL <code>silas start</code> printed.
       </div>
     );
