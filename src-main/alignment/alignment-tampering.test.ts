@@ -7,6 +7,7 @@ import { anchorPolicyInForce } from '../aip/policy/in-force.js';
 import { composeAlignment, type Alignment } from '../app/compose-alignment.js';
 import { openLedger, type Ledger } from '../app/ledger.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
+import { AlignmentChainReader } from '../store/repositories/alignment-chain.js';
 import { useTempDirs } from '../testing/temp.js';
 import { alignmentHarness, FILES_POLICY, type AlignmentHarness } from './alignment-test-support.js';
 
@@ -224,6 +225,27 @@ describe('cards derived only from owner-signed policies', () => {
     expect(card.autonomy_envelope.bounded_actions).not.toContain('echo');
     expect(c.events('aap.trace').at(-1)).toMatchObject({ verified: false });
     expect(c.events('aap.policy_not_signed')).toEqual([expect.objectContaining({ agent_id: agent, reason: expect.stringMatching(/not the policy Silas last put in force/) })]);
+  });
+
+  it('does not take a hand-started proxy\'s policy from a start entry edited in the database: the looser policy it names is not the card', () => {
+    const c = composed();
+    // A looser policy the owner also signed and put in force, for another purpose.
+    const wide = join(c.policy, '..', 'wide.yaml');
+    const wideText = signPolicyText(FILES_POLICY.replace('name: files', 'name: wide').replace('[read_file, list_directory, write_file]', '[read_file, list_directory, write_file, echo]'), c.ledger.signer!);
+    anchorPolicyInForce(c.ledger.seals, wide, wideText);
+    writeFileSync(wide, wideText);
+    // The proxy a person started by hand records the policy it enforces; a checkpoint covers it.
+    const sandbox = { backend: 'none', unsandboxedReason: 'started with --no-sandbox', read: [], write: [], runtime: [], masked: [], env: [], secrets: [], network: { mode: 'none', hosts: [], loopbackPorts: [] }, limits: { mechanism: null, max_processes: null, max_memory_mb: null } };
+    const start = c.ledger.audit.append('mcp.proxy_started', { server: 'hand', session_id: 's', command: 'node', args: ['server.js'], pid: 1, policy_name: 'files', policy_hash: 'a'.repeat(64), policy_file: c.policy, sandbox } as never);
+    c.ledger.audit.writeCheckpoint();
+    // The attack: the start entry rewritten in the database to name the looser policy.
+    c.ledger.db.prepare("UPDATE audit_entries SET data = json_set(data, '$.policy_file', ?) WHERE id = ?").run(wide, start.id);
+    expect(new AlignmentChainReader(c.ledger.db).proxyStartsNamingPolicy('hand', null, 5).map((row) => JSON.parse(row.data).policy_file)).toEqual([wide]);
+    c.ledger.audit.append('aip.decision', { direction: 'upstream', decision: 'ALLOW', policy_mode: 'enforce', violation: false, method: 'tools/call', tool: 'echo', args: {}, server: 'hand', session_id: 's' } as never);
+    c.drain();
+    const card = c.alignment.service.card('mcp:hand').card as { autonomy_envelope: { bounded_actions: string[] } };
+    expect(card.autonomy_envelope.bounded_actions).not.toContain('echo');
+    expect(c.events('aap.trace').at(-1)).toMatchObject({ agent_id: 'mcp:hand', verified: false, violations: ['unbounded_action'] });
   });
 
   it('fails an agent closed whose only policy is unsigned', () => {

@@ -3,7 +3,7 @@ import { judgePolicyText } from '../aip/policy/in-force.js';
 import { AlignmentRecorder, type AlignmentNotice } from '../alignment/alignment-recorder.js';
 import { AlignmentService } from '../alignment/alignment-service.js';
 import { CardKeeper, type ServerPolicy } from '../alignment/card-keeper.js';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { SqliteAuditLog } from '../audit/audit-log.js';
 import type { OwnerSigner } from '../keys/owner-key.js';
 import type { StateSeals } from '../keys/sealed-state.js';
 import type { LocationContext } from '../mcp/clients/locations.js';
@@ -20,7 +20,8 @@ import { inImmediateTransaction, type SqliteDatabase } from '../store/transactio
 
 export interface AlignmentDeps {
   db: SqliteDatabase;
-  audit: AuditLog;
+  /** Also authenticates the single `mcp.proxy_started` row a card's policy is taken from. */
+  audit: SqliteAuditLog;
   signer: OwnerSigner;
   trustedKeys(): ReadonlyMap<string, Uint8Array>;
   /** The ledger's seals (docs/architecture.md §2 "Sealed state"): the page's rows are sealed with the ledger key. */
@@ -35,6 +36,9 @@ export interface Alignment {
   service: AlignmentService;
 }
 
+/** Start rows read for a server/client pair; past that many planted rows the card falls back to the wrapped entry's policy, or to none (every action a violation). */
+const RECORDED_STARTS_READ = 20;
+
 export function composeAlignment(deps: AlignmentDeps): Alignment {
   const now = deps.now ?? (() => new Date());
   const repo = new AlignmentRepository(deps.db);
@@ -44,8 +48,15 @@ export function composeAlignment(deps: AlignmentDeps): Alignment {
   // edit nor an older signed copy put back is signed into the card (docs/alignment.md).
   // The policy is the one the proxy recorded at its start (a proxy started by hand, or by Silas as
   // its caller, has no wrapped entry), else its wrapped entry's (proxies from before starts named it).
+  // Only a start row the ledger key authenticates counts: a row planted or edited in the database
+  // cannot point a card at another policy (docs/architecture.md §2 "Sealed state").
+  const recordedPolicyFile = (server: string, client: string | null): string | null => {
+    const row = chain.proxyStartsNamingPolicy(server, client, RECORDED_STARTS_READ).find((candidate) => deps.audit.authenticRow(candidate));
+    const file = row ? (JSON.parse(row.data) as { policy_file?: unknown }).policy_file : null;
+    return typeof file === 'string' ? file : null;
+  };
   const policyForServer = (server: string, client: string | null): ServerPolicy => {
-    const path = chain.proxyPolicyFile(server, client) ?? wrappedPolicyOf(deps.locations, server, client);
+    const path = recordedPolicyFile(server, client) ?? wrappedPolicyOf(deps.locations, server, client);
     if (path === null) return null;
     try {
       const judged = judgePolicyText(readFileSync(path, 'utf8'), { path, trustedKeys: deps.trustedKeys(), seals: deps.seals });

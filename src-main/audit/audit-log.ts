@@ -6,7 +6,7 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { CHAIN_KEYED_EVENT, CHECKPOINT_EVENT, linkHash, normaliseData } from './chain.js';
 import { Checkpointer } from './checkpointer.js';
 import { LedgerTamperError, keysMissing, type LedgerKeys } from './ledger-keys.js';
-import { AuditRepository, rowToEntry, type NewEntry } from '../store/repositories/audit-repository.js';
+import { AuditRepository, rowToEntry, type EntryRow, type NewEntry } from '../store/repositories/audit-repository.js';
 import { verifyFromCheckpoint, verifyWholeChain, type WalkProgress } from './verify.js';
 
 export interface AuditPage {
@@ -288,5 +288,19 @@ export class SqliteAuditLog<C extends AuditCatalogue = AuditEvents> implements A
 
   head(): ChainHead | null {
     return this.repo.head();
+  }
+
+  /**
+   * Whether one stored row is as this ledger wrote it: its hash is the keyed link over its own
+   * columns (index, id, time, event, data, previous hash) under the keyring's ledger key. A reader
+   * that acts on a single entry without walking the chain asks this first, so a row planted or
+   * edited by a process that can write the database but not read the keyring is not acted on
+   * (docs/architecture.md §2 "Sealed state"). Rows from before the key (legacy, unkeyed) and a
+   * process without the keys get false: nothing unauthenticated counts.
+   */
+  authenticRow(row: EntryRow): boolean {
+    const keys = this.deps.keys;
+    if (!keys || row.idx < keys.keyedFrom) return false;
+    return linkHash(keys.chain, keys.keyedFrom, row.prev_hash, { index: row.idx, id: row.id, ts: row.ts, event: row.event, dataJson: row.data }) === row.hash;
   }
 }

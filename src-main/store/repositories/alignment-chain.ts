@@ -24,9 +24,8 @@ export class AlignmentChainReader {
     // `IS ?`: a proxy started without --client records no client, matched by a null parameter.
     this.proxyStartStatement = db
       .prepare(
-        "SELECT json_extract(data, '$.policy_file') FROM audit_entries WHERE event = 'mcp.proxy_started' AND json_extract(data, '$.server') = ? AND json_extract(data, '$.client') IS ? AND json_extract(data, '$.policy_file') IS NOT NULL ORDER BY idx DESC LIMIT 1",
-      )
-      .pluck();
+        "SELECT * FROM audit_entries WHERE event = 'mcp.proxy_started' AND json_extract(data, '$.server') = ? AND json_extract(data, '$.client') IS ? AND json_extract(data, '$.policy_file') IS NOT NULL ORDER BY idx DESC LIMIT ?",
+      );
   }
 
   /** The agent's `event` entries with `after < index <= upTo`, oldest first, at most `limit`. */
@@ -45,13 +44,12 @@ export class AlignmentChainReader {
   }
 
   /**
-   * The policy file the newest `silas proxy --name SERVER [--client CLIENT]` recorded in its
-   * `mcp.proxy_started` entry (null when none did, as before entries named it): the policy that
-   * proxy enforces, whether a client's wrapped entry or a person started it.
+   * The newest `mcp.proxy_started` entries of `silas proxy --name SERVER [--client CLIENT]` that
+   * name their policy file, newest first, as stored: the caller authenticates a row before it
+   * takes the policy it names (entries from before starts named it have none).
    */
-  proxyPolicyFile(server: string, client: string | null): string | null {
-    const file = this.proxyStartStatement.get(server, client) as unknown;
-    return typeof file === 'string' ? file : null;
+  proxyStartsNamingPolicy(server: string, client: string | null, limit: number): EntryRow[] {
+    return this.proxyStartStatement.all(server, client, limit) as EntryRow[];
   }
 
 }
