@@ -12,11 +12,30 @@ import type { DecisionKind } from '../decision-queue.js';
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
 export const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
 
-const HIGH_RISK = /(delete|remove|rm|exec|run|shell|write|send|deploy|drop|kill|transfer|pay|push)/i;
+const HIGH_RISK_WORDS = new Set(['delete', 'remove', 'rm', 'rmdir', 'unlink', 'erase', 'wipe', 'purge', 'destroy', 'truncate', 'exec', 'execute', 'run', 'shell', 'write', 'overwrite', 'send', 'deploy', 'drop', 'kill', 'transfer', 'pay', 'push']);
 
-/** A first, explainable risk label for the card: destructive-sounding verbs are high. */
+/**
+ * A first, explainable risk label for the card: a tool whose name holds a destructive verb as a
+ * word is high. Words, not substrings: `format_document` holds "rm" and `brunch_menu` "run"
+ * only as letters, and a label that cries wolf teaches the person to stop reading it. Names are
+ * split at `_`, `-`, `.`, `/`, spaces and camelCase humps (`runCommand` → run, command), and
+ * a plural or past form counts as its verb.
+ */
 export function riskOf(tool: string): RiskLevel {
-  return HIGH_RISK.test(tool) ? 'high' : 'medium';
+  return toolNameWords(tool).some((word) => inflections(word).some((form) => HIGH_RISK_WORDS.has(form))) ? 'high' : 'medium';
+}
+
+/** The word and what it may be an inflection of (`deletes`, `removed`, `pushes` → their verbs). */
+function inflections(word: string): string[] {
+  return [word, word.replace(/s$/, ''), word.replace(/es$/, ''), word.replace(/d$/, ''), word.replace(/ed$/, '')];
+}
+
+function toolNameWords(tool: string): string[] {
+  return tool
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .map((word) => word.toLowerCase())
+    .filter((word) => word !== '');
 }
 
 const ALLOW = { choice: 'allow_once', label: 'Allow once', consequence: 'Runs this call once; signed with your key' };
