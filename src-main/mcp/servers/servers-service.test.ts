@@ -67,6 +67,14 @@ describe('governed servers in the cockpit', () => {
     expect(service.list().find((s) => s.name === 'files')!.startFailure).toBeUndefined();
   });
 
+  it('shows a start failure a proxy recorded in the ledger itself (its server could not start), until a later start succeeds', () => {
+    const { ledger, service } = setup();
+    ledger.audit.append('mcp.proxy_start_failed', { server: 'files', client: 'claude-desktop', session_id: 's3', command: 'npx', reason: 'cannot start the MCP server "npx": no such command (check the path, or that it is on PATH)' } as never);
+    expect(service.list().find((s) => s.name === 'files')!.startFailure).toMatchObject({ client: 'claude-desktop', reason: expect.stringMatching(/no such command/) });
+    ledger.audit.append('mcp.proxy_started', { server: 'files', session_id: 's4', command: 'npx', args: [], policy_name: 'p', policy_hash: 'c'.repeat(64) });
+    expect(service.list().find((s) => s.name === 'files')!.startFailure).toBeUndefined();
+  });
+
   it('a changed tool waits in Review as a high-risk card, and approving it is audited first and takes effect for running proxies', async () => {
     const { ledger, pins, router, service } = setup();
     const listed = (await router.dispatch('review.list', {}, { transport: 'ipc' })) as { ok: true; value: ReviewQueueView };

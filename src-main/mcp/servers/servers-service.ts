@@ -26,7 +26,8 @@ export class ServersService {
   list(): GovernedServer[] {
     const starts = this.entries.latestStartPerServer();
     // A proxy that never started (no keyring, so no ledger of its own) is known only by its report.
-    const reports = this.entries.latestStartPerServer('mcp.proxy_start_reported');
+    // A proxy that opened the ledger but could not start its server recorded that itself.
+    const reports = newestPerServer([...this.entries.latestStartPerServer('mcp.proxy_start_reported'), ...this.entries.latestStartPerServer('mcp.proxy_start_failed')]);
     const names = new Set<string>([...[...starts, ...reports].flatMap((s) => (s.server ? [s.server] : [])), ...this.pins.list().map((p) => p.server)]);
     return [...names].sort().map((name) => {
       const start = starts.find((s) => s.server === name);
@@ -54,7 +55,14 @@ export class ServersService {
   }
 }
 
-/** The latest reported start failure, when no start succeeded after it (a later start settles it). */
+/** The newer entry of each server among `rows`. */
+function newestPerServer(rows: { server: string | null; idx: number }[]): { server: string | null; idx: number }[] {
+  const newest = new Map<string | null, { server: string | null; idx: number }>();
+  for (const row of rows) if ((newest.get(row.server)?.idx ?? -1) < row.idx) newest.set(row.server, row);
+  return [...newest.values()];
+}
+
+/** The latest start failure (reported, or recorded by the proxy), when no start succeeded after it (a later start settles it). */
 function startFailureOf(
   report: { idx: number } | undefined,
   start: { idx: number } | undefined,

@@ -191,7 +191,7 @@ export class AuditRepository {
   }
 
   /** The newest `mcp.proxy_started` entry (or another event's) per server it names, for the Servers page. */
-  latestStartPerServer(event: 'mcp.proxy_started' | 'mcp.proxy_start_reported' = 'mcp.proxy_started'): { server: string | null; idx: number }[] {
+  latestStartPerServer(event: 'mcp.proxy_started' | 'mcp.proxy_start_reported' | 'mcp.proxy_start_failed' = 'mcp.proxy_started'): { server: string | null; idx: number }[] {
     return this.db
       .prepare(
         `SELECT json_extract(data, '$.server') AS server, MAX(idx) AS idx FROM audit_entries
