@@ -5,6 +5,8 @@ import { defineConfig } from 'electron-vite';
 import type { Plugin } from 'vite';
 
 const root = import.meta.dirname;
+// The path aliases of tsconfig.base.json, for every bundle (the renderer has only @shared).
+const alias = { '@main': resolve(root, 'src-main'), '@shared': resolve(root, 'src-shared') };
 
 /**
  * The policy templates are read from beside the module that lists them (src-main/aip/templates/
@@ -30,6 +32,7 @@ function policyTemplates(): Plugin {
 export default defineConfig({
   main: {
     plugins: [policyTemplates()],
+    resolve: { alias },
     build: {
       outDir: resolve(root, 'out/main'),
       rollupOptions: {
@@ -44,6 +47,7 @@ export default defineConfig({
     },
   },
   preload: {
+    resolve: { alias },
     build: {
       // A sandboxed preload cannot require() packages: bundle zod and the contract into it.
       externalizeDeps: false,
@@ -57,6 +61,7 @@ export default defineConfig({
   renderer: {
     root: resolve(root, 'src-renderer'),
     plugins: [react()],
+    resolve: { alias: { '@shared': alias['@shared'] } },
     build: {
       outDir: resolve(root, 'out/renderer'),
       rollupOptions: { input: { index: resolve(root, 'src-renderer/index.html') } },

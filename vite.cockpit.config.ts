@@ -10,6 +10,8 @@ export default defineConfig({
   root: resolve(import.meta.dirname, 'src-renderer'),
   base: './',
   plugins: [react()],
+  // The path alias of tsconfig.base.json the cockpit may use (never @main: docs/architecture.md §3).
+  resolve: { alias: { '@shared': resolve(import.meta.dirname, 'src-shared') } },
   build: {
     outDir: resolve(import.meta.dirname, 'out/cockpit'),
     emptyOutDir: true,

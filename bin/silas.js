@@ -6,6 +6,7 @@
 // through tsx instead: slower, never stale. SILAS_FROM_SOURCE=1 forces the sources.
 import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { buildState, OUT_DIR } from '../scripts/build-cli.js';
 
 /** One line on an interactive stderr, once per stale build; MCP clients and pipes hear nothing. */
@@ -26,7 +27,8 @@ if (state === 'fresh') {
 } else {
   if (state === 'stale') hintStale();
   const { register } = await import('tsx/esm/api');
-  register();
+  // The tsconfig with the @main/@shared path aliases, wherever the command was started from.
+  register({ tsconfig: fileURLToPath(new URL('../tsconfig.node.json', import.meta.url)) });
   ({ main } = await import('../src-main/cli/main.ts'));
 }
 const code = await main(process.argv.slice(2));

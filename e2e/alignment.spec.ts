@@ -9,12 +9,12 @@ import { expect, test } from './fixtures/silas-runtime-env.js';
 import { mainNav, openCockpit } from './fixtures/test.js';
 
 /*
- * Issue 15's journey: a real MCP server behind a real `silas proxy` (wrapped in the test's own
- * Claude Desktop configuration, so its card is derived from its policy) allows, blocks and asks.
- * Every decision becomes a verified AP-Trace; the agent's behaviour changes halfway (plain reads,
- * then writes nobody approves) and exactly one drift alert follows, on the Alignment page and in
- * the chain. Then the card is edited in the cockpit (signed save) to forbid echo, the next echo
- * is a violation, and the trace inspector shows which check failed.
+ * The alignment journey (docs/alignment.md): a real MCP server behind a real `silas proxy` (wrapped
+ * in the test's own Claude Desktop configuration, so its card is derived from its policy) allows,
+ * blocks and asks. Every decision becomes a verified AP-Trace; the agent's behaviour changes
+ * halfway (plain reads, then writes nobody approves) and exactly one drift alert follows, on the
+ * Alignment page and in the chain. Then the card is edited in the cockpit (signed save) to forbid
+ * echo, the next echo is a violation, and the trace inspector shows which check failed.
  */
 
 const POLICY = `apiVersion: aip.io/v1alpha2

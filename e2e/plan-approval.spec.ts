@@ -7,10 +7,11 @@ import { runSilas } from './fixtures/silas-runtime.js';
 import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
 
 /*
- * Issue 5's journey: `silas run` shows a plan and waits; the person approves it on the cockpit's
- * Review surface (the runtime signs a token bound to the plan hash with the owner key); the
- * scripted agent's calls run in the bubblewrap sandbox; only the plan's verify checks, run in a
- * separate read-only sandbox, decide the outcome; every step is in the audit chain.
+ * A plan's journey (docs/silas/executor.md "`silas run`"): `silas run` shows a plan and waits; the
+ * person approves it on the cockpit's Review surface (the runtime signs a token bound to the plan
+ * hash with the owner key); the scripted agent's calls run in the bubblewrap sandbox; only the
+ * plan's verify checks, run in a separate read-only sandbox, decide the outcome; every step is in
+ * the audit chain.
  */
 
 const PLAN = `---

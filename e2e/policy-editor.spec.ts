@@ -6,10 +6,11 @@ import { signPolicy } from './fixtures/mcp-proxy.js';
 import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
 
 /*
- * Issue 14's journey: a policy governing a real MCP server (through `silas proxy`) is opened in the
- * cockpit's editor; a typo'd key is underlined with the loader's "did you mean"; fixed, the draft is
- * run against the server's recorded calls and shows what changes; saved (signed), the running proxy
- * enforces the new rule on a real call; restoring the previous version brings the old rule back.
+ * The policy editor's journey (docs/policy-editor.md): a policy governing a real MCP server
+ * (through `silas proxy`) is opened in the cockpit's editor; a typo'd key is underlined with the
+ * loader's "did you mean"; fixed, the draft is run against the server's recorded calls and shows
+ * what changes; saved (signed), the running proxy enforces the new rule on a real call; restoring
+ * the previous version brings the old rule back.
  */
 
 const POLICY = 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: files\nspec:\n  mode: enforce\n  # echo is for the smoke test only\n  allowed_tools: [echo, read_file]\n';

@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toolCallSubject } from '../src-main/approvals/tool-call-approval.js';
+import { toolCallSubject } from '../src-main/approval/tool-call.js';
 import { bindingOf, proxyVerifier } from '../src-main/testing/approvals.js';
 import { FakeProxy, ownerKeys, type ProxiedCall } from './fixtures/approval-proxy.js';
 import { auditLog, expect, mainNav, openActivity, openCockpit, test } from './fixtures/test.js';
@@ -75,7 +75,7 @@ test.describe('Review: deciding what a proxy asks', () => {
       expect(result.outcome).toBe('approve');
       if (result.outcome !== 'approve') throw new Error('unreachable');
       // A token from the approval engine, bound to exactly this call (scope single_step).
-      expect(result.token).toMatchObject({ scope: 'single_step', plan_hash: toolCallSubject(bindingOf(proxy.binding(readNotes))).planHash, conditions: { server: 'filesystem', tool: 'read_file', request_id: 7, session_id: proxy.sessionId } });
+      expect(result.token).toMatchObject({ scope: 'single_step', plan_hash: toolCallSubject(bindingOf(proxy.binding(readNotes))).hash, conditions: { server: 'filesystem', tool: 'read_file', request_id: 7, session_id: proxy.sessionId } });
       const verify = proxyVerifier(mkdtempSync(join(tmpdir(), 'silas-e2e-proxy-')), ownerKeys(silas));
       // Bound to the exact call: the same token does not pass for other arguments, and passes once for its own.
       expect(verify(result.token, { ...proxy.binding(readNotes), args: { path: '/etc/shadow' } })).toEqual({ ok: false, reason: 'approval is for other arguments' });

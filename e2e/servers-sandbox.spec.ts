@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { connectThroughProxy, MCP_SERVERS, textOf, writePolicy, type ProxiedClient } from './fixtures/mcp-proxy.js';
 import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
 
-// Issue 12 item 4: the Servers page shows what each server's sandbox allows, the connections it
-// refused, and an unsandboxed server as a warning.
+// docs/mcp-sandbox.md "In the ledger and the cockpit": the Servers page shows what each server's
+// sandbox allows, the connections it refused, and an unsandboxed server as a warning.
 
 test.describe('the Servers page shows each server sandbox', () => {
   const proxies: ProxiedClient[] = [];

@@ -2,16 +2,16 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page, WebSocket as PwWebSocket } from '@playwright/test';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../src-main/llm/testing/scripted-openai-server.js';
-import { directRoute, executorWritesGreeting, plannerAnswer, plannerRoute, streamedJson } from '../src-main/silas/stream/stream-test-support.js';
-import { encodingsOf, fakeApiKey } from '../src-main/llm/llm-test-support.js';
+import { directRoute, executorWritesGreeting, plannerAnswer, plannerRoute, streamedJson } from '../src-main/silas/stream/testing/stream.js';
+import { encodingsOf, fakeApiKey } from '../src-main/llm/testing/llm.js';
 import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
 
 /*
- * Issue 13's journey: a person with no model configured opens the Stream page, is walked through
- * choosing a provider (the key goes to the keyring through secure input, never the WebSocket),
- * tests it, talks to Silas (streamed answer), asks for work, approves Silas's plan with a
- * signature in Review, watches it execute in the sandbox and verify, and finds the conversation
- * again after a reload. The model is a scripted OpenAI-compatible server on 127.0.0.1.
+ * The Stream's journey (docs/silas/stream.md): a person with no model configured opens the Stream
+ * page, is walked through choosing a provider (the key goes to the keyring through secure input,
+ * never the WebSocket), tests it, talks to Silas (streamed answer), asks for work, approves Silas's
+ * plan with a signature in Review, watches it execute in the sandbox and verify, and finds the
+ * conversation again after a reload. The model is a scripted OpenAI-compatible server on 127.0.0.1.
  */
 
 let server: ScriptedOpenAIServer;

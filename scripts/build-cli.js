@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Builds the JavaScript that `silas` runs (bin/silas.js), so no TypeScript is compiled when an
-// MCP client spawns `silas proxy` or a person types a command (issue 10 item 8). `npm install`
+// Builds the JavaScript that `silas` runs (bin/silas.js), so no TypeScript is compiled when an MCP
+// client spawns `silas proxy` or a person types a command (docs/architecture.md §6). `npm install`
 // and `npm ci` run it through `prepare` (scripts/prestart.js); by hand: `npm run build:cli`.
 //
 // Output: out/cli/main.js, one module per command (loaded lazily by the command registry), the
@@ -106,6 +106,8 @@ export async function buildCli() {
     // Bundled CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __silasCreateRequire } from 'node:module'; const require = __silasCreateRequire(import.meta.url);" },
     plugins: [sourceUrls],
+    // The @main/@shared path aliases are read from here (docs/architecture.md §4).
+    tsconfig: 'tsconfig.node.json',
     metafile: true,
     logLevel: 'warning',
   });

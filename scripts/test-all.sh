@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm test`: typecheck, lint, unit tests (vitest) and browser e2e tests (Playwright with
-# Debian's Chromium), all against a real OS keyring on a private D-Bus session. Ends with one
-# line counted from the runners' own JSON reports: `tests: N passed, M failed[, K skipped]`.
+# `npm test`: typecheck, lint, knip (no unused files, exports or dependencies), unit tests (vitest)
+# and browser e2e tests (Playwright with Debian's Chromium), all against a real OS keyring on a
+# private D-Bus session. Ends with one line counted from the runners' own JSON reports:
+# `tests: N passed, M failed[, K skipped]`; a failed check (typecheck, lint, knip) fails the run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${SILAS_KEYRING_READY:-}" ]; then
@@ -21,6 +22,7 @@ step() {
 
 step "typecheck" npm run --silent typecheck
 step "lint" npm run --silent lint
+step "unused files, exports and dependencies (knip)" npm run --silent knip -- --no-progress
 step "unit tests (vitest)" npx vitest run --reporter=default --reporter=json --outputFile.json="$reports/vitest.json"
 step "build cockpit" npm run --silent build:cockpit
 PLAYWRIGHT_JSON_OUTPUT_NAME="$reports/playwright.json" step "e2e tests (playwright)" npx playwright test --reporter=list,json

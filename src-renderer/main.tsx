@@ -5,7 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app/App/App.js';
 import { CockpitProvider } from './app/cockpit-context.js';
 import { chooseTransport, streamScopeStorage } from './lib/boot.js';
-import { connectCockpit } from './lib/cockpit.js';
+import { connectCockpit } from './lib/cockpit/connect.js';
 import { browserNotifications } from './lib/notifications.js';
 import { parseRoute } from './lib/routes.js';
 import { createCockpitStore } from './store/cockpit-store.js';

@@ -1,12 +1,13 @@
-// Issue 15's benchmarks, ours beside the published SDK (@mnemom/agent-alignment-protocol 2.0.0)
-// on the same cards and traces in one run: verifications per second (ours computes the §7.4
-// similarity score too, the SDK does not), drift over 10, 100 and 1,000 traces, and the cost per
-// trace of our incremental drift monitor once its baseline is fixed (target ≥ 100,000 traces/s)
-// at 10k, 100k and 1M traces of history; verification with 1 KB to 4 MB of arguments. Each figure
-// beside the floor of JSON-parsing the same traces in the same run.
-// The card's conditions use only the three shapes the SDK parses, so both evaluate every trigger
-// (the SDK logs a warning per evaluation of any other). The SDK takes its "unified" card shape, so the same card is handed to it with `autonomy_envelope`
-// and `audit_commitment` renamed to `autonomy` and `audit` (the SDK documents the rename).
+// AAP's benchmarks (docs/aap.md "Conformance and benchmarks"), ours beside the published SDK
+// (@mnemom/agent-alignment-protocol 2.0.0) on the same cards and traces in one run: verifications
+// per second (ours computes the §7.4 similarity score too, the SDK does not), drift over 10, 100
+// and 1,000 traces, and the cost per trace of our incremental drift monitor once its baseline is
+// fixed (target ≥ 100,000 traces/s) at 10k, 100k and 1M traces of history; verification with 1 KB
+// to 4 MB of arguments. Each figure beside the floor of JSON-parsing the same traces in the same
+// run. The card's conditions use only the three shapes the SDK parses, so both evaluate every
+// trigger (the SDK logs a warning per evaluation of any other). The SDK takes its "unified" card
+// shape, so the same card is handed to it with `autonomy_envelope` and `audit_commitment` renamed
+// to `autonomy` and `audit` (the SDK documents the rename).
 import * as sdk from '@mnemom/agent-alignment-protocol';
 import { AlignmentCard } from '../../src-shared/aap/card.js';
 import { ApTrace } from '../../src-shared/aap/trace.js';

@@ -10,7 +10,7 @@ import { indexCardFeatures, type CardFeatureIndex } from './features.js';
  * feature vector verification needs computed once rather than per trace.
  */
 
-export interface CompiledTrigger {
+interface CompiledTrigger {
   /** `autonomy_envelope.escalation_triggers[i]` */
   path: string;
   trigger: EscalationTrigger;

@@ -31,7 +31,7 @@ export interface CoherenceOptions {
 
 const unique = (values: readonly string[]) => [...new Set(values)];
 
-export function findConflicts(initiator: CoherenceParty, responder: CoherenceParty): ValueConflict[] {
+function findConflicts(initiator: CoherenceParty, responder: CoherenceParty): ValueConflict[] {
   const conflicts: ValueConflict[] = [];
   const responderRefuses = new Set(responder.values.conflicts_with ?? []);
   const initiatorRefuses = new Set(initiator.values.conflicts_with ?? []);

@@ -18,9 +18,9 @@ import type { ApTrace } from '../../src-shared/aap/trace.js';
  * Otherwise `unknown`.
  */
 
-export const UNDECLARED_RATIO_THRESHOLD = 0.3;
-export const PRINCIPAL_BENEFIT_DECLINE = 0.1;
-export const REASONING_ALIGNMENT_DECLINE = 0.25;
+const UNDECLARED_RATIO_THRESHOLD = 0.3;
+const PRINCIPAL_BENEFIT_DECLINE = 0.1;
+const REASONING_ALIGNMENT_DECLINE = 0.25;
 
 /** Sums over a run of traces; `count` traces in all. */
 export interface SignalSums {

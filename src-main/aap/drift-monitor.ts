@@ -6,9 +6,9 @@ import { DRIFT_RECOMMENDATION, resolveDriftOptions, type DriftCard, type DriftOp
 import { centroid, cosineSimilarity, extractTraceFeatures, vectorNorm, type FeatureVector } from './features.js';
 
 /*
- * Drift detection as traces are recorded (issue 15 item 5): the same rules as drift.ts, but each
- * trace after the baseline costs O(its features) — one dot product with the fixed centroid and a
- * few running sums — never a pass over the history.
+ * Drift detection as traces are recorded (docs/aap.md "Drift"): the same rules as drift.ts, but
+ * each trace after the baseline costs O(its features) — one dot product with the fixed centroid and
+ * a few running sums — never a pass over the history.
  *
  * The batch detector sizes its baseline from the whole history's length (§8.2: up to 10 traces
  * for 40 or more); a live monitor cannot know the final length, so it is told the size (default

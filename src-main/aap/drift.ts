@@ -31,7 +31,7 @@ export interface DriftOptions {
   sustainedThreshold?: number;
 }
 
-export interface TraceSimilarity {
+interface TraceSimilarity {
   /** Position in chronological order. */
   index: number;
   trace_id: string;
@@ -59,7 +59,7 @@ export function baselineSize(count: number, sustained: number): number {
   return Math.max(sustained, Math.min(10, Math.floor(count / 4)));
 }
 
-export function chronological(traces: readonly ApTrace[]): ApTrace[] {
+function chronological(traces: readonly ApTrace[]): ApTrace[] {
   return traces
     .map((trace, order) => ({ trace, order, time: Date.parse(trace.timestamp) }))
     .sort((a, b) => a.time - b.time || a.order - b.order)

@@ -27,8 +27,8 @@ import type { ApTrace } from '../../src-shared/aap/trace.js';
 
 export type FeatureVector = Map<string, number>;
 
-export const CONDITION_WEIGHT = Math.SQRT1_2;
-export const IMPLIED_DENY_WEIGHT = 0.5;
+const CONDITION_WEIGHT = Math.SQRT1_2;
+const IMPLIED_DENY_WEIGHT = 0.5;
 
 export function extractTraceFeatures(trace: ApTrace): FeatureVector {
   const features: FeatureVector = new Map();
@@ -69,7 +69,7 @@ export function vectorNorm(vector: ReadonlyMap<string, number>): number {
   return Math.sqrt(sum);
 }
 
-export function dotProduct(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+function dotProduct(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   let dot = 0;
   for (const [key, weight] of small) {

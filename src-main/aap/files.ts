@@ -8,7 +8,7 @@ import { jsonErrorAt } from '../../src-shared/json-position.js';
  * and .ndjson files in name order. Every problem names the file (and line) it comes from.
  */
 
-export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+const MAX_INPUT_BYTES = 64 * 1024 * 1024;
 
 export class InputError extends Error {
   constructor(message: string) {

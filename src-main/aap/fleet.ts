@@ -14,13 +14,13 @@ export interface FleetMember {
   card: CoherenceParty;
 }
 
-export interface FleetPair {
+interface FleetPair {
   agent_a: string;
   agent_b: string;
   result: CoherenceResult;
 }
 
-export interface FleetAgentSummary {
+interface FleetAgentSummary {
   agent_id: string;
   mean_score: number;
   compatible_count: number;
@@ -29,7 +29,7 @@ export interface FleetAgentSummary {
   is_outlier: boolean;
 }
 
-export interface FleetOutlier {
+interface FleetOutlier {
   agent_id: string;
   mean_score: number;
   fleet_mean: number;
@@ -39,7 +39,7 @@ export interface FleetOutlier {
   primary_conflicts: string[];
 }
 
-export interface FleetCluster {
+interface FleetCluster {
   cluster_id: number;
   agent_ids: string[];
   /** Mean pairwise score inside the cluster; 1 for an agent alone. */

@@ -1,10 +1,10 @@
 import { formatIssue, type ValidationIssue } from '../../src-shared/aap/issues.js';
 import type { ApTrace } from '../../src-shared/aap/trace.js';
 import type { CardValidation } from '../../src-shared/aap/validate-card.js';
-import { validateApTrace, type TraceValidation } from '../../src-shared/aap/validate-trace.js';
+import { validateApTrace } from '../../src-shared/aap/validate-trace.js';
 import { compileAlignmentCard, validateCard, type CompiledCard } from './card.js';
 import { expandTracePaths, readJsonFile, readTraceDocuments } from './files.js';
-import { locateCard, locateTrace, locateTraces, reroot } from './inputs.js';
+import { locateCard, locateTraces, reroot } from './inputs.js';
 
 /*
  * Cards and traces from files, with every problem as `SOURCE: path: message` lines. A card used to
@@ -35,12 +35,6 @@ export function loadCard(file: string, now: Date): Loaded<LoadedCard> {
   const compiled = compileAlignmentCard(located.value);
   if (!compiled.ok) return { ok: false, errors: lines(file, reroot(compiled.errors, located.at)) };
   return { ok: true, value: { compiled: compiled.compiled, validation: validateCardDocument(document, now) } };
-}
-
-export function validateTraceDocument(document: unknown): TraceValidation {
-  const located = locateTrace(document);
-  const validation = validateApTrace(located.value);
-  return { ...validation, errors: reroot(validation.errors, located.at), warnings: reroot(validation.warnings, located.at) };
 }
 
 /** Every trace in the files and folders given, in the order found; any invalid trace fails the load. */

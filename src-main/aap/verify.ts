@@ -68,7 +68,7 @@ function nearBoundary(trace: ApTrace): VerificationWarning[] {
   return warnings;
 }
 
-export function recommendedAction(violations: readonly Violation[], warnings: readonly VerificationWarning[]): RecommendedAction {
+function recommendedAction(violations: readonly Violation[], warnings: readonly VerificationWarning[]): RecommendedAction {
   if (violations.length > 0) return 'deny';
   return warnings.length > 0 ? 'review' : 'proceed';
 }

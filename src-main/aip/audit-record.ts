@@ -42,8 +42,9 @@ function auditedArgs(args: unknown, dlp: DlpEngine | null): JsonValue | undefine
 export function aipDecisionData(decision: PolicyDecision, input: EvaluationInput, context: AipAuditContext): AuditEventData<typeof AIP_DECISION_EVENT> & JsonObject {
   // Absent fields are never set rather than deleted afterwards: `delete` turns the object into a
   // slow dictionary that every later walk (the ledger's copy, its schema check) pays for. Fields
-  // are set in RFC 8785 key order (UTF-16 code units), so the ledger's canonical copy finds them
-  // in order and need not sort them (audit/chain.ts, `keysInOrder`; issue 11 item 5).
+  // are set in RFC 8785 key order (UTF-16 code units), so the ledger's canonical copy finds them in
+  // order and need not sort them (audit/chain.ts, `keysInOrder`): paid on every call the proxy
+  // audits.
   const entry: Record<string, JsonValue> = {};
   const args = auditedArgs(input.args, context.dlp);
   if (args !== undefined) entry.args = args;

@@ -2,7 +2,7 @@ import { DlpEngine } from './dlp/engine.js';
 import { PolicyEvaluator, type ToolDefinition } from './evaluate/evaluator.js';
 import type { PathBases } from './evaluate/paths/path-bases.js';
 import type { Environment } from './evaluate/paths/shell-vars.js';
-import { ProtectedPathMatcher } from './evaluate/protected-paths.js';
+import { ProtectedPathMatcher } from './evaluate/protected-paths/index.js';
 import { ToolRateLimiter } from './evaluate/rate-limiter.js';
 import type { AgentPolicy } from './policy/types.js';
 

@@ -3,7 +3,7 @@ import type { OwnerSigner } from '../keys/owner-key.js';
 import { ownerSignTagged, ownerSignerOfTagged } from '../keys/sealed-state.js';
 
 /*
- * Owner-key signatures over Alignment Cards and AP-Traces (issue 15 item 6; AAP §9.2 asks that
+ * Owner-key signatures over Alignment Cards and AP-Traces (AAP §9.2 asks that
  * cards be signed, §4.7 `tamper_evidence: signed` that traces be). The signed bytes are a domain
  * tag, then the document's RFC 8785 canonical JSON: a trace signature can never pass for a card's,
  * nor for any other message the owner key signs (plans, approvals, policies). The recorder signs

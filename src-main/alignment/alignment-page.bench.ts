@@ -1,11 +1,11 @@
-// Issue 15's page benchmark: "the Alignment page renders 100,000 traces in under 1 s". A real
-// headless runtime on a fresh temporary home serves the cockpit (built from the current sources
-// into a temporary directory) to Chromium; the page is opened on the Alignment route and an agent
-// is shown. Measured in the page, from the click on "Show AGENT" to the frame after both uPlot
-// charts report they drew every trace (`data-points`): the alignment.series call, the runtime
-// reading its rows, the transfer, parsing and checking the answer, the store, React, the chart
-// data and uPlot. The floor, measured in the same page in the same run: a bare WebSocket fetching
-// the same alignment.series and JSON.parse-ing it.
+// The Alignment page's benchmark: 100,000 traces rendered in under 1 s (docs/alignment.md "The
+// Alignment page"). A real headless runtime on a fresh temporary home serves the cockpit (built
+// from the current sources into a temporary directory) to Chromium; the page is opened on the
+// Alignment route and an agent is shown. Measured in the page, from the click on "Show AGENT" to
+// the frame after both uPlot charts report they drew every trace (`data-points`): the
+// alignment.series call, the runtime reading its rows, the transfer, parsing and checking the
+// answer, the store, React, the chart data and uPlot. The floor, measured in the same page in the
+// same run: a bare WebSocket fetching the same alignment.series and JSON.parse-ing it.
 //
 // This benchmarks the page, not the recorder: the traces are inserted directly into the
 // aap_traces table through AlignmentRepository.insertTrace (what the Alignment page reads), not
@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Page } from '@playwright/test';
 import { AlignmentRepository } from '../store/repositories/alignment.js';
 import { report } from '../testing/bench.js';
 import { runSilasProcess, spawnSilas } from '../testing/cli.js';

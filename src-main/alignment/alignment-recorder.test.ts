@@ -2,10 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApTrace } from '../../src-shared/aap/trace.js';
 import { useTempDirs } from '../testing/temp.js';
 import { aapSigner } from './aap-signatures.js';
-import { alignmentHarness, loadTestPolicy, type AlignmentHarness } from './alignment-test-support.js';
+import { alignmentHarness, loadTestPolicy, type AlignmentHarness } from './testing/alignment.js';
 import { RECORD_PAGE } from './alignment-recorder.js';
+import { sqliteConnection } from '../store/transaction.js';
 
-// Real decisions into verified AP-Traces (issue 15 items 5–7): a real ledger and owner key; the
+// Real decisions into verified AP-Traces, drift included: a real ledger and owner key; the
 // decisions are written as `silas proxy` writes them.
 const tempDir = useTempDirs('silas-alignment-');
 const open: AlignmentHarness[] = [];
@@ -187,7 +188,7 @@ describe('AlignmentRecorder', () => {
     h.decide('read_file', 'ALLOW');
     h.drain();
     const moved = h.repo.cursor()!.index + 40;
-    h.ledger.db.prepare('UPDATE aap_cursor SET last_index = ?').run(moved);
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_cursor SET last_index = ?').run(moved);
     const again = h.restart();
     for (let i = 0; i < 3; i += 1) again.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     again.drain();
@@ -195,7 +196,7 @@ describe('AlignmentRecorder', () => {
     expect(again.events('aap.violation')).toHaveLength(3);
     expect(again.events('aap.state_refused')).toEqual([{ state: 'cursor', reason: expect.stringMatching(/not signed by the owner key/) }]);
     // Moved back to the start (an old, validly signed value would do the same): nothing twice.
-    again.ledger.db.prepare('UPDATE aap_cursor SET last_index = -1').run();
+    sqliteConnection(again.ledger.db).prepare('UPDATE aap_cursor SET last_index = -1').run();
     const third = again.restart();
     third.drain();
     expect(third.events('aap.trace')).toHaveLength(4);
@@ -206,8 +207,8 @@ describe('AlignmentRecorder', () => {
     for (let i = 0; i < 12; i += 1) h.decide('read_file', 'ALLOW');
     h.drain();
     // Marked as alerted already, so the coming streak would stay silent.
-    const { snapshot } = h.ledger.db.prepare("SELECT snapshot FROM aap_drift_state WHERE agent_id = 'mcp:files'").get() as { snapshot: string };
-    h.ledger.db.prepare("UPDATE aap_drift_state SET snapshot = ? WHERE agent_id = 'mcp:files'").run(JSON.stringify({ ...JSON.parse(snapshot), alerted: true, count: 0, reference: [] }));
+    const { snapshot } = sqliteConnection(h.ledger.db).prepare("SELECT snapshot FROM aap_drift_state WHERE agent_id = 'mcp:files'").get() as { snapshot: string };
+    sqliteConnection(h.ledger.db).prepare("UPDATE aap_drift_state SET snapshot = ? WHERE agent_id = 'mcp:files'").run(JSON.stringify({ ...JSON.parse(snapshot), alerted: true, count: 0, reference: [] }));
     const again = h.restart();
     for (let i = 0; i < 14; i += 1) again.decide('read_file', 'ALLOW');
     for (let i = 0; i < 6; i += 1) again.decide('write_file', 'BLOCK', { approval: 'deny' });

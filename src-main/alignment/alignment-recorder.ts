@@ -15,13 +15,14 @@ import { traceFromEntry } from './trace-builders.js';
 import { countsSealId, countsSealValue, recountAgent, sealTraceRow, traceRowHolds, type TraceSeals } from './trace-seals.js';
 
 /*
- * Turns the ledger's agent decisions into verified AP-Traces as they are recorded (issue 15
- * items 5–7, docs/alignment.md). It reads the chain from its own cursor, one page per turn of the
- * event loop, so proxies writing in other processes, a runtime that was stopped, and a first start
- * on a long history are all the same case: nothing is skipped and nothing is done twice. Each page
- * commits in one transaction: its `aap.trace` entries (the traces themselves, signed when the card
- * asks for it), `aap.violation` and `aap.drift_alert` entries, the Alignment page's rows, the drift
- * monitors' state and the cursor. Notifications go out after the commit.
+ * Turns the ledger's agent decisions into verified AP-Traces as they are recorded, drift included
+ * (docs/alignment.md "From a ledger entry to a verified trace"). It reads the chain from its own
+ * cursor, one page per turn of the event loop, so proxies writing in other processes, a runtime
+ * that was stopped, and a first start on a long history are all the same case: nothing is skipped
+ * and nothing is done twice. Each page commits in one transaction: its `aap.trace` entries (the
+ * traces themselves, signed when the card asks for it), `aap.violation` and `aap.drift_alert`
+ * entries, the Alignment page's rows, the drift monitors' state and the cursor. Notifications go
+ * out after the commit.
  */
 
 export const RECORD_PAGE = 500;
@@ -30,7 +31,7 @@ export const RECORD_PAGE = 500;
  * and appending a trace costs a fraction of a millisecond, and no turn of the runtime's event loop
  * may take more than 50 ms (docs/architecture.md §1).
  */
-export const PAGE_BUDGET_MS = 20;
+const PAGE_BUDGET_MS = 20;
 
 export interface AlignmentNotice {
   kind: 'violation' | 'drift';

@@ -3,7 +3,8 @@ import { ErrorCode } from '../../src-shared/errors.js';
 import { generateEd25519, signEd25519 } from '../keys/ed25519.js';
 import { useTempDirs } from '../testing/temp.js';
 import { aapSigner, signAapDocument } from './aap-signatures.js';
-import { alignmentHarness, FILES_POLICY, loadTestPolicy, type AlignmentHarness } from './alignment-test-support.js';
+import { alignmentHarness, FILES_POLICY, loadTestPolicy, type AlignmentHarness } from './testing/alignment.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 // The Alignment page's calls, from the attacker's side too: a process that can write the database
 // but not the keyring edits trace rows, cards and signatures; an edited card that does not validate
@@ -72,10 +73,10 @@ describe('AlignmentService', () => {
     h.drain();
     const [row] = h.repo.violations('mcp:files', 1);
     // Marked verified behind the app's back: the chain's trace, checked again, says otherwise.
-    h.ledger.db.prepare('UPDATE aap_traces SET verified = 1 WHERE trace_id = ?').run(row!.traceId);
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_traces SET verified = 1 WHERE trace_id = ?').run(row!.traceId);
     expect(h.service.trace(row!.traceId).matchesChain).toBe(false);
     // Pointed at another chain entry: refused, never shown as that trace.
-    h.ledger.db.prepare('UPDATE aap_traces SET audit_index = ? WHERE trace_id = ?').run(row!.sourceIndex, row!.traceId);
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_traces SET audit_index = ? WHERE trace_id = ?').run(row!.sourceIndex, row!.traceId);
     expect(codeOf(() => h.service.trace(row!.traceId))).toBe(ErrorCode.Corrupt);
     expect(codeOf(() => h.service.trace('tr-nothing'))).toBe(ErrorCode.NotFound);
     // An agent that never decided anything has no card to show or edit.
@@ -207,7 +208,7 @@ describe('AlignmentService', () => {
     const card = JSON.parse(row.cardJson) as { autonomy_envelope: { bounded_actions: string[]; forbidden_actions: string[] } };
     card.autonomy_envelope.bounded_actions.push('delete_file');
     card.autonomy_envelope.forbidden_actions = [];
-    h.ledger.db.prepare('UPDATE aap_cards SET card_json = ? WHERE id = ?').run(JSON.stringify(card), row.id);
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_cards SET card_json = ? WHERE id = ?').run(JSON.stringify(card), row.id);
     // The inspector does not verify a trace against it either.
     expect(codeOf(() => h.service.trace(h.repo.traces('mcp:files', 0, 1)[0]!.traceId))).toBe(ErrorCode.Corrupt);
     const again = h.restart();

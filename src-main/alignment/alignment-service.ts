@@ -17,7 +17,7 @@ import { refusedReasonOf } from './refused-card.js';
 import { countsSealId, countsSealValue, recountAgent, traceRowHolds, type TraceSeals } from './trace-seals.js';
 
 /*
- * What the Alignment page asks of the runtime (issue 15 item 8, docs/alignment.md): the governed
+ * What the Alignment page asks of the runtime (docs/alignment.md "The Alignment page"): the governed
  * agents, each one's traces as chart columns, a trace with every check explained, the card editor
  * (validation as the person types, a signed save), and the fleet's value coherence.
  */

@@ -5,11 +5,12 @@ import type { ApTrace } from '../../src-shared/aap/trace.js';
 import { signPolicyText } from '../aip/policy/sign.js';
 import { anchorPolicyInForce } from '../aip/policy/in-force.js';
 import { composeAlignment, type Alignment } from '../app/compose-alignment.js';
-import { openLedger, type Ledger } from '../app/ledger.js';
+import { openHome, type Ledger } from '../app/home.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { AlignmentChainReader } from '../store/repositories/alignment-chain.js';
 import { useTempDirs } from '../testing/temp.js';
-import { alignmentHarness, FILES_POLICY, type AlignmentHarness } from './alignment-test-support.js';
+import { alignmentHarness, FILES_POLICY, type AlignmentHarness } from './testing/alignment.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 // Alignment from a database writer (docs/alignment.md "Attacker's side"): a process that can write
 // the data home's files and the database but cannot reach the OS keyring plants a trace row, edits
@@ -33,7 +34,7 @@ describe('alignment against a database writer', () => {
     h.decide('delete_file', 'ALLOW_MONITOR', { policy_mode: 'monitor', violation: true });
     const decision = lastDecision(h);
     // The row the recorder would write, planted first: "already recorded", and verified.
-    h.ledger.db
+    sqliteConnection(h.ledger.db)
       .prepare(
         `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json)
          VALUES ('mcp:files', ?, 'ac-x', ?, ?, ?, 'read_file', 'execute', 0, 1, '[]', 1, NULL, 0, '[]')`,
@@ -48,7 +49,7 @@ describe('alignment against a database writer', () => {
     expect(h.repo.recordedTrace(`tr-${decision.id}`)).toMatchObject({ verified: false, actionName: 'delete_file' });
     expect(h.service.violations('mcp:files', 10).violations).toEqual([expect.objectContaining({ traceId: `tr-${decision.id}`, actionName: 'delete_file' })]);
     // A recorded row holds its seal: read again, nothing is recorded twice.
-    h.ledger.db.prepare('UPDATE aap_cursor SET last_index = -1').run();
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_cursor SET last_index = -1').run();
     const again = h.restart();
     again.drain();
     expect(again.events('aap.trace')).toHaveLength(1);
@@ -63,7 +64,7 @@ describe('alignment against a database writer', () => {
     h.service.saveCard('mcp:files', JSON.stringify({ ...card, card_id: 'ac-files-strict', autonomy_envelope: { ...card.autonomy_envelope, bounded_actions: ['list_directory'], forbidden_actions: ['delete_file', 'read_file'] } }));
     // Edited in the database so that its signature no longer holds.
     const row = h.repo.activeCard('mcp:files')!;
-    h.ledger.db.prepare('UPDATE aap_cards SET card_json = ? WHERE id = ?').run(row.cardJson.replace('"read_file"]', '"write_file"]'), row.id);
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_cards SET card_json = ? WHERE id = ?').run(row.cardJson.replace('"read_file"]', '"write_file"]'), row.id);
     const again = h.restart();
     again.decide('read_file', 'ALLOW');
     again.drain();
@@ -101,8 +102,8 @@ describe('alignment against a database writer', () => {
     const card = h.service.card('mcp:files').card as Record<string, unknown> & { autonomy_envelope: Record<string, unknown> };
     h.service.saveCard('mcp:files', JSON.stringify({ ...card, card_id: 'ac-files-strict', autonomy_envelope: { ...card.autonomy_envelope, bounded_actions: ['list_directory'], forbidden_actions: ['delete_file', 'read_file'] } }));
     // The looser derived card, still validly signed, is made the active one again.
-    h.ledger.db.prepare("UPDATE aap_cards SET active = 0 WHERE agent_id = 'mcp:files'").run();
-    h.ledger.db.prepare('UPDATE aap_cards SET active = 1 WHERE id = ?').run(loose.id);
+    sqliteConnection(h.ledger.db).prepare("UPDATE aap_cards SET active = 0 WHERE agent_id = 'mcp:files'").run();
+    sqliteConnection(h.ledger.db).prepare('UPDATE aap_cards SET active = 1 WHERE id = ?').run(loose.id);
     const again = h.restart();
     again.decide('read_file', 'ALLOW');
     again.drain();
@@ -118,7 +119,7 @@ describe('alignment against a database writer', () => {
     h.drain();
     const card = h.service.card('mcp:files').card as Record<string, unknown> & { autonomy_envelope: Record<string, unknown> };
     h.service.saveCard('mcp:files', JSON.stringify({ ...card, card_id: 'ac-files-strict', autonomy_envelope: { ...card.autonomy_envelope, bounded_actions: ['list_directory'], forbidden_actions: ['delete_file', 'read_file'] } }));
-    h.ledger.db.prepare("UPDATE aap_cards SET source = 'derived' WHERE agent_id = 'mcp:files' AND active = 1").run();
+    sqliteConnection(h.ledger.db).prepare("UPDATE aap_cards SET source = 'derived' WHERE agent_id = 'mcp:files' AND active = 1").run();
     const again = h.restart();
     again.cards.policyChanged('files', null);
     // Never the derived card, which bounds read_file: the edited card stays, or the agent fails closed.
@@ -137,8 +138,8 @@ describe('alignment against a database writer', () => {
     h.drain();
     const [hidden] = h.repo.violations('mcp:files', 1);
     // The two UPDATEs of the reproduction: the row marked verified, the count lowered.
-    h.ledger.db.prepare("UPDATE aap_traces SET verified = 1, violations_json = '[]' WHERE trace_id = ?").run(hidden!.traceId);
-    h.ledger.db.prepare("UPDATE aap_agent_counts SET violations = 0 WHERE agent_id = 'mcp:files'").run();
+    sqliteConnection(h.ledger.db).prepare("UPDATE aap_traces SET verified = 1, violations_json = '[]' WHERE trace_id = ?").run(hidden!.traceId);
+    sqliteConnection(h.ledger.db).prepare("UPDATE aap_agent_counts SET violations = 0 WHERE agent_id = 'mcp:files'").run();
     expect(h.service.agents().agents[0]).toMatchObject({ agentId: 'mcp:files', traces: 3, violations: 1, countsTampered: true });
     expect(h.service.violations('mcp:files', 10).violations).toEqual([{ traceId: hidden!.traceId, ts: hidden!.ts, actionName: 'delete_file', violations: ['unbounded_action', 'forbidden_action'], tampered: true }]);
     const series = await h.service.series('mcp:files', 0, 100);
@@ -149,7 +150,7 @@ describe('alignment against a database writer', () => {
     expect(refusals).toContainEqual(expect.objectContaining({ kind: 'trace-index', id: 'counts:mcp:files', reason: 'mismatch' }));
     expect(refusals).toContainEqual(expect.objectContaining({ kind: 'trace-index', id: `trace:${hidden!.traceId}`, reason: 'mismatch' }));
     // The row deleted outright: the chain still has the violation.
-    h.ledger.db.prepare('DELETE FROM aap_traces WHERE trace_id = ?').run(hidden!.traceId);
+    sqliteConnection(h.ledger.db).prepare('DELETE FROM aap_traces WHERE trace_id = ?').run(hidden!.traceId);
     expect(h.service.violations('mcp:files', 10).violations).toEqual([expect.objectContaining({ traceId: hidden!.traceId, actionName: 'delete_file', tampered: true })]);
     expect((await h.service.series('mcp:files', 0, 100)).tampered).toEqual([hidden!.traceId]);
     // The recorder's next page counts again from the chain and seals the counts.
@@ -165,7 +166,7 @@ describe('alignment against a database writer', () => {
 describe('cards derived only from owner-signed policies', () => {
   function composed() {
     const dir = tempDir();
-    const ledger = openLedger(join(dir, 'home'), { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+    const ledger = openHome(join(dir, 'home'), { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
     const policy = join(dir, 'home', 'policies', 'files.yaml');
     mkdirSync(join(dir, 'home', 'policies'), { recursive: true });
     // Saved and put in force as the cockpit does: signed, and its text anchored in the keyring.
@@ -239,7 +240,7 @@ describe('cards derived only from owner-signed policies', () => {
     const start = c.ledger.audit.append('mcp.proxy_started', { server: 'hand', session_id: 's', command: 'node', args: ['server.js'], pid: 1, policy_name: 'files', policy_hash: 'a'.repeat(64), policy_file: c.policy, sandbox } as never);
     c.ledger.audit.writeCheckpoint();
     // The attack: the start entry rewritten in the database to name the looser policy.
-    c.ledger.db.prepare("UPDATE audit_entries SET data = json_set(data, '$.policy_file', ?) WHERE id = ?").run(wide, start.id);
+    sqliteConnection(c.ledger.db).prepare("UPDATE audit_entries SET data = json_set(data, '$.policy_file', ?) WHERE id = ?").run(wide, start.id);
     expect(new AlignmentChainReader(c.ledger.db).proxyStartsNamingPolicy('hand', null, 5).map((row) => JSON.parse(row.data).policy_file)).toEqual([wide]);
     c.ledger.audit.append('aip.decision', { direction: 'upstream', decision: 'ALLOW', policy_mode: 'enforce', violation: false, method: 'tools/call', tool: 'echo', args: {}, server: 'hand', session_id: 's' } as never);
     c.drain();

@@ -10,7 +10,7 @@ import { SERVERS, connectThroughProxy, createTestHome, signPolicyForHome } from 
 import { SILAS_BIN } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 
-// Issue 15 end to end with real processes: a real MCP server behind a real `silas proxy` allows,
+// Alignment end to end with real processes: a real MCP server behind a real `silas proxy` allows,
 // blocks and asks; the runtime turns each decision into a verified AP-Trace against the card it
 // derived from the policy; an agent whose behaviour changes halfway raises exactly one drift alert,
 // in the chain and as a notification.

@@ -12,11 +12,11 @@ import { cardFromPolicy, cardIdSlug, mcpAgentId, silasCard, type AgentSubject } 
 import { refusedCard, refusedReasonOf } from './refused-card.js';
 
 /*
- * The Alignment Card in force for each governed agent (issue 15 item 7): created from the
- * agent's policy the first time the agent decides something, re-derived when that policy changes
- * (until the person edits the card), and replaced by an edited card only when that card validates
- * (AAP §4, §4.6 conditions included). A refused card changes nothing: the previous card stays in
- * force. Every card put in force is signed with the owner key and audited.
+ * The Alignment Card in force for each governed agent (docs/alignment.md "Governed agents and their
+ * cards"): created from the agent's policy the first time the agent decides something, re-derived
+ * when that policy changes (until the person edits the card), and replaced by an edited card only
+ * when that card validates (AAP §4, §4.6 conditions included). A refused card changes nothing: the
+ * previous card stays in force. Every card put in force is signed with the owner key and audited.
  *
  * A card is derived only from a policy signed by the owner key (DESIGN invariant 13). A stored card
  * that does not hold (its owner signature fails, or it no longer compiles), or an agent whose only

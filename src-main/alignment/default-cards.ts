@@ -4,7 +4,7 @@ import { canonicalJson } from '../../src-shared/canonical.js';
 import type { AgentPolicy } from '../aip/policy/types.js';
 
 /*
- * The Alignment Card a governed agent gets until the person edits it (issue 15 item 7), derived
+ * The Alignment Card a governed agent gets until the person edits it, derived
  * from what already governs it (docs/alignment.md):
  *   - an MCP server behind `silas proxy`: its AIP policy. What the policy lets through without
  *     asking is a bounded action: a tool in `allowed_tools` without a rule, and a tool with an
@@ -55,7 +55,7 @@ function derivedCardId(agentId: string, policyHash: string, envelope: AlignmentC
 }
 
 function commitment(): AlignmentCard['audit_commitment'] {
-  // Traces are entries of the local hash chain, signed with the owner key (§4.7, item 6).
+  // Traces are entries of the local hash chain, signed with the owner key (§4.7).
   return { trace_format: 'ap-trace-v1', retention_days: 365, storage: { type: 'local', location: null }, queryable: false, tamper_evidence: 'signed' };
 }
 

@@ -3,7 +3,7 @@ import type { AlignmentCard } from '../../src-shared/aap/card.js';
 import type { ApTrace } from '../../src-shared/aap/trace.js';
 import { useTempDirs } from '../testing/temp.js';
 import { signAapDocument } from './aap-signatures.js';
-import { alignmentHarness, loadTestPolicy, type AlignmentHarness } from './alignment-test-support.js';
+import { alignmentHarness, loadTestPolicy, type AlignmentHarness } from './testing/alignment.js';
 import { cardFromPolicy, silasCard } from './default-cards.js';
 
 // Cards derived from the policy in force tell the truth (docs/alignment.md "Governed agents and

@@ -1,14 +1,15 @@
-// Issue 15: what recording real decisions costs. A proxy's ALLOW decisions are appended to a real
-// ledger (keyring-held owner key in memory); the recorder turns them into verified, signed
-// AP-Traces in the chain with the Alignment page's rows and drift state. Figures for 1,000,
-// 10,000 and 50,000 decisions, beside the floor of appending the same number of `aap.trace`-sized
-// entries to the chain without any alignment work; and the agents list at each size, beside the
-// floor of a one-row query.
+// What recording real decisions costs (docs/alignment.md "Cost"). A proxy's ALLOW decisions are
+// appended to a real ledger (keyring-held owner key in memory); the recorder turns them into
+// verified, signed AP-Traces in the chain with the Alignment page's rows and drift state. Figures
+// for 1,000, 10,000 and 50,000 decisions, beside the floor of appending the same number of
+// `aap.trace`-sized entries to the chain without any alignment work; and the agents list at each
+// size, beside the floor of a one-row query.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { medianUs, report } from '../testing/bench.js';
-import { alignmentHarness } from './alignment-test-support.js';
+import { alignmentHarness } from './testing/alignment.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 const decision = (i: number) => ({
   event: 'aip.decision' as const,
@@ -37,7 +38,7 @@ for (const count of [1_000, 10_000, 50_000]) {
     report(`alignment.record_${count}`, 'traces/s', (count * 1000) / ms, { decisions: count, ms: Math.round(ms), floor_chain_append_per_s: Math.round((count * 1000) / floorMs) });
     // The agents list, shown on every burst of traces: it must not grow with the history.
     const agentsUs = medianUs(() => h.service.agents(), 50);
-    const floorUs = medianUs(() => h.ledger.db.prepare('SELECT 1').get(), 50);
+    const floorUs = medianUs(() => sqliteConnection(h.ledger.db).prepare('SELECT 1').get(), 50);
     report(`alignment.agents_list_at_${count}`, 'us', agentsUs, { traces: count, floor_one_row_query_us: Number(floorUs.toFixed(1)) });
     h.ledger.close();
   } finally {

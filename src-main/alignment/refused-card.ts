@@ -14,7 +14,7 @@ import { GOVERNED_VALUES, type AgentSubject, type CardContext } from './default-
  * the type that says why.
  */
 
-export const CARD_REFUSED_VIOLATION = 'card_refused';
+const CARD_REFUSED_VIOLATION = 'card_refused';
 
 const slug = (agentId: string) => agentId.replace(/[^A-Za-z0-9_-]+/g, '-');
 

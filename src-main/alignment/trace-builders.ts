@@ -1,12 +1,14 @@
 import type { ApTrace, Escalation, EscalationStatus } from '../../src-shared/aap/trace.js';
+import { isUpstreamToolCall, readAipDecision } from '../../src-shared/audit/aip-decision.js';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import { mcpAgentId, SILAS_AGENT_ID, type AgentSubject } from './default-cards.js';
 
 /*
- * AP-Traces (spec 003 §5) from the ledger's real decisions (issue 15 item 7). Each trace is built
- * from exactly one audit entry and names it (`context.metadata.audit_index`, `audit_id`), so a
- * trace can always be checked against the entry it claims to describe. Pure: the recorder decides
- * which card a trace is verified against and stores it.
+ * AP-Traces (spec 003 §5) from the ledger's real decisions (docs/alignment.md "From a ledger entry
+ * to a verified trace"). Each trace is built from exactly one audit entry and names it
+ * (`context.metadata.audit_index`, `audit_id`), so a trace can always be checked against the entry
+ * it claims to describe. Pure: the recorder decides which card a trace is verified against and
+ * stores it.
  *
  * No `confidence` is given (§5.5 makes it optional): a policy decides deterministically, and a
  * constant 1 in every trace would only make all traces look alike to drift detection.
@@ -45,13 +47,10 @@ function metadata(entry: AuditEntry, extra: Data = {}): Data {
 const ESCALATION_STATUS: Record<string, EscalationStatus> = { approve: 'approved', standing: 'approved', deny: 'denied', timeout: 'timeout', unreachable: 'timeout', cancelled: 'timeout' };
 
 function proxyDecision(entry: AuditEntry): TraceSource | null {
-  const data = entry.data as Data;
-  const tool = text(data.tool);
-  const server = text(data.server);
-  const decision = text(data.decision);
-  const client = text(data.client);
-  if (data.direction !== 'upstream' || data.method !== 'tools/call' || !tool || !server || !decision) return null;
-  const approval = text(data.approval);
+  const record = readAipDecision(entry);
+  if (!record || !isUpstreamToolCall(record)) return null;
+  const { tool, server, decision, client, approval } = record;
+  if (!tool || !server || !decision) return null;
   if (decision === 'ASK' && approval === null) return null; // still waiting for the person
   // In monitor mode a call the policy refuses is forwarded all the same, recorded as ALLOW_MONITOR:
   // the agent acted, and the card judges whether it was within bounds.
@@ -59,8 +58,8 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
   // An approval whose token the proxy then refused (`approval_rejected`) ran nothing: denied.
   const answered = approval === null ? null : (ESCALATION_STATUS[approval] ?? 'denied');
   const status = answered === 'approved' && !forwarded ? 'denied' : answered;
-  const reason = text(data.reason) ?? (forwarded ? 'Allowed by the policy' : 'Refused by the policy');
-  const args = data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Data) : undefined;
+  const reason = record.reason ?? (forwarded ? 'Allowed by the policy' : 'Refused by the policy');
+  const args = record.args !== null && typeof record.args === 'object' && !Array.isArray(record.args) ? (record.args as Data) : undefined;
   const escalation: Escalation =
     status === null
       ? { evaluated: true, triggers_checked: [], required: false, reason: 'No ask rule applies to this call' }
@@ -69,7 +68,7 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
           triggers_checked: [],
           required: true,
           reason: approval === 'standing' ? 'The person approved these arguments for good (a standing approval)' : 'The policy asks the person before this call',
-          escalation_id: text(data.approval_nonce) ?? text(data.standing_id) ?? `esc-${entry.id}`,
+          escalation_id: record.approvalNonce ?? record.standingId ?? `esc-${entry.id}`,
           escalation_status: status,
           principal_response: { decision: status, timestamp: new Date(entry.ts).toISOString() },
         };
@@ -99,9 +98,9 @@ function proxyDecision(entry: AuditEntry): TraceSource | null {
       },
       escalation,
       context: {
-        session_id: text(data.session_id),
-        environment: { policy_mode: text(data.policy_mode) },
-        metadata: metadata(entry, { server, ...(client ? { client } : {}), violation: data.violation === true, ...(approval ? { approval } : {}) }),
+        session_id: record.sessionId,
+        environment: { policy_mode: record.policyMode },
+        metadata: metadata(entry, { server, ...(client ? { client } : {}), violation: record.violation, ...(approval ? { approval } : {}) }),
       },
     },
   };

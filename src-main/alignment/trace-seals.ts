@@ -13,7 +13,7 @@ import type { AgentCounts, AlignmentRepository, AlignmentTraceRow } from '../sto
 export type TraceSeals = Pick<StateSeals, 'seal' | 'check' | 'verify' | 'report'>;
 
 /** What a trace row's seal covers: every column but `seq` (the page's order, not a fact about the decision). */
-export function traceSealValue(row: Omit<AlignmentTraceRow, 'seq' | 'seal'>): unknown[] {
+function traceSealValue(row: Omit<AlignmentTraceRow, 'seq' | 'seal'>): unknown[] {
   return [
     row.agentId,
     row.traceId,
@@ -34,7 +34,7 @@ export function traceSealValue(row: Omit<AlignmentTraceRow, 'seq' | 'seal'>): un
 }
 
 /** The id a trace row is sealed under: the decision's entry index (one trace per decision). */
-export const traceSealId = (sourceIndex: number): string => String(sourceIndex);
+const traceSealId = (sourceIndex: number): string => String(sourceIndex);
 
 export function sealTraceRow(seals: TraceSeals, row: Omit<AlignmentTraceRow, 'seq' | 'seal'>): string {
   return seals.seal('ledger', 'trace-index', traceSealId(row.sourceIndex), traceSealValue(row));

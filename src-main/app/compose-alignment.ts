@@ -14,7 +14,7 @@ import { AlignmentRepository } from '../store/repositories/alignment.js';
 import { inImmediateTransaction, type SqliteDatabase } from '../store/transaction.js';
 
 /*
- * Composes alignment (issue 15; docs/alignment.md): the cards in force, the recorder that turns
+ * Composes alignment (docs/alignment.md): the cards in force, the recorder that turns
  * the ledger's agent decisions into verified AP-Traces, and the service the Alignment page calls.
  */
 

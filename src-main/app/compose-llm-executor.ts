@@ -3,7 +3,7 @@ import type { ModelRole, RoleModelConfig } from '../../src-shared/llm/config.js'
 import type { StructuredOutputEvent } from '../../src-shared/silas/agents.js';
 import type { WorkItem } from '../../src-shared/silas/work.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
-import { openLedger } from './ledger.js';
+import { openHome } from './home.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import { createModelClient } from '../llm/ai-sdk-client.js';
 import { isModelError } from '../llm/errors.js';
@@ -83,7 +83,7 @@ function checkKey(config: RoleModelConfig, secrets: NamedSecrets): void {
  * only, so refusals are recorded), before anyone is asked to approve.
  */
 export function prepareLlmExecutorForRun(home: string, secretStore: SecretStore): LlmExecutorSetup {
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore });
+  const ledger = openHome(home, { create: false, keys: 'signer', secretStore });
   try {
     return prepareLlmExecutor(home, secretStore, ledger.seals);
   } finally {
@@ -91,7 +91,7 @@ export function prepareLlmExecutorForRun(home: string, secretStore: SecretStore)
   }
 }
 
-export function auditStructuredOutput(audit: Pick<RecordingAuditLog, 'append'>, scope: { work_item_id?: string }, event: StructuredOutputEvent): void {
+function auditStructuredOutput(audit: Pick<RecordingAuditLog, 'append'>, scope: { work_item_id?: string }, event: StructuredOutputEvent): void {
   if (event.kind === 'repaired') {
     audit.append('silas.agent.output_repaired', { ...scope, agent: event.agent, first_error: event.first_error });
     return;

@@ -1,24 +1,24 @@
-import { KeyringStandingGrants } from '../approvals/standing-grants.js';
+import { KeyringStandingGrants } from '../approval/standing/grants.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import { existsSync } from 'node:fs';
 import { ControlSocketApprover } from '../control/socket-asker.js';
 import { homePaths } from '../home/paths.js';
 import { UnreachableApprover, type Approver } from '../mcp/proxy/approver.js';
 import { runProxy, type ProxyExit, type ProxyOptions } from '../mcp/proxy/proxy.js';
-import { IDLE_CHECKPOINT_MS, openLedger } from './ledger.js';
+import { IDLE_CHECKPOINT_MS, openHome } from './home.js';
 import { failProxyStart } from './proxy-start-failure.js';
 import { answerStartFailure } from '../mcp/proxy/start-failure.js';
 import type { SessionBus } from '../keys/session-bus.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import { sandboxedLauncher, unsandboxedLauncher } from '../mcp/sandbox/server-launcher.js';
-import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../silas/sandbox/bubblewrap.js';
-import { detectRunLimiter } from '../silas/sandbox/run-limits.js';
+import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../sandbox/bubblewrap.js';
+import { detectRunLimiter } from '../sandbox/run-limits.js';
 
 /** What the command decides; the ledger, the keys and the home's approver are composed here. */
 export type ProxyForHomeOptions = Omit<ProxyOptions, 'db' | 'audit' | 'trustedKeys' | 'seals' | 'savedVersions' | 'standingGrants' | 'approver' | 'dataHome' | 'launch'> & {
   secretStore: SecretStore;
-  /** `--no-sandbox`: the server runs as the person, recorded as such (issue 12). */
+  /** `--no-sandbox`: the server runs as the person, recorded as such (docs/mcp-sandbox.md). */
   noSandbox?: boolean;
   /** Tests inject one; default: the home's control-socket approver. */
   approver?: Approver;
@@ -49,9 +49,9 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
         limiter: () => detectRunLimiter(),
         secrets: (refs) => secrets.resolveEnvironment(Object.fromEntries(refs)).env,
       });
-  let ledger: ReturnType<typeof openLedger>;
+  let ledger: ReturnType<typeof openHome>;
   try {
-    ledger = openLedger(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => proxy.log(`silas proxy: ${(error as Error).message}`) });
+    ledger = openHome(home, { create: false, keys: 'signer', secretStore, idleCheckpointMs: IDLE_CHECKPOINT_MS, onCheckpointError: (error) => proxy.log(`silas proxy: ${(error as Error).message}`) });
   } catch (error) {
     // Without the ledger nothing may run; the client still hears why (docs/mcp-proxy.md "Starting under any client").
     return failProxyStart({ home, error, ...(sessionBus ? { sessionBus } : {}), options: proxy });
@@ -85,7 +85,7 @@ export async function runProxyForHome(home: string, options: ProxyForHomeOptions
  * The approver for a data home: the running control center over HOME/control.sock when it
  * exists, else an approver that fails closed at once with the reason.
  */
-export function approverForHome(home: string, askTimeoutMs: number): Approver {
+function approverForHome(home: string, askTimeoutMs: number): Approver {
   const socket = homePaths(home).controlSocket;
   if (process.platform !== 'win32' && !existsSync(socket)) return new UnreachableApprover();
   return new ControlSocketApprover(home, askTimeoutMs);

@@ -5,7 +5,7 @@ import { ScriptedExecutorAgent } from '../silas/executor/scripted-agent.js';
 import { runSilas } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 import { openRunSession } from './compose-run.js';
-import { openLedger } from './ledger.js';
+import { openHome } from './home.js';
 
 const tempDir = useTempDirs('silas-compose-run-');
 
@@ -28,7 +28,7 @@ describe('silas run composition', () => {
     } finally {
       session.close();
     }
-    const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
+    const ledger = openHome(home, { create: false, keys: 'signer', secretStore: keyring });
     try {
       expect(ledger.committed([kept, 'never-written'])).toEqual([kept]);
     } finally {

@@ -1,20 +1,20 @@
 import type { WorkItem } from '../../src-shared/silas/work.js';
 import type { SecretStore } from '../keys/secret-store.js';
-import type { ApprovalEngine } from '../silas/approval/engine.js';
+import type { PlanApprovals } from '../silas/work/plan-approvals.js';
 import { RecordingAuditLog } from '../silas/executor/audit.js';
 import { createSandboxedExecutor } from '../silas/executor/compose.js';
 import type { WorkItemExecutor } from '../silas/executor/executor.js';
 import type { ExecutorAgent } from '../silas/executor/types.js';
-import type { SandboxManager } from '../silas/sandbox/index.js';
+import type { SandboxManager } from '../sandbox/index.js';
 import type { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
-import { openLedger } from './ledger.js';
+import { openHome } from './home.js';
 
 /** What `silas run` works with: one home's ledger and the sandboxed executor on its connection. */
 export interface RunSession {
   /** Remembers the ids of this run's entries, for `--json` and the summary. */
   audit: RecordingAuditLog;
   executor: WorkItemExecutor;
-  engine: ApprovalEngine;
+  approvals: PlanApprovals;
   store: SqliteWorkItemStore;
   /** This run's entry ids that were committed: an entry of a rolled-back transaction names nothing. */
   committedIds(): string[];
@@ -38,15 +38,15 @@ export interface RunSessionOptions {
  * before anything runs.
  */
 export function openRunSession(home: string, options: RunSessionOptions): RunSession {
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: options.secretStore });
+  const ledger = openHome(home, { create: false, keys: 'signer', secretStore: options.secretStore });
   try {
     const audit = new RecordingAuditLog(ledger.audit);
     const trusted = ledger.trustedKeys();
-    const { executor, engine, store } = createSandboxedExecutor(
+    const { executor, approvals, store } = createSandboxedExecutor(
       { db: ledger.db, audit, signer: ledger.signer ?? undefined, trustedKeys: () => trusted, workDir: options.workDir, sandboxManager: options.sandboxManager },
       { agentFor: (item) => options.agent(item, audit) },
     );
-    return { audit, executor, engine, store, committedIds: () => ledger.committed(audit.ids()), close: () => ledger.close() };
+    return { audit, executor, approvals, store, committedIds: () => ledger.committed(audit.ids()), close: () => ledger.close() };
   } catch (error) {
     ledger.close();
     throw error;

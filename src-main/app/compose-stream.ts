@@ -16,7 +16,7 @@ import { createSandboxedExecutor } from '../silas/executor/compose.js';
 import { ContentGateProvider } from '../silas/gates/content-provider.js';
 import { PredicateGateProvider } from '../silas/gates/predicate-provider.js';
 import { GateRunner } from '../silas/gates/runner.js';
-import { BubblewrapSandboxManager, SandboxedEphemeralExecutor, type SandboxManager } from '../silas/sandbox/index.js';
+import { BubblewrapSandboxManager, SandboxedEphemeralExecutor, type SandboxManager } from '../sandbox/index.js';
 import { builtinTools } from '../silas/executor/tools.js';
 import type { ConnectedServer } from '../mcp/silas-tools/connected-servers.js';
 import { McpToolbox } from '../mcp/silas-tools/mcp-toolbox.js';

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { RuntimeMode } from '../../src-shared/schemas/runtime.js';
 import type { TlsFiles } from '../control/cockpit-server.js';
 
-export const DEFAULT_PORT = 8420;
+const DEFAULT_PORT = 8420;
 
 /** Defaults follow spec 002 §11 (`channels.web`, `limits`). */
 export interface RuntimeConfig {

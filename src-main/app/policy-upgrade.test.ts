@@ -7,7 +7,7 @@ import { OwnerKeyVault } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { memorySeals } from '../testing/seals.js';
 import { useTempDirs } from '../testing/temp.js';
-import { openLedger } from './ledger.js';
+import { openHome } from './home.js';
 import { adoptPoliciesFromBeforeAnchors } from './policy-upgrade.js';
 
 // Policies in force after an upgrade (aip/policy/in-force.ts): a home from before anchors keeps its
@@ -59,7 +59,7 @@ describe('policies signed before they were anchored', () => {
 
   it('a new home closes the window at once: a signed file is not trusted at first sight', () => {
     const store = new MemorySecretStore();
-    const ledger = openLedger(join(tempDir(), 'home'), { create: true, keys: 'signer', secretStore: store });
+    const ledger = openHome(join(tempDir(), 'home'), { create: true, keys: 'signer', secretStore: store });
     try {
       expect(upgradeWindowOpen(ledger.seals)).toBe(false);
       const path = join(ledger.paths.home, 'files.yaml');

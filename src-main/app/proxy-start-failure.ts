@@ -25,7 +25,7 @@ export interface ProxyStartFailure {
 }
 
 /** Reason and fix of the failure, as the keyring's errors put them ("… To fix: …"); a keyring failure also names the session bus. */
-export function splitFailure(error: unknown, sessionBus: SessionBus | undefined): { reason: string; fix: string } {
+function splitFailure(error: unknown, sessionBus: SessionBus | undefined): { reason: string; fix: string } {
   const message = error instanceof Error ? error.message : String(error);
   const [reason, fix] = message.split(/\.? To fix: /);
   const keyring = isSilasError(error) && error.code === ErrorCode.Keyring;

@@ -14,7 +14,7 @@ import type { NotificationRequest } from './types.js';
 import type { ReviewQueueDelta } from '../../src-shared/schemas/review.js';
 import { ToolPinRepository } from '../store/repositories/tool-pins.js';
 import { toolPinSealer } from '../mcp/tool-pin-seals.js';
-import { openLedger } from './ledger.js';
+import { openHome } from './home.js';
 
 const tempDir = useTempDirs();
 
@@ -99,7 +99,7 @@ describe('tool-definition changes reach Review from the proxies', () => {
       if (name === 'review.changed') published.push((payload as ReviewQueueDelta).added.map((c) => c.kind));
     });
     // What `silas proxy` does when a server announces another definition: pin it as pending, record it.
-    const proxy = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
+    const proxy = openHome(home, { create: false, keys: 'signer', secretStore: keyring });
     const pins = new ToolPinRepository(proxy.db, toolPinSealer(proxy.seals));
     pins.observe('web', 'fetch', 'sha256:aaaa');
     pins.observe('web', 'fetch', 'sha256:bbbb');
@@ -112,7 +112,7 @@ describe('tool-definition changes reach Review from the proxies', () => {
 });
 
 describe('a start that fails creates nothing', () => {
-  it('a headless start on a port in use leaves no home, database or key behind (issue 9 item 16)', async () => {
+  it('a headless start on a port in use leaves no home, database or key behind', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;

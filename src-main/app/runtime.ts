@@ -6,8 +6,8 @@ import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
 import { WorkItem } from '../../src-shared/silas/work.js';
 import { ChainVerifier, keyringVerifierKeys } from '../audit/chain-verifier.js';
 import { AuditWatcher } from '../audit/watcher.js';
-import { KeyringStandingGrants } from '../approvals/standing-grants.js';
-import { StandingApprovalService } from '../approvals/standing-service.js';
+import { KeyringStandingGrants } from '../approval/standing/grants.js';
+import { StandingApprovalService } from '../approval/standing/service.js';
 import { CockpitServer, assertBindAllowed } from '../control/cockpit-server.js';
 import { LocalSocketTransport } from '../control/local-socket-transport.js';
 import { CockpitLinks } from '../control/cockpit-links.js';
@@ -17,7 +17,7 @@ import { currentLocationContext, type LocationContext } from '../mcp/clients/loc
 import { currentRuntime } from '../mcp/clients/operations.js';
 import type { ProxyRuntime } from '../mcp/clients/edit.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
-import { ApprovalEngine } from '../silas/approval/engine.js';
+import { ApprovalEngine } from '../approval/engine.js';
 import { DecisionQueue } from '../review/decision-queue.js';
 import { planKind } from '../review/kinds/plan.js';
 import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
@@ -32,7 +32,7 @@ import type { SecurityEventSink } from '../control/control-session.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
 import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { acquireHomeLock } from '../home/home.js';
-import { IDLE_CHECKPOINT_MS, openLedger, recordInitialisation } from './ledger.js';
+import { IDLE_CHECKPOINT_MS, openHome, recordInitialisation } from './home.js';
 import { createFileLogger, type Logger } from './logger.js';
 import { runtimeConfig, type RuntimeConfig } from './config.js';
 import type { CockpitBuilder, CockpitEndpoint, Notifier, Runtime } from './types.js';
@@ -48,7 +48,8 @@ import { PolicyVersionRepository } from '../store/repositories/policy-versions.j
 import { ToolPinRepository } from '../store/repositories/tool-pins.js';
 import { adoptPoliciesFromBeforeAnchors } from './policy-upgrade.js';
 import { sealPinsFromBeforeSeals, toolPinSealer } from '../mcp/tool-pin-seals.js';
-import type { SandboxManager } from '../silas/sandbox/index.js';
+import type { SandboxManager } from '../sandbox/index.js';
+import { workItemSubject } from '../silas/work/plan-subjects.js';
 
 export interface RuntimeOverrides {
   notifier?: Notifier;
@@ -96,13 +97,13 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     await server.listen();
   }
   const secretStore = overrides.secretStore ?? new OsKeyring();
-  let ledger: ReturnType<typeof openLedger>;
+  let ledger: ReturnType<typeof openHome>;
   let initialised: boolean;
   let releaseLock: () => void;
   try {
     // First run creates the home (what a person expects of a desktop app); an existing home whose
-    // key is not in this keyring is still refused inside openLedger.
-    ledger = openLedger(config.home, { create: true, keys: 'signer', secretStore, now: overrides.now, idleCheckpointMs: IDLE_CHECKPOINT_MS });
+    // key is not in this keyring is still refused inside openHome.
+    ledger = openHome(config.home, { create: true, keys: 'signer', secretStore, now: overrides.now, idleCheckpointMs: IDLE_CHECKPOINT_MS });
   } catch (error) {
     await server?.release();
     throw error;
@@ -133,7 +134,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const kinds = {
     toolCall: toolCallKind({ audit, standing, engine: approvalEngine }),
     // A plan whose id already ran to done is refused before its card: its signature could never be used.
-    plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(item, { verdict: 'approved' }), planIds: { stored: (id) => workItems.get(id) } }),
+    plan: planKind({ audit, issueToken: (item) => approvalEngine.issueToken(workItemSubject(item), { verdict: 'approved' }), planIds: { stored: (id) => workItems.get(id) } }),
   };
   // Each change reaches the cockpit sessions as a delta (added, updated, removed cards), never the whole queue (docs/review.md).
   decisions.subscribe((delta) => events.publish('review.changed', delta));
@@ -161,7 +162,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   if (initialised) logger.info(`initialised ${config.home} with owner key ${ledger.ownerFingerprint}`);
   const info = (): RuntimeInfo => ({ version: APP_VERSION, mode: config.mode, home: config.home, ownerFingerprint: ledger.ownerFingerprint, startedAt, pid: process.pid });
   const servers = new ServersService(ledger.db, pinSealer);
-  // The policies the cockpit edits: signed with the owner key, every version kept (issue 14).
+  // The policies the cockpit edits: signed with the owner key, every version kept (docs/policy-editor.md).
   // Drafts, and the listing's policy files, are parsed in a worker thread: a policy near the cap takes hundreds of ms to parse (docs/policy-editor.md, Limits).
   const policyChecker = new PolicyChecker();
   const policies = new PolicyLibrary({
@@ -178,7 +179,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   });
   // A home from before policies were anchored keeps its owner-signed policies in force, once.
   adoptPoliciesFromBeforeAnchors(installationPolicies(locations, config.home), ledger.trustedKeys(), ledger.seals);
-  // Alignment (issue 15): every agent decision in the ledger becomes a verified AP-Trace.
+  // Alignment (docs/alignment.md): every agent decision in the ledger becomes a verified AP-Trace.
   const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), seals: ledger.seals, locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
@@ -288,7 +289,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
       }, config.checkpointIntervalMs);
       checkpointTimer.unref();
       if (server) {
-        // After install the cockpit may not be built yet; every documented start serves it (issue 9 item 14).
+        // After install the cockpit may not be built yet; every documented start serves it, so the README's `npm start` opens a working cockpit.
         if (!servableCockpitDir(config.cockpitDir) && config.cockpitDir && overrides.cockpitBuilder) {
           try {
             await overrides.cockpitBuilder.build(config.cockpitDir);

@@ -5,7 +5,7 @@ import { auditDataProblem, auditEvents } from '../../src-shared/audit/events.js'
 import { opsPerSecond, report } from '../testing/bench.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { GENESIS_HASH, canonicalData, entryHash, keyedEntryHash } from './chain.js';
-import { verificationStallFigures, worstStall } from './chain-verifier-bench-test-support.js';
+import { verificationStallFigures, worstStall } from './testing/chain-verifier-bench.js';
 import { AuditWatcher } from './watcher.js';
 
 // Real SQLite files in WAL mode with the runtime's pragmas, as the ledger runs in production.
@@ -79,11 +79,12 @@ try {
 }
 
 /**
- * Issue 11 item 1: the runtime's event loop while its audit watcher publishes a burst of entries
- * other processes appended (busy proxies), one page per turn, beside the same entries read and
- * published in one go (what the watcher did before) and an idle loop (the floor), at two burst
- * sizes: the paged stall should stay flat while the one-go stall grows with the burst. Each entry
- * is serialised once, the least any transport to the cockpit does with it.
+ * No turn of the runtime's event loop over ~50 ms (docs/architecture.md §1): the loop while its
+ * audit watcher publishes a burst of entries other processes appended (busy proxies), one page per
+ * turn, beside the same entries read and published in one go (what the watcher did before) and an
+ * idle loop (the floor), at two burst sizes: the paged stall should stay flat while the one-go
+ * stall grows with the burst. Each entry is serialised once, the least any transport to the cockpit
+ * does with it.
  */
 async function watcherStallFigures(audit: ReturnType<typeof createTestLedger>['audit'], label: string): Promise<void> {
   const data = { direction: 'upstream' as const, method: 'tools/call', tool: 'read_file', args: { path: '/home/user/notes.txt' }, decision: 'ALLOW', policy_mode: 'enforce', violation: false };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../testing/temp.js';
 import { ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
-import { verifierFor } from './chain-verifier-test-support.js';
-import { attackedLedger, tamperAttacks, type TamperAttack } from './tamper-attacks-test-support.js';
+import { verifierFor } from './testing/chain-verifier.js';
+import { attackedLedger, tamperAttacks, type TamperAttack } from './testing/tamper-attacks.js';
 
 const tempDir = useTempDirs();
 

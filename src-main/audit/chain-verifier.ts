@@ -47,7 +47,7 @@ interface Running {
  * scripts/build-cli.js rewrites the text "import.meta" + ".url" to the source file's URL, whereas
  * the bundle must find the bundled worker (out/cli/verify-worker.js) beside its own chunk.
  */
-export function defaultWorkerUrl(): URL {
+function defaultWorkerUrl(): URL {
   const meta = import.meta;
   return new URL(meta.url.endsWith('.ts') ? './verify-worker.ts' : './verify-worker.js', meta.url);
 }
@@ -66,12 +66,13 @@ function startWorker(url: URL, job: VerifyJob): Worker {
 }
 
 /**
- * Chain verification off the runtime's event loop (issue 11 item 1): one run at a time in a
- * worker thread with its own read-only connection, with progress, cancel, and the last result
- * kept so a cockpit sees it at once. `new` continues from the last verified entry (the keyring-
- * anchored checkpoint before the first run); `full` checks everything from genesis. A run only
- * reads, and the last result is replaced only by a finished run, so a cancel leaves nothing
- * half-written.
+ * Chain verification off the runtime's event loop, so no turn of it takes more than ~50 ms
+ * (docs/architecture.md §1, docs/ledger.md "Verifying without blocking the runtime, and only what
+ * is new"): one run at a time in a worker thread with its own read-only connection, with progress,
+ * cancel, and the last result kept so a cockpit sees it at once. `new` continues from the last
+ * verified entry (the keyring-anchored checkpoint before the first run); `full` checks everything
+ * from genesis. A run only reads, and the last result is replaced only by a finished run, so a
+ * cancel leaves nothing half-written.
  */
 export class ChainVerifier {
   private last: ChainVerified | null = null;

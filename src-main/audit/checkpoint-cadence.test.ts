@@ -6,8 +6,8 @@ import { useTempDirs } from '../testing/temp.js';
 import { SqliteAuditLog } from './audit-log.js';
 import { CHECKPOINT_MAX_AGE_MS, CHECKPOINT_MAX_ENTRIES } from './checkpointer.js';
 
-// Issue 9 item 3: every writer leaves at most the last second or the last 1,000 entries
-// without a signed, anchored checkpoint over them.
+// docs/ledger.md "How often writers checkpoint": every writer leaves at most the last second or the
+// last 1,000 entries without a signed, anchored checkpoint over them.
 
 const temp = useTempDirs('silas-cadence-');
 

@@ -40,13 +40,13 @@ export class Checkpointer {
   /** The links this writer computed since its last checkpoint, so that checkpoint need not recompute them. */
   private readonly memo: LinkMemo;
   /**
-   * What this writer last learnt of the latest keyed checkpoint under the write lock, and the
-   * head it learnt it at. Every legitimate write appends an entry (a checkpoint too records
-   * itself as one), so while the head is still `head` — read afresh under the lock on every
-   * append — no writer in any process has appended or checkpointed since, and the checkpoint
-   * rows need not be read again (a query per append, issue 11 item 5). Null when unknown.
-   * Only the cadence uses it: `writeLocked` reads the checkpoint rows and the keyring anchor
-   * afresh before it signs anything.
+   * What this writer last learnt of the latest keyed checkpoint under the write lock, and the head
+   * it learnt it at. Every legitimate write appends an entry (a checkpoint too records itself as
+   * one), so while the head is still `head` — read afresh under the lock on every append — no
+   * writer in any process has appended or checkpointed since, and the checkpoint rows need not be
+   * read again (a query per append, paid by a proxy on every call). Null when unknown. Only the
+   * cadence uses it: `writeLocked` reads the checkpoint rows and the keyring anchor afresh before
+   * it signs anything.
    */
   private known: { head: ChainHead; covered: number; since: number } | null = null;
 

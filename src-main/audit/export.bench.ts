@@ -7,6 +7,7 @@ import { report } from '../testing/bench.js';
 import { SILAS_BIN } from '../testing/cli.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { openDatabase } from '../store/database.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 // `silas audit export` and `audit.list` at 10k, 100k and 1M entries, each beside its floor:
 // the export beside `cat` of a file of the same bytes (to /dev/null and to the same slow
@@ -190,9 +191,9 @@ function firstRowsNewConnection(label: string, home: string): void {
   ledger.db.close();
   const floorStart = performance.now();
   const { db } = openDatabase(join(home, 'silas.db'), { create: false });
-  db.prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?').all(200);
+  sqliteConnection(db).prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?').all(200);
   const floor = performance.now() - floorStart;
-  db.close();
+  sqliteConnection(db).close();
   report(`audit.list.first_rows_new_connection.${label}`, 'ms', ms, { rows: page.entries.length, floor_bare_query_new_connection_ms: floor, ratio_to_floor: ms / floor });
 }
 

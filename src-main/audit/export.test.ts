@@ -3,8 +3,8 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import { aipError } from '../aip/evaluate/errors.js';
 import { PolicyEvaluator, resolveAsk, type EvaluationInput } from '../aip/evaluate/evaluator.js';
-import { loaded, policyText } from '../aip/policy/test-support.js';
-import { openLedger } from '../app/ledger.js';
+import { loaded, policyText } from '../aip/policy/testing/policy.js';
+import { openHome } from '../app/home.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { refused } from '../mcp/proxy/context.js';
 import { ProxyAudit } from '../mcp/proxy/proxy-audit.js';
@@ -17,7 +17,7 @@ const tempDir = useTempDirs('silas-export-');
 
 /** A real home's audit log, with its keys in an in-memory keyring. */
 function testLedger() {
-  const ledger = openLedger(join(tempDir(), 'home'), { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+  const ledger = openHome(join(tempDir(), 'home'), { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
   onTestFinished(() => ledger.close());
   return ledger;
 }
@@ -92,7 +92,7 @@ describe('aip-jsonl export of action: ask (spec 001 §8.1 has no ASK decision)',
     const home = join(tempDir(), 'home');
     const store = new MemorySecretStore();
     expect((await runSilas(['init', '--home', home], { secretStore: store })).code).toBe(0);
-    const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: store });
+    const ledger = openHome(home, { create: false, keys: 'verify', secretStore: store });
     try {
       writeAskHistory(ledger.audit);
     } finally {

@@ -1,5 +1,6 @@
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
+import { readAipDecision, type AipDecisionRecord } from '../../src-shared/audit/aip-decision.js';
 
 /**
  * One JSON object per line in the AIP §8 shape: `timestamp` and `event` first, the decision's
@@ -24,7 +25,7 @@ export function toCsvRow(entry: AuditEntry): string {
  * RFC 4180 quoting, plus a leading apostrophe on cells a spreadsheet would run as a formula:
  * audit data is attacker-influenced, and an export must not become an exploit.
  */
-export function csvCell(value: string): string {
+function csvCell(value: string): string {
   const defused = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(defused) ? `"${defused.replace(/"/g, '""')}"` : defused;
 }
@@ -32,7 +33,6 @@ export function csvCell(value: string): string {
 const AIP_FIELDS = ['direction', 'method', 'tool', 'args', 'decision', 'policy_mode', 'violation', 'failed_arg', 'failed_rule', 'session_id', 'token_id', 'policy_hash'] as const;
 /** Spec 001 §8.1: the decisions an AIP audit record may carry. */
 const AIP_DECISIONS: ReadonlySet<unknown> = new Set(['ALLOW', 'BLOCK', 'ALLOW_MONITOR', 'RATE_LIMITED']);
-const AIP_DECISION_EVENT = 'aip.decision';
 const PROXY_STOPPED_EVENT = 'mcp.proxy_stopped';
 
 /** The §8 record of an entry: required and optional fields only, in the spec's order. */
@@ -46,10 +46,9 @@ function aipRecord(entry: AuditEntry, timestamp: string, override: Record<string
 }
 
 /** Which call a decision belongs to: the proxy session and the JSON-RPC id (unique while in flight). */
-function callKey(entry: AuditEntry): string | null {
-  const { server, session_id: session, request_id: id } = entry.data;
-  if (typeof session !== 'string' || id === undefined || id === null) return null;
-  return JSON.stringify([server ?? null, session, id]);
+function callKey({ server, sessionId, requestId }: AipDecisionRecord): string | null {
+  if (sessionId === null || requestId === null) return null;
+  return JSON.stringify([server, sessionId, requestId]);
 }
 
 /**
@@ -63,16 +62,17 @@ function callKey(entry: AuditEntry): string | null {
  * time it was asked (fail closed: "not approved" is never exported as anything but BLOCK).
  */
 export class AipJsonlExport {
-  /** Open asks by call, in ledger order. */
-  private readonly open = new Map<string, AuditEntry>();
+  /** Open asks by call, in ledger order, with the proxy session and server they belong to. */
+  private readonly open = new Map<string, { entry: AuditEntry; record: AipDecisionRecord }>();
 
   /** The lines for one ledger entry (none, or the decisions it makes final). */
   lines(entry: AuditEntry): string[] {
     if (entry.event === PROXY_STOPPED_EVENT) return this.closeSession(entry);
-    if (entry.event !== AIP_DECISION_EVENT) return [];
-    const decision = entry.data.decision;
+    const record = readAipDecision(entry);
+    if (!record) return [];
+    const decision = record.decision;
     if (decision === 'ASK') {
-      this.open.set(callKey(entry) ?? `entry:${entry.id}`, entry);
+      this.open.set(callKey(record) ?? `entry:${entry.id}`, { entry, record });
       return [];
     }
     if (!AIP_DECISIONS.has(decision)) {
@@ -81,23 +81,23 @@ export class AipJsonlExport {
         `audit entry #${entry.index} has decision ${JSON.stringify(decision)}, which spec 001 §8.1 does not list (ALLOW, BLOCK, ALLOW_MONITOR, RATE_LIMITED); export the whole ledger with --format jsonl instead`,
       );
     }
-    const key = callKey(entry);
+    const key = callKey(record);
     if (key !== null) this.open.delete(key);
     return [aipRecord(entry, entry.ts)];
   }
 
   /** Asks nobody answered before the export ended. */
   end(): string[] {
-    const lines = [...this.open.values()].map((ask) => unanswered(ask, ask.ts));
+    const lines = [...this.open.values()].map(({ entry }) => unanswered(entry, entry.ts));
     this.open.clear();
     return lines;
   }
 
   private closeSession(stopped: AuditEntry): string[] {
     const lines: string[] = [];
-    for (const [key, ask] of this.open) {
-      if (ask.data.session_id !== stopped.data.session_id || ask.data.server !== stopped.data.server) continue;
-      lines.push(unanswered(ask, stopped.ts));
+    for (const [key, { entry, record }] of this.open) {
+      if (record.sessionId !== stopped.data.session_id || record.server !== stopped.data.server) continue;
+      lines.push(unanswered(entry, stopped.ts));
       this.open.delete(key);
     }
     return lines;

@@ -4,6 +4,7 @@ import { openDatabase } from '../store/database.js';
 import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger } from '../testing/ledger.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 const tempDir = useTempDirs('silas-latest-cp-');
 
@@ -26,7 +27,7 @@ describe('the latest checkpoint', () => {
     add('tie-newer', 299_999, '2026-06-01T00:00:00.000Z');
     add('tie-older', 299_999, '2025-06-01T00:00:00.000Z');
     expect(repo.latestCheckpoint()).toMatchObject({ id: 'tie-newer', index: 299_999, createdAt: '2026-06-01T00:00:00.000Z' });
-    db.close();
+    sqliteConnection(db).close();
   });
 
   it('is the checkpoint the ledger wrote last, after many checkpoints', () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openLedger } from '../app/ledger.js';
+import { openHome } from '../app/home.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { runSilas } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
@@ -27,7 +27,7 @@ async function homeWith(count: number): Promise<Home> {
   const home = join(tempDir(), 'home');
   const keyring = new MemorySecretStore();
   expect((await runSilas(['init', '--home', home], { secretStore: keyring })).code).toBe(0);
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
+  const ledger = openHome(home, { create: false, keys: 'signer', secretStore: keyring });
   try {
     for (let i = 0; i < count; i += 1) ledger.audit.append('aip.decision', { direction: 'upstream', policy_mode: 'enforce', violation: i % 3 === 0, seq: i, decision: i % 3 === 0 ? 'BLOCK' : 'ALLOW' });
   } finally {
@@ -172,7 +172,7 @@ describe('rewriting the ledger with the database but without the keyring', () =>
 
   it('a BLOCK flipped to ALLOW before a writer shuts down: its closing checkpoint refuses, and verify fails', async () => {
     const h = await homeWith(4);
-    const writer = openLedger(h.home, { create: false, keys: 'signer', secretStore: h.keyring });
+    const writer = openHome(h.home, { create: false, keys: 'signer', secretStore: h.keyring });
     const blocked = writer.audit.append('aip.decision', { direction: 'upstream', policy_mode: 'enforce', violation: true, tool: 'delete_repo', decision: 'BLOCK' });
     attack(h, (db) => {
       db.prepare("UPDATE audit_entries SET data = replace(data, 'BLOCK', 'ALLOW') WHERE idx = ?").run(blocked.index);

@@ -7,12 +7,12 @@ import { SqliteAuditLog } from './audit-log.js';
 import { keyedEntryHash } from './chain.js';
 import { LedgerTamperError } from './ledger-keys.js';
 import { LinkMemo } from './link-memo.js';
-import { attackedLedger } from './tamper-attacks-test-support.js';
+import { attackedLedger } from './testing/tamper-attacks.js';
 
 // A writer's checkpoint re-verifies every entry since the anchored checkpoint before it signs
-// (DESIGN invariant 3). The links it computed itself are remembered, so that walk does not
-// compute the same HMAC twice (issue 11 item 5) — but only a row byte-for-byte identical to such
-// a link is spared; whatever a process that can write the database (not the keyring) changes
+// (DESIGN invariant 3). The links it computed itself are remembered, so that walk does not compute
+// the same HMAC twice (a proxy pays it on every call) — but only a row byte-for-byte identical to
+// such a link is spared; whatever a process that can write the database (not the keyring) changes
 // is hashed again and refused.
 
 const temp = useTempDirs('silas-link-memo-');

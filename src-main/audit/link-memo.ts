@@ -13,10 +13,10 @@ interface Link {
 }
 
 /**
- * The links a writer computed itself, so that the checkpoint which re-verifies its entries
- * (DESIGN invariant 3: nothing is signed over a chain edited since it was written) need not
- * compute each HMAC a second time over the same bytes: half of the ledger's HMAC work on a
- * busy proxy (issue 11 item 5).
+ * The links a writer computed itself, so that the checkpoint which re-verifies its entries (DESIGN
+ * invariant 3: nothing is signed over a chain edited since it was written) need not compute each
+ * HMAC a second time over the same bytes: half of the ledger's HMAC work on a busy proxy, which
+ * pays it on every call it relays.
  *
  * This is a memo of a pure function and nothing more. A stored row is vouched for only when
  * every column `linkHash` reads (index, id, ts, event, data, prev_hash) and the stored hash are

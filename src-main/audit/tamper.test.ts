@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../testing/temp.js';
 import { createTestLedger, ledgerWith as ledgerWithEntries, type TestLedger } from '../testing/ledger.js';
-import { attackedLedger, type TamperAttack } from './tamper-attacks-test-support.js';
+import { attackedLedger, type TamperAttack } from './testing/tamper-attacks.js';
 
 const tempDir = useTempDirs();
 

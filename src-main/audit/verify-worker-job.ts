@@ -37,7 +37,7 @@ export type VerifyWorkerMessage =
   | { type: 'error'; code: string; message: string };
 
 /** Rebuilds verify-only `LedgerKeys` from the handed-over material; signing and anchor writes are refused. */
-export function keysFromMaterial(material: VerifyKeyMaterial, state: LedgerState): LedgerKeys {
+function keysFromMaterial(material: VerifyKeyMaterial, state: LedgerState): LedgerKeys {
   // Parsed by the function the runtime uses, so the worker accepts exactly the records the runtime does.
   const secret = parseLedgerKeyRecord(material.ledgerKeyRecord, 'handed to the verifier');
   const publicKey = Buffer.from(material.ownerPublicKey);

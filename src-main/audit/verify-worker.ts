@@ -5,9 +5,10 @@ import { openAuditReader } from '../store/repositories/audit-repository.js';
 import { runVerifyJob, type VerifyJob, type VerifyWorkerMessage } from './verify-worker-job.js';
 
 /**
- * The worker-thread entry of chain verification (`chain-verifier.ts` starts one per run): it
- * opens the database read-only on its own connection and reports progress and the result, so
- * the runtime's event loop only relays messages (issue 11 item 1).
+ * The worker-thread entry of chain verification (`chain-verifier.ts` starts one per run): it opens
+ * the database read-only on its own connection and reports progress and the result, so the
+ * runtime's event loop only relays messages and never stalls (docs/ledger.md "Verifying without
+ * blocking the runtime, and only what is new").
  */
 function run(port: NonNullable<typeof parentPort>, job: VerifyJob): void {
   const post = (message: VerifyWorkerMessage) => port.postMessage(message);

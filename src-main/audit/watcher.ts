@@ -1,7 +1,10 @@
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import type { AuditLog } from './audit-log.js';
 
-/** Entries read and published per turn of the event loop (issue 11 item 1: no turn over 50 ms). */
+/**
+ * Entries read and published per turn of the event loop: no turn over 50 ms
+ * (docs/architecture.md §1).
+ */
 export const WATCH_PAGE = 500;
 
 /**

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliSecretStore } from '../app/cli-keyring.js';
-import { openLedger } from '../app/ledger.js';
+import { OsKeyring } from '../keys/secret-store.js';
+import { openHome } from '../app/home.js';
 import { runSilas, runSilasChild, runSilasProcess, spawnSilas } from '../testing/cli.js';
 import { useTempDirs } from '../testing/temp.js';
 
@@ -22,7 +22,7 @@ const PEAK_RSS_LIMIT_KB = 320 * 1024;
 function homeWith(entries: number): string {
   const home = join(tempDir(), 'home');
   expect(runSilasProcess(['init', '--home', home]).code).toBe(0);
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: cliSecretStore(undefined) });
+  const ledger = openHome(home, { create: false, keys: 'signer', secretStore: new OsKeyring() });
   try {
     const text = 'n'.repeat(200);
     for (let done = (ledger.audit.head()?.index ?? -1) + 1; done < entries; done += 5000) {
@@ -83,7 +83,7 @@ describe('silas audit export to a pipe (real process)', () => {
 
   it('streams the same bytes, in every format, as the lines it prints through CliIo', async () => {
     const home = homeWith(3000);
-    const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: cliSecretStore(undefined) });
+    const ledger = openHome(home, { create: false, keys: 'signer', secretStore: new OsKeyring() });
     ledger.audit.append('aip.decision', { direction: 'upstream', method: 'tools/call', tool: 'read_file', args: { path: '/a,"b"' }, decision: 'ALLOW', policy_mode: 'enforce', violation: false, session_id: 's', policy_hash: 'a'.repeat(64) });
     ledger.close();
     for (const format of ['jsonl', 'csv', 'aip-jsonl']) {

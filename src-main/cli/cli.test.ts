@@ -165,8 +165,8 @@ describe('silas audit', () => {
 
   it('exports AIP decisions alone in the exact §8 shape with aip-jsonl', async () => {
     const { home, store } = await initialised();
-    const { openLedger } = await import('../app/ledger.js');
-    const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: store });
+    const { openHome } = await import('../app/home.js');
+    const ledger = openHome(home, { create: false, keys: 'verify', secretStore: store });
     ledger.audit.append('aip.decision', { direction: 'upstream', method: 'tools/call', tool: 'delete_file', args: { path: '/etc/passwd' }, decision: 'BLOCK', policy_mode: 'enforce', violation: true, failed_arg: 'path', failed_rule: '^/home/.*', session_id: 's', policy_hash: 'a'.repeat(64), reason: 'not in §8', policy_name: 'p' });
     ledger.close();
     const out = await runSilas(['audit', 'export', '--format', 'aip-jsonl', '--home', home], { secretStore: store });

@@ -1,3 +1,4 @@
+import type { OpenForCommand } from '../app/cli-context.js';
 import type { ApprovalTerminalSource } from './commands/approval-terminal.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import type { SessionBus } from '../keys/session-bus.js';
@@ -34,20 +35,24 @@ export class UsageError extends Error {
   }
 }
 
-/** A `silas` subcommand. Its one-line summary lives in commands/registry.ts, so help needs no module. */
+/**
+ * A `silas` subcommand. Its one-line summary lives in commands/registry.ts, so help needs no module.
+ * `open` gives it the home and keyring once it knows which home (app/cli-context.ts): commands
+ * build no infrastructure themselves (docs/architecture.md §3).
+ */
 export interface Command {
   name: string;
   usage: string;
-  run(argv: string[], io: CliIo): Promise<number>;
+  run(argv: string[], io: CliIo, open: OpenForCommand): Promise<number>;
 }
 
-export type Subcommand = (argv: string[], io: CliIo) => Promise<number>;
+export type Subcommand = (argv: string[], io: CliIo, open: OpenForCommand) => Promise<number>;
 
 /**
  * `silas <command> <subcommand> …`: help, a missing or unknown subcommand (exit 2 with the
  * known names), and only the command's own subcommands — never a name inherited from Object.
  */
-export function runSubcommand(command: string, usage: string, subcommands: Readonly<Record<string, Subcommand>>, argv: string[], io: CliIo): Promise<number> {
+export function runSubcommand(command: string, usage: string, subcommands: Readonly<Record<string, Subcommand>>, argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const [sub, ...rest] = argv;
   const known = Object.keys(subcommands).join(', ');
   if (sub === undefined) throw new UsageError(`${command}: name a subcommand (${known})`, usage);
@@ -57,5 +62,5 @@ export function runSubcommand(command: string, usage: string, subcommands: Reado
   }
   const run = Object.hasOwn(subcommands, sub) ? subcommands[sub] : undefined;
   if (!run) throw new UsageError(`unknown ${command} command "${sub}"; known: ${known}`, usage);
-  return run(rest, io);
+  return run(rest, io, open);
 }

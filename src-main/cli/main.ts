@@ -35,9 +35,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.err(`silas: unknown command "${name}"\n\n${topUsage()}`);
     return 2;
   }
+  // The context module loads the keyring, so it is imported only once a command runs, never for help.
+  const open = async (home: string) => (await import('../app/cli-context.js')).openForCommand(home, io);
   try {
     const command = await entry.load();
-    return await command.run(rest, io);
+    return await command.run(rest, io, open);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`silas ${name}: ${error.message}\n\n${error.usage}`);

@@ -97,7 +97,7 @@ describe('silas start --headless (real process)', () => {
     }
   });
 
-  it('serves the cockpit when this installation never built it: `silas start` builds it first (issue 9 item 14)', async () => {
+  it('serves the cockpit when this installation never built it: `silas start` builds it first', async () => {
     const home = join(tempDir(), 'home');
     const cockpitDir = join(tempDir(), 'cockpit-not-built');
     const rt = await startRuntime(home, [], { ...process.env, SILAS_COCKPIT_DIR: cockpitDir });

@@ -9,10 +9,13 @@ import { fileURLToPath } from 'node:url';
  * by edits made to it meanwhile. It shares the repository's node_modules.
  */
 
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
-/** What `silas` needs to run and to be built: its bin, build script, sources and package.json. */
-const CHECKOUT_PARTS = ['bin/silas.js', 'scripts/build-cli.js', 'src-main', 'src-shared', 'package.json'];
+/**
+ * What `silas` needs to run and to be built: its bin, build script, sources, package.json, and the
+ * tsconfig files the build and tsx read the @main/@shared path aliases from.
+ */
+const CHECKOUT_PARTS = ['bin/silas.js', 'scripts/build-cli.js', 'src-main', 'src-shared', 'package.json', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.node.json'];
 
 /** Copies the working tree as it is now into `root`; returns the copy's bin/silas.js. */
 export function copyCheckout(root: string): string {

@@ -7,7 +7,7 @@ import { report } from '../testing/bench.js';
 import { buildCopy, copyCheckout, extractCommit } from './startup-support.js';
 
 /*
- * Start-up of the `silas` command (issue 10 item 8): every MCP client spawns one `silas proxy`
+ * Start-up of the `silas` command (docs/architecture.md §6): every MCP client spawns one `silas proxy`
  * per server at launch, and every CLI call pays the start. Each figure is the median wall time of
  * RUNS process starts, beside its floor measured in the same run (docs/architecture.md §6): a bare
  * `node -e 0` for the CLI, the same MCP server answering `initialize` directly for the proxy.

@@ -10,7 +10,7 @@ export type Transport = 'ipc' | 'websocket' | 'local-socket' | 'in-process';
  * read the person's queue or decide. The WebSocket takes only the cockpit credential, which is
  * never written to disk, and only from a browser Origin; IPC is the app:// cockpit page.
  */
-export const SESSION_CAPABILITIES: Readonly<Record<Transport, readonly CallAccess[]>> = {
+const SESSION_CAPABILITIES: Readonly<Record<Transport, readonly CallAccess[]>> = {
   'local-socket': ['ask', 'converse'],
   websocket: ['read', 'decide', 'converse'],
   ipc: ['read', 'decide', 'converse'],

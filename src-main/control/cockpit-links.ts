@@ -19,7 +19,7 @@ const MAX_OPEN_CHALLENGES = 32;
 const MAX_USED_CHALLENGES = 256;
 
 /** Where a fresh link leads: the headless cockpit's address (a fresh credential goes in its fragment), or the desktop window. */
-export type CockpitLinkTarget = { kind: 'link'; url: string } | { kind: 'window'; show(): void };
+type CockpitLinkTarget = { kind: 'link'; url: string } | { kind: 'window'; show(): void };
 
 export interface CockpitLinksOptions {
   /** The data home this runtime serves (absolute): every signature must name it. */

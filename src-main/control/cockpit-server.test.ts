@@ -20,7 +20,8 @@ import { CockpitServer, assertBindAllowed, type CockpitAddress, type CockpitServ
 import { EventBus } from './event-bus.js';
 import { createHandlers } from './handlers.js';
 import { ControlRouter } from './router.js';
-import { WS_MAX_MESSAGE_BYTES, WS_PATH } from './websocket-transport.js';
+import { WS_MAX_MESSAGE_BYTES, WS_PATH } from './cockpit-socket-server.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 const TOKEN = randomBytes(32).toString('base64url');
 const INDEX_HTML = '<!doctype html><html><head><script type="module" src="/assets/app.js"></script></head><body>cockpit-index</body></html>';
@@ -54,7 +55,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  db.close();
+  sqliteConnection(db).close();
   rmSync(base, { recursive: true, force: true });
 });
 

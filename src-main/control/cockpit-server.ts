@@ -7,7 +7,7 @@ import { credentialsFrom, type CockpitCredentials } from './cockpit-credentials.
 import { cockpitCsp, createHttpHandler } from './http-surface.js';
 import { OriginPolicy, isLoopbackHost } from './origin-policy.js';
 import type { ControlRouter } from './router.js';
-import { WS_PATH, WebSocketTransport, type SecurityEventSink } from './websocket-transport.js';
+import { WS_PATH, CockpitSocketServer, type SecurityEventSink } from './cockpit-socket-server.js';
 
 export interface TlsFiles {
   cert: Buffer;
@@ -15,7 +15,7 @@ export interface TlsFiles {
 }
 
 /** Where and how the cockpit listens: known before the data home is touched. */
-export interface CockpitBindOptions {
+interface CockpitBindOptions {
   host: string;
   port: number;
   staticDir: string | null;
@@ -76,7 +76,7 @@ export function assertBindAllowed(host: string, tls: boolean, insecureRemote: bo
  */
 export class CockpitServer {
   private server: Server | null = null;
-  private transport: WebSocketTransport | null = null;
+  private transport: CockpitSocketServer | null = null;
   private address: CockpitAddress | null = null;
   private originPolicy: OriginPolicy | null = null;
   private handler: ReturnType<typeof createHttpHandler> | null = null;
@@ -134,7 +134,7 @@ export class CockpitServer {
       ? { accepts: (candidate: string) => credentials.match(candidate) !== null, store: storeSecret, onRefused: (reason: string, peer: string) => onSecurityEvent?.('control.auth_failed', { peer, reason: `secure input: ${reason}` }) }
       : undefined;
     this.handler = createHttpHandler({ originPolicy: this.originPolicy!, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), ...(secretInput ? { secretInput } : {}) });
-    this.transport = new WebSocketTransport({
+    this.transport = new CockpitSocketServer({
       credentials,
       router,
       events,

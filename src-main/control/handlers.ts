@@ -1,5 +1,5 @@
 import type { RuntimeInfo } from '../../src-shared/schemas/runtime.js';
-import type { StandingApprovalService } from '../approvals/standing-service.js';
+import type { StandingApprovalService } from '../approval/standing/service.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ChainVerifier } from '../audit/chain-verifier.js';
 import type { ClientsService } from '../mcp/clients/clients-service.js';
@@ -43,15 +43,15 @@ export interface HandlerServices {
   /** Absent in tests of other calls: a conversation call then says the Stream is not running. */
   stream?: StreamChannel;
   models?: ModelSetupService;
-  /** The policy test bench (issue 14). */
+  /** The policy test bench (docs/policy-editor.md "Test bench"). */
   trials?: Pick<PolicyTrials, 'tryCall' | 'replay' | 'suite'>;
   /**
    * Drafts checked in a worker thread (the runtime always has one; docs/policy-editor.md, Limits).
    * Without it (tests of other calls) `policies.validate` checks in-process.
    */
   policyChecker?: Pick<PolicyChecker, 'validate'>;
-  /** The policies the cockpit edits (issue 14). */
   alignment?: AlignmentService;
+  /** The policies the cockpit edits (docs/policy-editor.md). */
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
   /** `silas open`: a fresh cockpit link for an owner-signed challenge; revoking cockpit sessions. Absent in tests of other calls. */
   cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue' | 'revokeSessions'>;

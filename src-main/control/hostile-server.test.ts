@@ -15,14 +15,15 @@ import { ToolPinRepository } from '../store/repositories/tool-pins.js';
 import { toolPinSealer } from '../mcp/tool-pin-seals.js';
 import { parsePlan } from '../silas/work/plan-parser.js';
 import { planHash } from '../silas/work/hashes.js';
-import { openLedger } from '../app/ledger.js';
+import { openHome } from '../app/home.js';
 import { useTempDirs } from '../testing/temp.js';
 import { LocalSocketClient } from './local-socket-client.js';
 
 /*
- * Issue 9 item 1, from the attacker's side: a malicious MCP server runs as the same user as
- * the person (behind `silas proxy`), so it can read HOME/control.json. It asks for its own
- * tool call, a plan and a changed tool definition, then tries to approve them itself.
+ * Only the person decides (docs/control-plane.md "Credentials and capabilities"), from the
+ * attacker's side: a malicious MCP server runs as the same user as the person (behind `silas
+ * proxy`), so it can read HOME/control.json. It asks for its own tool call, a plan and a changed
+ * tool definition, then tries to approve them itself.
  */
 
 const tempDir = useTempDirs();
@@ -82,7 +83,7 @@ async function scene(): Promise<Scene> {
   pendingToolCall.catch(() => undefined);
   pendingPlan.catch(() => undefined);
   // Its proxy pinned one definition of read_file, then saw a poisoned one.
-  const proxyLedger = openLedger(home, { create: false, keys: 'signer', secretStore });
+  const proxyLedger = openHome(home, { create: false, keys: 'signer', secretStore });
   const pins = new ToolPinRepository(proxyLedger.db, toolPinSealer(proxyLedger.seals));
   pins.observe('evil', 'read_file', H1);
   pins.observe('evil', 'read_file', H2);

@@ -38,7 +38,7 @@ function plain(res: ServerResponse, status: number, text: string): void {
  * bearer token and the cockpit's Origin. The value goes to the keyring and is dropped; it is never
  * echoed, logged or sent over the WebSocket.
  */
-export interface SecretInputEndpoint {
+interface SecretInputEndpoint {
   /** Whether `candidate` is a cockpit credential in force (`CockpitCredentials.match`, constant time). */
   accepts(candidate: string): boolean;
   store(name: string, value: string): void;

@@ -4,7 +4,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { LineSplitter, ndjsonFrame } from '../../src-shared/contract/ndjson.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { ControlSession, sessionSettings, type SessionLink, type SessionSettings } from './control-session.js';
-import { tokenDigest } from './websocket-transport.js';
+import { tokenDigest } from './cockpit-socket-server.js';
 
 /** The longest frame a client may send, in bytes; a longer one closes the connection (1009). */
 export const LOCAL_SOCKET_MAX_LINE = 1024 * 1024;
@@ -15,9 +15,9 @@ export const LOCAL_SOCKET_MAX_LINE = 1024 * 1024;
  * runtime hold unbounded memory or hold it for ever.
  */
 /** The first frame is the `auth` frame (about 100 bytes): a longer one is not a credential. */
-export const LOCAL_SOCKET_MAX_AUTH_LINE = 4 * 1024;
+const LOCAL_SOCKET_MAX_AUTH_LINE = 4 * 1024;
 /** A frame begun must end (its newline arrive) within this, or the connection is closed (1008). */
-export const LOCAL_SOCKET_FRAME_DEADLINE_MS = 10_000;
+const LOCAL_SOCKET_FRAME_DEADLINE_MS = 10_000;
 /** Bytes of unfinished frames held across every connection of the socket; beyond it the connection adding to them is closed (1013). */
 export const LOCAL_SOCKET_MAX_BUFFERED = 16 * 1024 * 1024;
 /** Connections open at once; one more is refused at once (1013). */

@@ -20,7 +20,7 @@ export interface CallContext {
 /** Where refused calls are reported; the runtime appends them to the audit chain (rate-capped). */
 export type RefusalSink = (event: 'control.decision_refused' | 'control.call_refused', data: Record<string, string | number>) => void;
 
-export type CallHandler<N extends CallName> = (args: ParsedCallArgs<N>, ctx: CallContext) => CallResult<N> | Promise<CallResult<N>>;
+type CallHandler<N extends CallName> = (args: ParsedCallArgs<N>, ctx: CallContext) => CallResult<N> | Promise<CallResult<N>>;
 export type CallHandlers = { [N in CallName]: CallHandler<N> };
 
 export interface RouterLogger {

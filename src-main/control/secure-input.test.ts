@@ -5,7 +5,7 @@ import { buildRuntime } from '../app/runtime.js';
 import type { Runtime } from '../app/types.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
-import { fakeApiKey } from '../llm/llm-test-support.js';
+import { fakeApiKey } from '../llm/testing/llm.js';
 import { useTempDirs } from '../testing/temp.js';
 
 // §8.1 secure input on the headless cockpit: `POST /secrets/NAME` puts a secret in the OS keyring

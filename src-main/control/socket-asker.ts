@@ -1,10 +1,11 @@
 import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
 import type { JsonValue } from '../../src-shared/schemas/json.js';
+import { clipAskingRule } from '../../src-shared/schemas/approval.js';
 import { ErrorCode, isSilasError } from '../../src-shared/errors.js';
 import { homePaths } from '../home/paths.js';
 import { connectToControlCenter, type LocalSocketClient } from './local-socket-client.js';
 import { withdrawalOf, type ApprovalAnswer, type ApprovalRequest, type Approver } from '../mcp/proxy/approver.js';
-import type { PlanApprovalAnswer, PlanApprovalRequest, PlanApprover } from '../silas/review/plan-approver.js';
+import type { PlanApprovalAnswer, PlanApprovalRequest, PlanApprover } from '../silas/executor/plan-approver.js';
 
 type Unreachable = { outcome: 'unreachable'; reason: string };
 
@@ -33,6 +34,7 @@ export class ControlSocketAsker {
       rule: req.rule.slice(0, 500),
       reason: req.reason.slice(0, 1000),
       policyName: req.policyName.slice(0, 200),
+      ...(req.askedBy ? { askedBy: clipAskingRule(req.askedBy) } : {}),
       timeoutMs: Math.max(1000, Math.min(timeoutMs, 3_600_000)),
     };
     let answered = false;

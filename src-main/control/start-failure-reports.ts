@@ -19,7 +19,7 @@ export interface StartFailureReportLimits {
   repeatMs: number;
 }
 
-export const START_FAILURE_REPORT_LIMITS: StartFailureReportLimits = { perMinute: 30, repeatMs: 60_000 };
+const START_FAILURE_REPORT_LIMITS: StartFailureReportLimits = { perMinute: 30, repeatMs: 60_000 };
 
 /** The caller as the control plane knows it, recorded with the report. */
 export interface Reporter {

@@ -3,7 +3,7 @@
  * scripts or styles, talks to the runtime only through the preload bridge, and never needs
  * a third-party host, so anything looser would only widen what an injected string could do.
  */
-export const COCKPIT_CSP_DIRECTIVES: ReadonlyArray<readonly [string, readonly string[]]> = [
+const COCKPIT_CSP_DIRECTIVES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['default-src', ["'self'"]],
   ['script-src', ["'self'"]],
   ['style-src', ["'self'"]],

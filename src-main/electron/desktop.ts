@@ -39,7 +39,7 @@ export interface DesktopShell {
 const APP_USER_MODEL_ID = 'org.silas.control-center';
 
 /** Where the built bundle and resources sit relative to the app root (package.json). */
-export function desktopPaths(appRoot: string) {
+function desktopPaths(appRoot: string) {
   return {
     rendererDir: join(appRoot, 'out', 'renderer'),
     preload: join(appRoot, 'out', 'preload', 'index.cjs'),

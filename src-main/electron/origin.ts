@@ -3,7 +3,7 @@
  * and event delivery can all be gated on this one check.
  */
 export const APP_SCHEME = 'app';
-export const COCKPIT_HOST = 'cockpit';
+const COCKPIT_HOST = 'cockpit';
 export const COCKPIT_ORIGIN = `${APP_SCHEME}://${COCKPIT_HOST}`;
 export const COCKPIT_INDEX_URL = `${COCKPIT_ORIGIN}/index.html`;
 

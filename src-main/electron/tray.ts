@@ -6,7 +6,7 @@ export function trayTooltip(pending: number): string {
   return `Silas — ${pending} pending ${pending === 1 ? 'decision' : 'decisions'}`;
 }
 
-export interface TrayActions {
+interface TrayActions {
   openCockpit(): void;
   quit(): void;
 }
@@ -15,7 +15,7 @@ export interface TrayActions {
  * The tray menu for the queue's current state. Rebuilt on every change rather than mutated,
  * because Linux (libappindicator) only picks up a menu when it is set again.
  */
-export function trayMenuTemplate(decisions: Pick<DecisionQueue, 'isPaused' | 'setPaused'>, actions: TrayActions): MenuItemConstructorOptions[] {
+function trayMenuTemplate(decisions: Pick<DecisionQueue, 'isPaused' | 'setPaused'>, actions: TrayActions): MenuItemConstructorOptions[] {
   return [
     { id: 'open', label: 'Open cockpit', click: () => actions.openCockpit() },
     {

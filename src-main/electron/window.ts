@@ -6,7 +6,7 @@ import { COCKPIT_INDEX_URL, isCockpitUrl, isHttpsUrl } from './origin.js';
  * The renderer gets no Node, no shared JS world with the preload, a Chromium sandbox, and
  * full web security; the preload bridge is its only way to reach the runtime (docs/architecture.md §4.6).
  */
-export function cockpitWebPreferences(preloadPath: string): WebPreferences {
+function cockpitWebPreferences(preloadPath: string): WebPreferences {
   return {
     contextIsolation: true,
     sandbox: true,
@@ -22,7 +22,7 @@ export function cockpitWebPreferences(preloadPath: string): WebPreferences {
  * Keeps the cockpit's webContents on app://cockpit/ for its whole life: the bridge trusts
  * whatever page is loaded there, so no navigation, redirect, popup or <webview> may replace it.
  */
-export function lockDownWebContents(webContents: WebContents, shell: Pick<Shell, 'openExternal'>, logger: ShellLogger): void {
+function lockDownWebContents(webContents: WebContents, shell: Pick<Shell, 'openExternal'>, logger: ShellLogger): void {
   webContents.on('will-navigate', function refuseForeignNavigation(event, url) {
     if (isCockpitUrl(url)) return;
     event.preventDefault();

@@ -11,7 +11,7 @@ export function rawPublicKey(key: KeyObject): Buffer {
   return Buffer.from(jwk.x, 'base64url');
 }
 
-export function publicKeyFromRaw(raw: Uint8Array): KeyObject {
+function publicKeyFromRaw(raw: Uint8Array): KeyObject {
   if (raw.length !== 32) throw new Error(`an Ed25519 public key has 32 bytes, got ${raw.length}`);
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { standingAccountForHome } from '../approvals/standing-grants.js';
-import { ScratchKeyring } from './keyring-test-support.js';
+import { standingAccountForHome } from '../approval/standing/grants.js';
+import { ScratchKeyring } from './testing/keyring.js';
 import { ledgerAccountsForHome } from './ledger-key.js';
 import { MAX_SECRET_BYTES, NamedSecrets, SECRET_INDEX_ACCOUNT, SECRET_NAME_RULE, secretAccount } from './named-secrets.js';
 import { OwnerKeyVault, ownerAccountForHome } from './owner-key.js';

@@ -10,7 +10,6 @@ import type { SealRefusal } from './sealed-state.js';
  * database or the audit chain (DESIGN invariant 5). This class is the only way to reach them.
  */
 
-export { SECRET_NAME_PATTERN };
 export const SECRET_NAME_RULE = 'a secret name is 1 to 64 characters: letters, digits, "_", "." and "-", starting with a letter or digit';
 export const MAX_SECRET_BYTES = 64 * 1024;
 
@@ -53,7 +52,7 @@ export function secretAccount(name: string): string {
 }
 
 /** The keyring account of a secret's origin binding. */
-export function originAccount(name: string): string {
+function originAccount(name: string): string {
   checkName(name);
   return `${ORIGIN_ACCOUNT_PREFIX}${name}`;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScratchKeyring } from './keyring-test-support.js';
+import { ScratchKeyring } from './testing/keyring.js';
 import { parseLedgerKeyRecord } from './ledger-key.js';
 import { OwnerKeyVault } from './owner-key.js';
 import { anchorAccount, StateSeals, type SealRefusal } from './sealed-state.js';

@@ -30,24 +30,22 @@ import type { SecretStore } from './secret-store.js';
  */
 
 /** What is sealed. Each kind is listed, with its authority and where it lives, in docs/architecture.md §2. */
-export const SEALED_KINDS = [
-  'models',
-  'secret-origin',
-  'policy-in-force',
-  'policy-version',
-  'alignment-card',
-  'trace-index',
-  'stream-work',
-  'scope-key',
-  'tool-pin',
-  'memory',
-  'chronicle',
-] as const;
-export type SealedKind = (typeof SEALED_KINDS)[number];
+export type SealedKind =
+  | 'models'
+  | 'secret-origin'
+  | 'policy-in-force'
+  | 'policy-version'
+  | 'alignment-card'
+  | 'trace-index'
+  | 'stream-work'
+  | 'scope-key'
+  | 'tool-pin'
+  | 'memory'
+  | 'chronicle';
 
 export type SealAuthority = 'owner' | 'ledger';
 
-export type SealRefusalReason =
+type SealRefusalReason =
   /** The value carries no seal (written by something that does not seal, or by hand). */
   | 'unsealed'
   /** A seal is there but does not match the value, kind and id. */
@@ -69,11 +67,11 @@ export interface SealRefusal {
 export type SealCheck = { ok: true } | { ok: false; refusal: SealRefusal };
 
 /** Where refusals go: the audit chain in every process that writes it (wired in app/). */
-export interface SealRefusalReporter {
+interface SealRefusalReporter {
   refused(refusal: SealRefusal): void;
 }
 
-export interface StateSealKeys {
+interface StateSealKeys {
   /** The ledger key, or null where the keyring could not be reached. */
   ledger: () => Pick<ChainKey, 'mac'> | null;
   /** The owner key from the keyring, or null. */

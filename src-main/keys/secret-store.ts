@@ -32,8 +32,8 @@ export class OsKeyring implements SecretStore {
 
   /**
    * One entry per account, kept: creating one sets up a Secret Service session (about 7 ms here),
-   * and every checkpoint reads the keyring (issue 11 item 5). A failed call drops the entry so
-   * the next one starts afresh (a restarted daemon).
+   * and every checkpoint reads the keyring (a proxy's cost per call). A failed call drops the entry
+   * so the next one starts afresh (a restarted daemon).
    */
   private readonly entries = new Map<string, Entry>();
 

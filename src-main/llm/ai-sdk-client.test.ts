@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { NamedSecrets } from '../keys/named-secrets.js';
 import { createModelClients } from './ai-sdk-client.js';
-import { clientFor, collect, failureOf, fakeApiKey, scratchSecrets } from './llm-test-support.js';
+import { clientFor, collect, failureOf, fakeApiKey, scratchSecrets } from './testing/llm.js';
 import { ModelError } from './errors.js';
 import { startScriptedOpenAIServer, openaiReply, type ScriptedOpenAIServer } from './testing/scripted-openai-server.js';
 import { RoleModelConfig } from '../../src-shared/llm/config.js';

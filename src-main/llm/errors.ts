@@ -47,7 +47,7 @@ export function isModelError(value: unknown): value is ModelError {
 }
 
 /** The forms a secret may take in text: as is, base64 (both alphabets, padded or not), and URL-encoded; longest first. */
-export function secretForms(secret: string | null): string[] {
+function secretForms(secret: string | null): string[] {
   if (secret === null || secret === '') return [];
   const base64 = Buffer.from(secret, 'utf8').toString('base64');
   const forms = new Set([secret, base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url'), encodeURIComponent(secret), encodeURI(secret)]);
@@ -55,7 +55,7 @@ export function secretForms(secret: string | null): string[] {
   return [...forms].filter((form) => form !== '').sort((a, b) => b.length - a.length);
 }
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Replaces a secret in every form it may take in text. */
 export function redactor(secret: string | null): (text: string) => string {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { NamedSecrets } from '../keys/named-secrets.js';
 import { ModelError } from './errors.js';
-import { clientFor, collect, failureOf, fakeApiKey, recordingSleep, scratchSecrets } from './llm-test-support.js';
+import { clientFor, collect, failureOf, fakeApiKey, recordingSleep, scratchSecrets } from './testing/llm.js';
 import type { ModelStreamEvent } from './model-client.js';
 import { ScriptedHttpServer } from './testing/scripted-http-server.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from './testing/scripted-openai-server.js';

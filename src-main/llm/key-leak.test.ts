@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ModelProvider } from '../../src-shared/llm/config.js';
 import type { NamedSecrets } from '../keys/named-secrets.js';
 import { redactor, StreamRedactor } from './errors.js';
-import { clientFor, collect, encodingsOf, everyRendering, fakeApiKey, recordingSleep, scratchSecrets } from './llm-test-support.js';
+import { clientFor, collect, encodingsOf, everyRendering, fakeApiKey, recordingSleep, scratchSecrets } from './testing/llm.js';
 import { anthropicReply, startScriptedAnthropicServer, type ScriptedAnthropicServer } from './testing/scripted-anthropic-server.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from './testing/scripted-openai-server.js';
 

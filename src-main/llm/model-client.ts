@@ -2,10 +2,9 @@ import type { z } from 'zod';
 import type { ModelPrice, ModelProvider, ModelRole } from '../../src-shared/llm/config.js';
 
 /*
- * What an agent sees of a model (issue 13 item 1). The interface is ours, not the AI SDK's, so
- * agents and their tests never depend on a provider library, and every call goes through the
- * one place that applies timeouts, retries, cancellation, cost and key hygiene
- * (`ai-sdk-client.ts`).
+ * What an agent sees of a model. The interface is ours, not the AI SDK's, so agents and their tests
+ * never depend on a provider library, and every call goes through the one place that applies
+ * timeouts, retries, cancellation, cost and key hygiene (`ai-sdk-client.ts`).
  */
 
 /**
@@ -17,7 +16,7 @@ export type ModelMessage =
   | { role: 'assistant'; content: string; toolCalls?: readonly ModelToolCall[] }
   | { role: 'tool'; toolCallId: string; toolName: string; output: string; isError?: boolean };
 
-export interface ModelToolCall {
+interface ModelToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;
@@ -41,7 +40,7 @@ export type ModelStreamEvent =
   | ({ type: 'tool-call'; invalid?: string } & ModelToolCall)
   | { type: 'finish'; finishReason: string; usage: ModelUsage; costUsd: number | null };
 
-export interface ModelCallBase {
+interface ModelCallBase {
   system: string;
   messages: readonly ModelMessage[];
   /** Aborting it ends the call with a `cancelled` ModelError. */

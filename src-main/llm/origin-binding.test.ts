@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ScratchKeyring } from '../keys/keyring-test-support.js';
+import { ScratchKeyring } from '../keys/testing/keyring.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import type { SealRefusal } from '../keys/sealed-state.js';
-import { clientFor, collect, everyRendering, encodingsOf, failureOf, fakeApiKey } from './llm-test-support.js';
+import { clientFor, collect, everyRendering, encodingsOf, failureOf, fakeApiKey } from './testing/llm.js';
 import { probeModel } from './probe.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from './testing/scripted-openai-server.js';
 

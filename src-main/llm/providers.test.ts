@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { RoleModelConfig } from '../../src-shared/llm/config.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
-import { clientFor, collect, failureOf, fakeApiKey, recordingSleep, scratchSecrets } from './llm-test-support.js';
+import { clientFor, collect, failureOf, fakeApiKey, recordingSleep, scratchSecrets } from './testing/llm.js';
 import { baseUrlOf, DEFAULT_BASE_URLS, readApiKey } from './providers.js';
 import { anthropicReply, startScriptedAnthropicServer, type ScriptedAnthropicServer } from './testing/scripted-anthropic-server.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from './testing/scripted-openai-server.js';

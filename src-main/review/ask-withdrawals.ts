@@ -35,7 +35,7 @@ export function withdrawReasonText(reason: AskWithdrawReason, detail?: string): 
   }
 }
 
-export const CONNECTION_ENDED_REASON = "the proxy's connection to Silas closed";
+const CONNECTION_ENDED_REASON = "the proxy's connection to Silas closed";
 
 /** Only the first 80 control-free characters of an agent's words are kept. */
 export function cleanDetail(detail: string | undefined): string | undefined {

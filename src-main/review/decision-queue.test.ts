@@ -11,6 +11,7 @@ import { bindingOf, testReview } from '../testing/approvals.js';
 import { ENDED_MEMORY } from './decision-queue.js';
 import { createTestLedger } from '../testing/ledger.js';
 import { useTempDirs } from '../testing/temp.js';
+import { workItemSubject } from '../silas/work/plan-subjects.js';
 
 const FIX_BUG = fileURLToPath(new URL('../silas/work/fixtures/spec-13-1-fix-bug.md', import.meta.url));
 const tempDir = useTempDirs('silas-decision-queue-');
@@ -71,14 +72,14 @@ describe('one decision queue with a tool call and a plan waiting together', () =
     expect(s.proxy.consume(called.token, s.binding, () => undefined)).toMatchObject({ ok: true });
     expect(s.proxy.consume(called.token, s.binding, () => undefined)).toEqual({ ok: false, reason: 'approval was already used (a replayed approval)' });
     // A tool call's token is no plan approval: the scope and the subject are signed.
-    expect(s.engine.verify(called.token, s.item)).toMatchObject({ ok: false, code: 'E_APPROVAL_SCOPE' });
+    expect(s.engine.verify(called.token, workItemSubject(s.item))).toMatchObject({ ok: false, code: 'E_APPROVAL_SCOPE' });
 
     expect(s.queue.decide(s.card('plan').id, 'approve')).toMatchObject({ kind: 'plan', outcome: 'approved' });
     const planned = await plan;
     if (planned.outcome !== 'approve') throw new Error(`expected approve, got ${planned.outcome}`);
     expect(s.proxy.consume(planned.token, s.binding, () => undefined)).toMatchObject({ ok: false });
-    expect(s.engine.verify(planned.token, s.item)).toMatchObject({ ok: true });
-    expect(s.engine.verify(planned.token, s.item)).toMatchObject({ ok: false, code: 'E_APPROVAL_REPLAY' });
+    expect(s.engine.verify(planned.token, workItemSubject(s.item))).toMatchObject({ ok: true });
+    expect(s.engine.verify(planned.token, workItemSubject(s.item))).toMatchObject({ ok: false, code: 'E_APPROVAL_REPLAY' });
     expect(s.tray()).toBe(0);
     expect(s.events()).toEqual(['approvals.requested', 'silas.plan_approval.requested', 'approvals.approved', 'silas.plan_approval.approved']);
     // Both tokens came from the one engine: each issue is on the record.

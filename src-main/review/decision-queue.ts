@@ -61,7 +61,7 @@ export interface DecisionQueueDeps {
 }
 
 /** Who asks when the asker names no one: the runtime itself (tests, in-process callers). */
-export const IN_PROCESS_ORIGIN: CardOrigin = { channel: 'runtime', sourceId: 'in-process', requester: 'the Silas runtime', taint: 'auth', governed: false };
+const IN_PROCESS_ORIGIN: CardOrigin = { channel: 'runtime', sourceId: 'in-process', requester: 'the Silas runtime', taint: 'auth', governed: false };
 
 /** A standing source's cards: the runtime recorded them, from what a proxy reported (server and tool names). */
 function standingOrigin(source: StandingDecisions): CardOrigin {
@@ -79,9 +79,9 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-export const PAUSED_REASON = 'approvals are paused in the Silas control center';
-export const DENIED_REASON = 'denied by the user in the control center';
-export const EVICTED_REASON = 'withdrawn: Review is full, and this requester session had the most questions waiting; ask again later';
+const PAUSED_REASON = 'approvals are paused in the Silas control center';
+const DENIED_REASON = 'denied by the user in the control center';
+const EVICTED_REASON = 'withdrawn: Review is full, and this requester session had the most questions waiting; ask again later';
 /** How many withdrawn or expired ids are remembered, so a late decision on one says what happened. */
 export const ENDED_MEMORY = 256;
 

@@ -1,5 +1,5 @@
 /** How long the list of governed servers is reused: reading every client's configuration per ask would let a flood of asks cost file reads. */
-export const GOVERNED_CACHE_MS = 5_000;
+const GOVERNED_CACHE_MS = 5_000;
 
 /**
  * "Is this one of the person's governed servers?" — a server wrapped behind `silas proxy` in an

@@ -7,6 +7,7 @@ import { useTempDirs } from '../testing/temp.js';
 import { SILAS_APPLICATION_ID, openDatabase } from './database.js';
 import { migrationChecksum } from './migrate.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { sqliteConnection } from './transaction.js';
 
 const tempDir = useTempDirs();
 
@@ -16,7 +17,7 @@ function fileDigest(file: string): string {
 
 function freshDb(): string {
   const file = join(tempDir(), 'silas.db');
-  openDatabase(file, { create: true }).db.close();
+  sqliteConnection(openDatabase(file, { create: true }).db).close();
   return file;
 }
 
@@ -33,13 +34,13 @@ describe('openDatabase', () => {
     const file = join(tempDir(), 'silas.db');
     const { db, migrations } = openDatabase(file, { create: true });
     expect(migrations.applied).toEqual(MIGRATIONS.map((m) => m.id));
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('synchronous', { simple: true })).toBe(1);
-    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    expect(db.pragma('application_id', { simple: true })).toBe(SILAS_APPLICATION_ID);
-    const rows = db.prepare('SELECT id, checksum FROM applied_migrations').all() as { id: string; checksum: string }[];
+    expect(sqliteConnection(db).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqliteConnection(db).pragma('synchronous', { simple: true })).toBe(1);
+    expect(sqliteConnection(db).pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(sqliteConnection(db).pragma('application_id', { simple: true })).toBe(SILAS_APPLICATION_ID);
+    const rows = sqliteConnection(db).prepare('SELECT id, checksum FROM applied_migrations').all() as { id: string; checksum: string }[];
     expect(rows).toEqual(MIGRATIONS.map((m) => ({ id: m.id, checksum: migrationChecksum(m) })));
-    db.close();
+    sqliteConnection(db).close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -48,7 +49,7 @@ describe('openDatabase', () => {
     const { db, migrations } = openDatabase(file, { create: false });
     expect(migrations.applied).toEqual([]);
     expect(migrations.alreadyApplied).toBe(MIGRATIONS.length);
-    db.close();
+    sqliteConnection(db).close();
   });
 
   it('applies a new migration added by a later version', () => {
@@ -56,21 +57,21 @@ describe('openDatabase', () => {
     const next: Migration = { id: '090_extra', sql: 'CREATE TABLE IF NOT EXISTS extra (x INTEGER);' };
     const { db, migrations } = openDatabase(file, { create: false, migrations: [...MIGRATIONS, next] });
     expect(migrations.applied).toEqual(['090_extra']);
-    expect(db.pragma('user_version', { simple: true })).toBe(90);
-    db.close();
+    expect(sqliteConnection(db).pragma('user_version', { simple: true })).toBe(90);
+    sqliteConnection(db).close();
   });
 
   it('upgrades a database of the previous release by applying only the chronicle, memory and scope migrations', () => {
     const file = join(tempDir(), 'silas.db');
     const previous = MIGRATIONS.filter((m) => m.id < '009');
-    openDatabase(file, { create: true, migrations: previous }).db.close();
+    sqliteConnection(openDatabase(file, { create: true, migrations: previous }).db).close();
     const { db, migrations } = openDatabase(file, { create: false });
     expect(migrations.applied).toEqual(MIGRATIONS.filter((m) => m.id >= '009').map((m) => m.id));
     expect(migrations.applied.slice(0, 4)).toEqual(['009_chronicle_and_memory', '010_stream_scopes', '011_policy_versions', '012_alignment']);
-    expect(db.pragma('user_version', { simple: true })).toBe(Number(MIGRATIONS.at(-1)!.id.slice(0, 3)));
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'silas_chronicle%' OR name LIKE 'silas_memory%' ORDER BY name").pluck().all();
+    expect(sqliteConnection(db).pragma('user_version', { simple: true })).toBe(Number(MIGRATIONS.at(-1)!.id.slice(0, 3)));
+    const tables = sqliteConnection(db).prepare("SELECT name FROM sqlite_master WHERE name LIKE 'silas_chronicle%' OR name LIKE 'silas_memory%' ORDER BY name").pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['silas_chronicle', 'silas_chronicle_scopes', 'silas_memory_items', 'silas_memory_fts', 'silas_memory_fts_insert']));
-    db.close();
+    sqliteConnection(db).close();
   });
 
   it('refuses a database with the chronicle migration in an app that predates it', () => {
@@ -86,8 +87,8 @@ describe('openDatabase', () => {
     const file = freshDb();
     tamper(file, 'PRAGMA application_id = 0');
     const { db } = openDatabase(file, { create: false });
-    expect(db.pragma('application_id', { simple: true })).toBe(SILAS_APPLICATION_ID);
-    db.close();
+    expect(sqliteConnection(db).pragma('application_id', { simple: true })).toBe(SILAS_APPLICATION_ID);
+    sqliteConnection(db).close();
   });
 
   it('tells the user to run init when there is no database', () => {
@@ -127,7 +128,7 @@ describe('openDatabase', () => {
     const file = freshDb();
     const two: Migration = { id: '090_two', sql: 'CREATE TABLE IF NOT EXISTS two (x);' };
     const three: Migration = { id: '091_three', sql: 'CREATE TABLE IF NOT EXISTS three (x);' };
-    openDatabase(file, { create: false, migrations: [...MIGRATIONS, two, three] }).db.close();
+    sqliteConnection(openDatabase(file, { create: false, migrations: [...MIGRATIONS, two, three] }).db).close();
     tamper(file, "DELETE FROM applied_migrations WHERE id = '090_two'");
     expect(() => openDatabase(file, { create: false, migrations: [...MIGRATIONS, two, three] })).toThrow(/090_two was never applied although later ones were/);
   });
@@ -164,5 +165,18 @@ describe('openDatabase', () => {
     const bytes = readFileSync(file);
     writeFileSync(file, Buffer.concat([bytes.subarray(0, 100), Buffer.alloc(4096, 0x5a)]));
     expect(() => openDatabase(file, { create: false })).toThrow(/corrupt or not a Silas database|not a Silas database/);
+  });
+});
+
+describe('the handle services hold', () => {
+  it('is opaque: it runs no SQL until store/ unwraps it (the @ts-expect-error lines fail typecheck otherwise)', () => {
+    const { db } = openDatabase(join(tempDir(), 'silas.db'), { create: true });
+    // @ts-expect-error a service cannot prepare a statement on a SqliteDatabase (docs/architecture.md §3)
+    expect(typeof db.prepare).toBe('function');
+    // @ts-expect-error nor open a transaction on it
+    expect(typeof db.transaction).toBe('function');
+    expect(db.open).toBe(true);
+    sqliteConnection(db).close();
+    expect(db.open).toBe(false);
   });
 });

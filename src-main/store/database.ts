@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import { runMigrations, type MigrationReport } from './migrate.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { sqliteConnection, type SqliteDatabase } from './transaction.js';
 
 /** `PRAGMA application_id` of a Silas database: ASCII "SILS". Tells our files from foreign ones. */
 export const SILAS_APPLICATION_ID = 0x53494c53;
@@ -27,7 +28,8 @@ export interface OpenOptions {
 }
 
 export interface OpenedDatabase {
-  db: Database.Database;
+  /** Opaque outside store/ (store/transaction.ts): services hand it to repositories. */
+  db: SqliteDatabase;
   migrations: MigrationReport;
 }
 
@@ -123,6 +125,6 @@ export function mapSqliteError(file: string, error: unknown): Error {
 }
 
 /** SQLite's quick integrity check (`PRAGMA quick_check`): `ok`, or the first problems it found. */
-export function quickCheck(db: Database.Database): string {
-  return String(db.pragma('quick_check', { simple: true }));
+export function quickCheck(db: SqliteDatabase): string {
+  return String(sqliteConnection(db).pragma('quick_check', { simple: true }));
 }

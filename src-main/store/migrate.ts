@@ -8,7 +8,7 @@ export function migrationChecksum(migration: Migration): string {
   return createHash('sha256').update(migration.sql, 'utf8').digest('hex');
 }
 
-export function migrationNumber(id: string): number {
+function migrationNumber(id: string): number {
   const match = /^(\d{3,})_[a-z0-9_]+$/.exec(id);
   if (!match) throw new Error(`migration id "${id}" must look like 001_name`);
   return Number(match[1]);

@@ -7,6 +7,7 @@ import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { openDatabase } from '../store/database.js';
 import { testAuditEvents } from './audit-events.js';
 import { testLedgerKeys } from './ledger.js';
+import { closeDatabase } from '../store/transaction.js';
 
 const [file, worker, countText] = process.argv.slice(2);
 const count = Number(countText);
@@ -20,4 +21,4 @@ for (let seq = 0; seq < count; seq += 1) {
 }
 // Like every writer, it checkpoints what it left unprotected before it goes.
 audit.close();
-db.close();
+closeDatabase(db);

@@ -1,21 +1,22 @@
 import type { AuditLog } from '../audit/audit-log.js';
-import { argumentsHash, type ToolCallBinding } from '../approvals/tool-call-approval.js';
+import { argumentsHash, type ToolCallBinding } from '../approval/tool-call.js';
 import { ApprovalConsumer } from '../mcp/proxy/approval-consumer.js';
 import { createTestLedger } from './ledger.js';
-import type { StandingApprovalService } from '../approvals/standing-service.js';
+import type { StandingApprovalService } from '../approval/standing/service.js';
 import { OwnerKeyVault, type OwnerSigner } from '../keys/owner-key.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { DecisionQueue, type StandingDecisions } from '../review/decision-queue.js';
 import { planKind } from '../review/kinds/plan.js';
 import { toolCallKind } from '../review/kinds/tool-call.js';
-import { ApprovalEngine } from '../silas/approval/engine.js';
+import { ApprovalEngine } from '../approval/engine.js';
 import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
 import type { SqliteDatabase } from '../store/transaction.js';
 import type { Notifier } from '../review/notifier.js';
 import type { AskLimits } from '../review/ask-caps.js';
+import { workItemSubject } from '../silas/work/plan-subjects.js';
 
 /** An in-memory owner key, for tests that need signatures but not the keyring. */
-export function testSigner(): OwnerSigner {
+function testSigner(): OwnerSigner {
   return new OwnerKeyVault(new MemorySecretStore(), 'owner-test').ensure().signer;
 }
 
@@ -48,7 +49,7 @@ export function testReview(db: SqliteDatabase, audit: AuditLog, options: TestRev
   const workItems = new SqliteWorkItemStore({ db, audit, ...(now ? { now } : {}) });
   const kinds = {
     toolCall: toolCallKind({ audit, engine, ...(options.standing ? { standing: options.standing } : {}) }),
-    plan: planKind({ audit, issueToken: (item) => engine.issueToken(item, { verdict: 'approved' }), planIds: { stored: (id) => workItems.get(id) } }),
+    plan: planKind({ audit, issueToken: (item) => engine.issueToken(workItemSubject(item), { verdict: 'approved' }), planIds: { stored: (id) => workItems.get(id) } }),
   };
   return { queue, kinds, engine, signer, review: queue, workItems };
 }

@@ -1,10 +1,10 @@
 import { calls } from '../../src-shared/contract/calls.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { CallHandlers, HandlerServicesLike } from './handler-types.js';
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../store/transaction.js';
 import { ServersService } from '../mcp/servers/servers-service.js';
 import { testReview } from './approvals.js';
-import { testStandingService } from '../approvals/standing-test-support.js';
+import { testStandingService } from '../approval/standing/testing/standing.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientsService } from '../mcp/clients/clients-service.js';
@@ -26,7 +26,7 @@ export function unusedHandlers(): CallHandlers {
 }
 
 /** The real services behind the handlers, over a test database (one decision queue, as the runtime wires it). */
-export function testServices(db: Database.Database, audit: AuditLog, pinSealer: PinSealer = toolPinSealer(memorySeals().seals)): HandlerServicesLike {
+export function testServices(db: SqliteDatabase, audit: AuditLog, pinSealer: PinSealer = toolPinSealer(memorySeals().seals)): HandlerServicesLike {
   const { review, kinds } = testReview(db, audit, { sources: [new ToolChangeDecisions(db, audit, pinSealer)] });
   return {
     review,
@@ -38,7 +38,7 @@ export function testServices(db: Database.Database, audit: AuditLog, pinSealer: 
 }
 
 /** Clients over a home and user directory that do not exist: every client lists as not found, nothing is ever written. */
-export function unusedClients(audit: AuditLog): ClientsService {
+function unusedClients(audit: AuditLog): ClientsService {
   const nowhere = join(tmpdir(), 'silas-test-no-such-dir', 'nowhere');
   return new ClientsService({
     silasHome: join(nowhere, 'home'),

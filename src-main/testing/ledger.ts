@@ -9,6 +9,7 @@ import { OwnerKeyVault, type OwnerSigner } from '../keys/owner-key.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import { openDatabase } from '../store/database.js';
 import { testAuditEvents, type TestAuditEvents } from './audit-events.js';
+import { sqliteConnection } from '../store/transaction.js';
 
 export interface TestLedger {
   file: string;
@@ -62,7 +63,7 @@ export function testLedgerKeys(dbFile: string): LedgerKeys {
 /** A real SQLite ledger in `dir` with test-file keys (for tests that are not about the keyring). */
 export function createTestLedger(dir: string): TestLedger {
   const file = join(dir, 'silas.db');
-  const { db } = openDatabase(file, { create: true });
+  const db = sqliteConnection(openDatabase(file, { create: true }).db);
   const keys = testLedgerKeys(file);
   const make = (database: Database.Database) => new SqliteAuditLog({ repository: new AuditRepository(database), keys, catalogue: testAuditEvents });
   return {
@@ -71,7 +72,7 @@ export function createTestLedger(dir: string): TestLedger {
     signer: keys.signer,
     keys,
     audit: make(db),
-    reopen: () => make(openDatabase(file, { create: false }).db),
+    reopen: () => make(sqliteConnection(openDatabase(file, { create: false }).db)),
   };
 }
 

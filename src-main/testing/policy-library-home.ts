@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLedger, type Ledger } from '../app/ledger.js';
+import { openHome, type Ledger } from '../app/home.js';
 import { MemorySecretStore } from '../keys/secret-store.js';
 import { PolicyVersionRepository } from '../store/repositories/policy-versions.js';
 import { templateGallery } from '../aip/templates/catalog.js';
@@ -13,7 +13,7 @@ import { PolicyLibrary, type PolicyLibraryDeps } from '../aip/library/policy-lib
  */
 export function libraryHome(dir: string, known: (policiesDir: string) => readonly string[], extra: Pick<PolicyLibraryDeps, 'judgeOffLoop'> = {}): { home: string; policiesDir: string; ledger: Ledger; library: PolicyLibrary } {
   const home = join(dir, 'home');
-  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
+  const ledger = openHome(home, { create: true, keys: 'signer', secretStore: new MemorySecretStore() });
   const policiesDir = join(home, 'policies');
   mkdirSync(policiesDir, { recursive: true });
   const library = new PolicyLibrary({

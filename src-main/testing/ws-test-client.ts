@@ -43,7 +43,7 @@ export class WsTestClient {
 }
 
 /** The browser Origin the cockpit page served at `wsUrl`'s host sends: ws→http, wss→https. */
-export function cockpitOrigin(wsUrl: string): string {
+function cockpitOrigin(wsUrl: string): string {
   const url = new URL(wsUrl);
   return `${url.protocol === 'wss:' ? 'https' : 'http'}://${url.host}`;
 }

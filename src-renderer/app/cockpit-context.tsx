@@ -1,6 +1,6 @@
 import { createContext, useContext, type ReactNode } from 'react';
 import { useStore } from 'zustand';
-import type { CockpitActions } from '../lib/cockpit.js';
+import type { CockpitActions } from '../lib/cockpit/connect.js';
 import type { CockpitState, CockpitStore } from '../store/cockpit-store.js';
 
 interface CockpitContextValue {

@@ -1,5 +1,5 @@
-export const RECONNECT_BASE_MS = 250;
-export const RECONNECT_MAX_MS = 5000;
+const RECONNECT_BASE_MS = 250;
+const RECONNECT_MAX_MS = 5000;
 
 /** Delay before reconnect attempt `attempt` (0-based): 250 ms doubling, capped at 5 s. */
 export function reconnectDelay(attempt: number): number {

@@ -3,7 +3,7 @@ import type { SilasBridge } from '../../src-shared/contract/index.js';
 import { chooseTransport, streamScopeStorage } from './boot.js';
 import { IpcTransport } from './ipc-transport.js';
 import { TOKEN_STORAGE_KEY } from './token.js';
-import { WebSocketTransport } from './ws-transport.js';
+import { CockpitSocketClient } from './socket-client.js';
 
 class SilentWebSocket {
   static urls: string[] = [];
@@ -40,7 +40,7 @@ describe('chooseTransport', () => {
   it('uses a WebSocket to /ws when a token is in the fragment, and removes it from the address bar', () => {
     window.history.replaceState(null, '', '/#token=abc');
     const transport = chooseTransport(window);
-    expect(transport).toBeInstanceOf(WebSocketTransport);
+    expect(transport).toBeInstanceOf(CockpitSocketClient);
     expect(SilentWebSocket.urls).toEqual([`ws://${window.location.host}/ws`]);
     expect(window.location.href).not.toContain('abc');
     expect(window.location.hash).toBe('#/stream');

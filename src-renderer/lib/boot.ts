@@ -2,7 +2,7 @@ import { takeToken } from './token.js';
 import { IpcTransport } from './ipc-transport.js';
 import type { ScopeStorage } from './stream-scope.js';
 import { createDisconnectedTransport, type Transport } from './transport.js';
-import { WebSocketTransport, webSocketUrl } from './ws-transport.js';
+import { CockpitSocketClient, webSocketUrl } from './socket-client.js';
 
 // Not control.json: its token is the ask credential, refused by the cockpit (docs/control-plane.md).
 export const NO_TOKEN_REASON =
@@ -36,5 +36,5 @@ export function chooseTransport(win: Window): Transport {
   if (win.silas) return new IpcTransport(win.silas);
   const token = takeToken({ location: win.location, history: win.history, storage: sessionStorageOf(win) });
   if (!token) return createDisconnectedTransport('no-token', NO_TOKEN_REASON);
-  return new WebSocketTransport({ url: webSocketUrl(win.location), token });
+  return new CockpitSocketClient({ url: webSocketUrl(win.location), token });
 }

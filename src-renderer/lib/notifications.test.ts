@@ -69,6 +69,11 @@ describe('notificationText', () => {
     });
   });
 
+  it('says what the card\'s kind wrote for its notification, as the desktop shell does', () => {
+    const notification = { title: 'Approve write_file on files?', body: 'Medium risk. Rule spec.tool_rules[0] "ask: write_file" of policy "p" asks you before every write_file call.' };
+    expect(notificationText(toolCallCard(1, { notification }))).toEqual(notification);
+  });
+
   it('leaves out an empty rationale without a dangling space', () => {
     expect(notificationText(toolCallCard(1, { rationale: '' })).body).toBe('Medium risk.');
     expect(notificationText(planCard(1, { rationale: '' })).body).toBe('Medium risk. Plan 1a2b3c4d.');

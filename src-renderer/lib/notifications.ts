@@ -43,11 +43,13 @@ export function browserNotifications(win: NotificationWindow): NotificationsPort
 }
 
 /**
- * The notification for a newly arrived card, worded like the desktop shell's native one: a
- * question naming what is decided, then the risk and the runtime's rationale. A plan's also
+ * The notification for a newly arrived card: the words its kind wrote on it, which the desktop
+ * shell shows too. A card without them (an older runtime) is worded here the same way: a
+ * question naming what is decided, then the risk and the runtime's rationale; a plan's also
  * carries the 8 hash characters `silas run` shows, so the person can tell it is the same plan.
  */
 export function notificationText(card: DecisionCard): { title: string; body: string } {
+  if (card.notification) return { title: card.notification.title, body: card.notification.body };
   const body = `${riskLabel(card.riskLevel)}.${card.rationale ? ` ${card.rationale}` : ''}`;
   switch (card.kind) {
     case 'tool_call':

@@ -2,10 +2,10 @@ import type { CallResult } from '../../src-shared/contract/index.js';
 import { appendSeries, type SeriesColumns } from './alignment-series.js';
 
 /*
- * The Alignment page (issue 15 item 8): the governed agents, the selected agent's trace columns,
- * violations and card editor, the trace inspector, and the fleet's value coherence. Pure reducers
- * over one state object; alignment-slice.ts puts them in the store and lib/cockpit-alignment.ts
- * does the I/O.
+ * The Alignment page (docs/alignment.md "The Alignment page"): the governed agents, the selected
+ * agent's trace columns, violations and card editor, the trace inspector, and the fleet's value
+ * coherence. Pure reducers over one state object; alignment-slice.ts puts them in the store and
+ * lib/cockpit/alignment.ts does the I/O.
  */
 
 export type AlignmentAgentView = CallResult<'alignment.agents'>['agents'][number];
@@ -62,7 +62,7 @@ export interface AlignmentState {
 }
 
 const idleSave: CardEditorState['save'] = { phase: 'idle', message: null };
-export const initialCardEditor: CardEditorState = {
+const initialCardEditor: CardEditorState = {
   status: 'idle',
   error: null,
   inForce: null,

@@ -3,12 +3,12 @@ import type { AuditEntry } from '../../src-shared/schemas/audit.js';
 import { appendOlder, insertLive, mayHaveOlder, reconcileFirstPage } from './audit-merge.js';
 import type { CockpitState } from './cockpit-store.js';
 
-export interface AuditPage {
+interface AuditPage {
   entries: readonly AuditEntry[];
   total: number;
 }
 
-export interface AuditLogState {
+interface AuditLogState {
   /** Newest first, one entry per chain index. */
   entries: readonly AuditEntry[];
   /**

@@ -2,7 +2,7 @@ import type { StateCreator } from 'zustand';
 import type { ChainBreak, ChainVerification, ChainVerifyStatus, VerifyMode, VerifyRun } from '../../src-shared/schemas/audit.js';
 import type { CockpitState } from './cockpit-store.js';
 
-export type ChainStatus = 'unknown' | 'verifying' | 'intact' | 'broken';
+type ChainStatus = 'unknown' | 'verifying' | 'intact' | 'broken';
 
 /** How far the runtime's verification thread has got. */
 export interface ChainProgress {
@@ -27,8 +27,11 @@ export interface ChainState {
   error: string | null;
 }
 
-/** A finished run as `audit.verify` answers it; a runtime older than issue 11 sends the verdict alone. */
-export type ChainResult = ChainVerification & { verifiedAt: string; mode?: VerifyMode | undefined };
+/**
+ * A finished run as `audit.verify` answers it; a runtime from before verification in a worker
+ * thread sends the verdict alone.
+ */
+type ChainResult = ChainVerification & { verifiedAt: string; mode?: VerifyMode | undefined };
 
 export interface ChainSlice {
   chain: ChainState;

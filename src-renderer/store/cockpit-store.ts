@@ -25,7 +25,7 @@ export interface CockpitStoreInit {
 /**
  * The cockpit's one store (DESIGN §4). A factory rather than a module singleton so that each
  * test, and each window, gets its own state; the slices hold state transitions only, and all
- * I/O lives in lib/cockpit.ts.
+ * I/O lives in lib/cockpit/.
  */
 export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
   return createStore<CockpitState>()((...a) => ({

@@ -3,10 +3,10 @@ import type { BenchKind, BenchResult } from './policy-bench-rows.js';
 import { initialGallery, type PolicyGalleryState } from './policy-gallery-state.js';
 
 /*
- * The Policies page's editor (issue 14): the policies of this installation, the one open in the
- * editor with its draft, the runtime's diagnostics for it, saving, the test bench and the history.
- * Pure reducers over one state object; policy-editor-slice.ts puts them in the store and
- * lib/cockpit-policies.ts does the I/O.
+ * The Policies page's editor (docs/policy-editor.md): the policies of this installation, the one
+ * open in the editor with its draft, the runtime's diagnostics for it, saving, the test bench and
+ * the history. Pure reducers over one state object; policy-editor-slice.ts puts them in the store
+ * and lib/cockpit/policies.ts does the I/O.
  */
 
 export type PolicyFileStatus = CallResult<'policies.list'>['policies'][number];
@@ -16,7 +16,7 @@ export type PolicySaved = CallResult<'policies.save'>;
 export type PolicyRead = CallResult<'policies.read'>;
 type LoadStatus = 'idle' | 'loading' | 'ready' | 'error';
 
-export interface OpenPolicy {
+interface OpenPolicy {
   path: string;
   status: PolicyFileStatus;
   /** The file's text as read, or as last saved (signed): the draft is "unchanged" while equal to it. */
@@ -39,10 +39,10 @@ export interface PolicyValidation {
   tookMs: number;
 }
 
-export type SavePhase = 'idle' | 'saving' | 'saved' | 'conflict' | 'error';
+type SavePhase = 'idle' | 'saving' | 'saved' | 'conflict' | 'error';
 
 /** The form view's last change (`policies.edit`): on its way, its notes, or why it failed. */
-export interface PolicyFormState {
+interface PolicyFormState {
   pending: boolean;
   notes: readonly string[];
   error: string | null;

@@ -1,9 +1,9 @@
 import type { CallResult } from '../../src-shared/contract/index.js';
 
 /*
- * The template gallery of the Policies page (issue 14 item 4): the starting policies the runtime
- * offers, and a new policy being made from one. Pure reducers; policy-editor-slice.ts keeps this
- * state under `policyEditor.gallery` and lib/cockpit-policy-gallery.ts does the I/O.
+ * The template gallery of the Policies page (docs/policy-templates.md): the starting policies the
+ * runtime offers, and a new policy being made from one. Pure reducers; policy-editor-slice.ts keeps
+ * this state under `policyEditor.gallery` and lib/cockpit/policy-gallery.ts does the I/O.
  */
 
 export type PolicyTemplateView = CallResult<'policies.templates'>['templates'][number];

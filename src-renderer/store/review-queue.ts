@@ -1,4 +1,4 @@
-import { isElevated } from '../../src-shared/review/cta.js';
+import { isElevated, riskLabel } from '../../src-shared/review/cta.js';
 import type { DecisionCard, RiskLevel } from '../../src-shared/schemas/review.js';
 
 /*
@@ -7,19 +7,8 @@ import type { DecisionCard, RiskLevel } from '../../src-shared/schemas/review.js
  * cards are new. The runtime assigns risk and orders the buttons; nothing here re-derives them.
  */
 
-export { isElevated };
-
-const RISK_LABELS: Record<RiskLevel, string> = {
-  low: 'Low risk',
-  medium: 'Medium risk',
-  high: 'High risk',
-  irreversible: 'Irreversible',
-};
-
-/** The risk badge's words, e.g. "High risk" or "Irreversible" (§0.5.2). */
-export function riskLabel(risk: RiskLevel): string {
-  return RISK_LABELS[risk];
-}
+// The badge's words are shared with the runtime, which writes them into each card's notification.
+export { isElevated, riskLabel };
 
 /** Medium risk or higher: what §0.5.4 counts towards approval fatigue. */
 export function isMediumOrHigher(risk: RiskLevel): boolean {
@@ -47,7 +36,7 @@ export function newArrivals<T extends Pick<DecisionCard, 'id'>>(seen: ReadonlySe
 }
 
 /** How many leading characters of a plan hash are shown, as `silas run --approve-here` asks for them. */
-export const PLAN_HASH_PREFIX_LENGTH = 8;
+const PLAN_HASH_PREFIX_LENGTH = 8;
 
 export function shortPlanHash(planHash: string): string {
   return planHash.slice(0, PLAN_HASH_PREFIX_LENGTH);

@@ -5,7 +5,7 @@ import type { CockpitState } from './cockpit-store.js';
 import { applyReviewDelta } from './review-deltas.js';
 
 /** Browser notification permission, or 'unsupported' (no Notification API, or the desktop shell notifies natively). */
-export type NotificationState = NotificationPermission | 'unsupported';
+type NotificationState = NotificationPermission | 'unsupported';
 
 /** The Review queue: every decision waiting for the person, whatever its kind (spec 002 §0.5.1). */
 export interface ReviewState {

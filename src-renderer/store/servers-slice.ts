@@ -3,7 +3,7 @@ import { auditCategory, type AuditCategory } from '../../src-shared/audit/events
 import type { GovernedServer } from '../../src-shared/schemas/servers.js';
 import type { CockpitState } from './cockpit-store.js';
 
-export interface ServersState {
+interface ServersState {
   /** Sorted by name, as the runtime returns them. */
   servers: readonly GovernedServer[];
   status: 'idle' | 'loading' | 'ready' | 'error';

@@ -6,7 +6,7 @@ import type { CockpitState } from './cockpit-store.js';
 /** One standing "always allow" (server, tool and exact arguments), as `approvals.listStanding` returns it. */
 export type StandingApproval = CallResult<'approvals.listStanding'>['standing'][number];
 
-export interface StandingState {
+interface StandingState {
   /** Sorted by server, then tool, then oldest first. */
   items: readonly StandingApproval[];
   status: 'idle' | 'loading' | 'ready' | 'error';

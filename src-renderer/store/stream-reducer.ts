@@ -7,12 +7,12 @@ export type DecisionChip = z.infer<typeof DecisionChipSchema>;
 export type StreamWork = Omit<Extract<StreamEvent, { type: 'work' }>, 'type' | 'scope' | 'item'>;
 
 /** The answer being written: provisional until its `message` replaces it. */
-export interface StreamDraft {
+interface StreamDraft {
   turnId: string;
   text: string;
 }
 
-export interface StreamLastTurn {
+interface StreamLastTurn {
   turnId: string;
   outcome: TurnOutcome;
   usage: TurnUsage;
@@ -58,7 +58,7 @@ export interface StreamState {
 /** A long conversation keeps its newest messages; older ones stay in the runtime's chronicle. */
 export const MAX_KEPT_MESSAGES = 500;
 
-export const initialModelSetup: ModelSetupState = { open: false, busy: null, saved: false, test: null, problem: null };
+const initialModelSetup: ModelSetupState = { open: false, busy: null, saved: false, test: null, problem: null };
 
 export const initialStream: StreamState = {
   status: 'idle',

@@ -3,12 +3,10 @@ import type { ModelsStatus, ModelsTestResult, StreamEvent, StreamOpenResult } fr
 import type { CockpitState } from './cockpit-store.js';
 import { applyStreamEvent, initialStream, streamOpened, type ModelSetupState, type StreamState } from './stream-reducer.js';
 
-export type { StreamState } from './stream-reducer.js';
-
 /**
  * The Stream (spec 002 §0.5.1): this tab's conversation scope with Silas, the answer being
  * written, the work it planned and whether a model is set up. Transitions only; the calls
- * and the tab's resume key live in lib/cockpit-stream.ts.
+ * and the tab's resume key live in lib/cockpit/stream.ts.
  */
 export interface StreamSlice {
   stream: StreamState;

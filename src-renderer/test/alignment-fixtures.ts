@@ -5,7 +5,7 @@ import { FakeTransport } from './fake-transport.js';
 
 export const FILES = 'mcp:files';
 export const SILAS = 'silas';
-export const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 export function agentView(agentId: string, overrides: Partial<AlignmentAgentView> = {}): AlignmentAgentView {
   return {
@@ -106,7 +106,7 @@ export function fleetOf(overrides: Partial<AlignmentFleet> = {}): AlignmentFleet
 const ok = <T>(value: T): Envelope<T> => ({ ok: true, value });
 
 /** A problem the fake validator reports for a draft, by its text. */
-export function problemsOf(text: string): { path: string; message: string; expected?: string }[] {
+function problemsOf(text: string): { path: string; message: string; expected?: string }[] {
   try {
     const card = JSON.parse(text) as { card_id?: string };
     if (card.card_id === CARD.card_id) return [{ path: 'card_id', message: `"${CARD.card_id}" is the id of a card already kept; give the new card a new id`, expected: 'a card id not used before' }];

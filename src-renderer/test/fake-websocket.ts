@@ -1,4 +1,4 @@
-import type { WebSocketLike } from '../lib/ws-transport.js';
+import type { WebSocketLike } from '../lib/socket-client.js';
 
 /** A scriptable stand-in for the DOM WebSocket: records what the client sends, lets a test play the server. */
 export class FakeWebSocket implements WebSocketLike {

@@ -5,7 +5,7 @@ import { FakeTransport } from './fake-transport.js';
 
 export const POLICY_PATH = '/home/ada/.silas/policies/files.yaml';
 export const OTHER_PATH = '/home/ada/project/web.yaml';
-export const OWNER = 'ed25519:9f2c1be07a51d4c3e8f0aa11bb22cc33';
+const OWNER = 'ed25519:9f2c1be07a51d4c3e8f0aa11bb22cc33';
 
 export const VALID_POLICY = 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: files\nspec:\n  allowed_tools: [read_file]\n';
 /** VALID_POLICY with a misspelt key on line 6, column 3. */
@@ -51,7 +51,7 @@ export const typoDiagnostic: PolicyDiagnostic = {
 };
 
 /** What the fake loader says of a text: the misspelt key is an error, "# warn" a warning. */
-export function diagnose(text: string): PolicyDiagnostic[] {
+function diagnose(text: string): PolicyDiagnostic[] {
   const lines = text.split('\n');
   const out: PolicyDiagnostic[] = [];
   lines.forEach((line, index) => {

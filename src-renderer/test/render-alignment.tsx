@@ -1,6 +1,6 @@
 import { act } from '@testing-library/react';
 import type { ReactElement } from 'react';
-import { CARD_VALIDATE_DELAY_MS } from '../lib/cockpit-alignment.js';
+import { CARD_VALIDATE_DELAY_MS } from '../lib/cockpit/alignment.js';
 import { AlignmentRuntime } from './alignment-fixtures.js';
 import { FakeTransport } from './fake-transport.js';
 import { flush, renderCockpit, type CockpitHarness } from './render-cockpit.js';

@@ -1,7 +1,7 @@
 import { act, render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { CockpitProvider } from '../app/cockpit-context.js';
-import { connectCockpit, type Cockpit } from '../lib/cockpit.js';
+import { connectCockpit, type Cockpit } from '../lib/cockpit/connect.js';
 import { createCockpitStore, type CockpitStore } from '../store/cockpit-store.js';
 import { auditRange } from './audit-fixtures.js';
 import { FakeTransport, runtimeInfo, settle } from './fake-transport.js';

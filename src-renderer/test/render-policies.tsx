@@ -1,6 +1,6 @@
 import { act } from '@testing-library/react';
 import type { ReactElement } from 'react';
-import { VALIDATE_DELAY_MS } from '../lib/cockpit-policies.js';
+import { VALIDATE_DELAY_MS } from '../lib/cockpit/policies.js';
 import { FakeTransport } from './fake-transport.js';
 import { POLICY_PATH, PolicyDisk } from './policy-fixtures.js';
 import { flush, renderCockpit, type CockpitHarness } from './render-cockpit.js';

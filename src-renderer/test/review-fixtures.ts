@@ -11,7 +11,7 @@ import { DecisionCard, type CardOf, type DecisionKindName, type RiskLevel } from
 const BASE = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 /** The time card `n` was requested, in ms. */
-export function requestedAtMs(n: number): number {
+function requestedAtMs(n: number): number {
   return BASE + n * 1000;
 }
 

@@ -26,7 +26,7 @@ export function decision(index: number, tool: string, verdict: string, extra: Re
   return auditEntry(index, { event: 'aip.decision', data: { server: 'files', direction: 'upstream', method: 'tools/call', tool, decision: verdict, violation: false, ...extra } });
 }
 
-export { sandboxSummary } from '../../src-shared/schemas/server-sandbox-test-support.js';
+export { sandboxSummary } from '../../src-shared/schemas/testing/server-sandbox.js';
 
 /** An `mcp.sandbox_denied` entry as the proxy records it. */
 export function denial(index: number, host: string, port: number, reason = 'host not in network.hosts') {

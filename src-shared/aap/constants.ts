@@ -31,8 +31,6 @@ export const MIN_COHERENCE_FOR_PROCEED = 0.7;
 export const NEAR_BOUNDARY_MARGIN = 0.05;
 /** The drift feature algorithm whose goldens the conformance data publishes. */
 export const ALGORITHM_VERSION = '1.2.0';
-/** The trace format identifier of §4.7. */
-export const TRACE_FORMAT = 'ap-trace-v1';
 
 /** §7.5, with the severities the vectors spell in lower case. */
 export const VIOLATION_SEVERITY = {

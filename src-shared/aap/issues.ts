@@ -28,7 +28,7 @@ export function formatPath(segments: readonly PathSegment[]): string {
 }
 
 /** The value found at `segments` in `root`, or undefined when the path does not exist. */
-export function valueAt(root: unknown, segments: readonly PathSegment[]): unknown {
+function valueAt(root: unknown, segments: readonly PathSegment[]): unknown {
   let node = root;
   for (const segment of segments) {
     if (node === null || typeof node !== 'object') return undefined;
@@ -38,7 +38,7 @@ export function valueAt(root: unknown, segments: readonly PathSegment[]): unknow
   return node;
 }
 
-export function jsonTypeOf(value: unknown): string {
+function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;

@@ -106,9 +106,6 @@ export const CoherenceResultMessage = z.looseObject({
 });
 export type CoherenceResultMessage = z.infer<typeof CoherenceResultMessage>;
 
-export const HANDSHAKE_MESSAGE_TYPES = ['alignment_card_request', 'alignment_card_response', 'value_coherence_check', 'coherence_result'] as const;
-export type HandshakeMessageType = (typeof HANDSHAKE_MESSAGE_TYPES)[number];
-
 /** Any handshake message, told apart by its `message_type` (the schema's `oneOf`). */
 export const ValueCoherenceMessage = z.discriminatedUnion('message_type', [
   AlignmentCardRequest.extend({ message_type: z.literal('alignment_card_request') }),

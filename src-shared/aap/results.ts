@@ -6,10 +6,8 @@ import { ValueConflict, ProposedResolution } from './messages.js';
  * cross the control plane to the cockpit's Alignment page, so they are zod schemas too.
  */
 
-export const ViolationType = z.enum(['unbounded_action', 'forbidden_action', 'missed_escalation', 'undeclared_value', 'card_expired', 'card_mismatch']);
-export type ViolationType = z.infer<typeof ViolationType>;
-export const Severity = z.enum(['critical', 'high', 'medium', 'low']);
-export type Severity = z.infer<typeof Severity>;
+const ViolationType = z.enum(['unbounded_action', 'forbidden_action', 'missed_escalation', 'undeclared_value', 'card_expired', 'card_mismatch']);
+const Severity = z.enum(['critical', 'high', 'medium', 'low']);
 
 /** §7.5 */
 export const Violation = z.object({
@@ -22,8 +20,7 @@ export const Violation = z.object({
 export type Violation = z.infer<typeof Violation>;
 
 /** Warning types: the two of §7.4, plus a currency the card's limit cannot be compared with. */
-export const WarningType = z.enum(['low_behavioral_similarity', 'near_boundary', 'currency_mismatch']);
-export type WarningType = z.infer<typeof WarningType>;
+const WarningType = z.enum(['low_behavioral_similarity', 'near_boundary', 'currency_mismatch']);
 
 export const VerificationWarning = z.object({
   type: WarningType,
@@ -50,22 +47,20 @@ export const TriggerOutcome = z.object({
 });
 export type TriggerOutcome = z.infer<typeof TriggerOutcome>;
 
-export const SimilarityDetails = z.object({
+const SimilarityDetails = z.object({
   similarities: z.array(z.number()),
   mean_similarity: z.number(),
   trend: z.number(),
   /** The feature keys trace and card share: what the score is made of. */
   shared_features: z.array(z.string()),
 });
-export type SimilarityDetails = z.infer<typeof SimilarityDetails>;
 
-export const VerificationMetadata = z.object({
+const VerificationMetadata = z.object({
   algorithm_version: z.string(),
   checks_performed: z.array(CheckName),
   similarity_details: SimilarityDetails,
   triggers: z.array(TriggerOutcome),
 });
-export type VerificationMetadata = z.infer<typeof VerificationMetadata>;
 
 /** §7.4 */
 export const VerificationResult = z.object({

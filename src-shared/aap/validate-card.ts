@@ -5,7 +5,7 @@ import { issuesFromZod, formatPath, type ValidationIssue } from './issues.js';
 /*
  * Everything a card must satisfy before it is activated: the JSON Schema (card.ts), then the rules
  * of spec 003 §4 the schema cannot state. A card that fails here is never made active; the one in
- * force stays (issue 15, "Bad input").
+ * force stays, so a bad card can never take the place of a good one.
  */
 
 export interface CardValidationOptions {
@@ -28,7 +28,7 @@ export interface CardValidation {
   warnings: ValidationIssue[];
 }
 
-export const DEFAULT_CLOCK_SKEW_MS = 5 * 60_000;
+const DEFAULT_CLOCK_SKEW_MS = 5 * 60_000;
 const STANDARD = new Set(STANDARD_VALUES);
 
 function duplicates(list: readonly string[]): Map<string, number> {

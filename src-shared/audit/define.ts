@@ -51,7 +51,7 @@ export function defineAuditEvent<D extends z.ZodType>(spec: AuditEventSpec<D>): 
 }
 
 /** The domains an event name may start with; `silas.` names carry their subsystem. */
-export const AUDIT_DOMAINS = [
+const AUDIT_DOMAINS = [
   'aip',
   'aap',
   'policies',
@@ -94,7 +94,7 @@ export const bool = z.boolean();
 /**
  * Any JSON value. Not walked again: the ledger checks data after normalising it to plain JSON
  * (src-main/audit/chain.ts normaliseData), so a second walk proves nothing, and on a tool call's
- * arguments it would cost more than the append (issue 11 item 5).
+ * arguments it would cost more than the append, which the proxy pays on every call.
  */
 export const json = z.custom<JsonValue>(() => true);
 export const strs = z.array(z.string());

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { SandboxDenial, ServerSandboxSummary } from '../schemas/server-sandbox.js';
+import { AskWithdrawReason } from '../schemas/approval.js';
+import { AIP_APPROVALS } from './aip-decision.js';
 import { bool, defineAuditEvent as ev, int, json, nstr, num, requestId, str, strs } from './define.js';
 
 // Fields every proxy event carries (ProxyAudit adds them): which server and which proxy session,
@@ -15,7 +17,8 @@ export const runtimeEvents = {
   'aip.decision': ev({
     summary: 'A policy decision on one MCP message, in the AIP §8 shape (arguments DLP-redacted).',
     category: 'policy_decision',
-    // Loose: a proxy adds its server and the context of the decision (approval, standing approval).
+    // Every field a writer adds is declared here and read through src-shared/audit/aip-decision.ts.
+    // Loose, and all but the §8 core optional: entries of older proxies carry fewer fields.
     data: z.looseObject({
       direction: z.enum(['upstream', 'downstream']),
       decision: str,
@@ -25,9 +28,25 @@ export const runtimeEvents = {
       tool: str.optional(),
       args: json.optional(),
       reason: str.optional(),
+      error_code: int.optional(),
+      failed_arg: str.optional(),
+      failed_rule: str.optional(),
+      policy_name: str.optional(),
+      policy_hash: str.optional(),
+      request_id: requestId.optional(),
+      // What a proxy adds (ProxyAudit): its server, proxy session and agent client…
       session_id: str.optional(),
       server: str.optional(),
       client: str.optional(),
+      // …and how an ASK ended: the answer, what allowed the call, or why it did not run.
+      approval: z.enum(AIP_APPROVALS).optional(),
+      approval_nonce: str.optional(),
+      approval_key: str.optional(),
+      approval_rejected: str.optional(),
+      standing_id: str.optional(),
+      withdrawn: AskWithdrawReason.optional(),
+      /** The arguments forwarded were DLP-redacted. */
+      dlp: z.literal('redacted').optional(),
     }),
   }),
   'aip.dlp': ev({
@@ -123,7 +142,7 @@ export const runtimeEvents = {
   'mcp.proxy_started': ev({
     summary: 'A proxy started its MCP server.',
     category: 'mcp_proxy',
-    // sandbox: what the server could reach (issue 12); absent in entries of older versions.
+    // sandbox: what the server could reach (docs/mcp-sandbox.md); absent in entries of older versions.
     // allow_unsigned: started with `--allow-unsigned` (docs/mcp-proxy.md "Signed policies"); absent otherwise.
     // policy_file: the absolute `--policy` path, so alignment derives the card of a proxy started by
     // hand from the policy it enforces (docs/alignment.md); absent in entries of older versions.

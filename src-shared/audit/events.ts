@@ -3,7 +3,7 @@ import type { AuditCatalogue, AuditCategory, AuditEventSpec } from './define.js'
 import { runtimeEvents } from './events-runtime.js';
 import { silasEvents } from './events-silas.js';
 
-export { AUDIT_CATEGORIES, AUDIT_DOMAINS, followsAuditStyle, type AuditCatalogue, type AuditCategory, type AuditEventSpec } from './define.js';
+export { AUDIT_CATEGORIES, followsAuditStyle, type AuditCatalogue, type AuditCategory, type AuditEventSpec } from './define.js';
 
 /**
  * Every event the code writes to the ledger, declared once like the calls and the control

@@ -21,7 +21,7 @@ interface Pending {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-export function unavailableEnvelope(message: string): Envelope<never> {
+function unavailableEnvelope(message: string): Envelope<never> {
   return { ok: false, error: { code: ErrorCode.Unavailable, message } };
 }
 

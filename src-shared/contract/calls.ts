@@ -9,11 +9,11 @@ import { CockpitLinkArgs, CockpitLinkChallenge, CockpitLinkResult, CockpitRevoke
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, ReviewQueueView } from '../schemas/review.js';
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
-import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentFleetResult, AlignmentSaveCardArgs, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardArgs, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
+import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentCardTextArgs, AlignmentFleetResult, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
 import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
-export const AUDIT_PAGE_MAX = 1000;
+const AUDIT_PAGE_MAX = 1000;
 
 /**
  * Every control-plane call, declared once (docs/architecture.md §4.1). Handlers (src-main/control), the preload bridge
@@ -308,13 +308,13 @@ export const calls = {
   'alignment.validateCard': defineCall({
     access: 'read',
     summary: "Checks an edited card (JSON text) as it is typed: every problem with its JSON path and what was expected (AAP §4, §4.6 conditions included); nothing is saved.",
-    args: AlignmentValidateCardArgs,
+    args: AlignmentCardTextArgs,
     result: AlignmentValidateCardResult,
   }),
   'alignment.saveCard': defineCall({
     access: 'decide',
     summary: "Puts an edited card in force for an agent, signed with the owner key; a card that does not validate is refused (audited) and the card in force stays.",
-    args: AlignmentSaveCardArgs,
+    args: AlignmentCardTextArgs,
     result: AlignmentSaveCardResult,
   }),
   'alignment.useDerivedCard': defineCall({
@@ -356,7 +356,7 @@ export const calls = {
   }),
 } as const;
 
-export type Calls = typeof calls;
+type Calls = typeof calls;
 export type CallName = keyof Calls;
 export type CallArgs<N extends CallName> = z.input<Calls[N]['args']>;
 export type ParsedCallArgs<N extends CallName> = z.output<Calls[N]['args']>;

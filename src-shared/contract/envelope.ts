@@ -4,7 +4,7 @@ import type { ErrorInfo } from '../errors.js';
 /** What every call returns on every transport: a value, or an error with a code and a fix. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
 
-export const ErrorInfoSchema = z.object({ code: z.string(), message: z.string() });
+const ErrorInfoSchema = z.object({ code: z.string(), message: z.string() });
 
 export const EnvelopeSchema = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),

@@ -33,7 +33,7 @@ export const events = {
   }),
 } as const;
 
-export type Events = typeof events;
+type Events = typeof events;
 export type EventName = keyof Events;
 export type EventPayload<E extends EventName> = z.output<Events[E]['payload']>;
 

@@ -20,9 +20,6 @@ export const ClientCallFrame = z
   })
   .strict();
 
-export const ClientFrame = z.discriminatedUnion('type', [ClientAuthFrame, ClientCallFrame]);
-export type ClientFrame = z.infer<typeof ClientFrame>;
-
 export const ServerFrame = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), serverVersion: z.string() }),
   z.object({ type: z.literal('result'), id: z.union([z.string(), z.number()]).nullable(), result: EnvelopeSchema }),

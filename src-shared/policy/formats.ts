@@ -85,7 +85,7 @@ const SIZE_UNITS: Record<string, number> = {
 };
 
 /** The largest max_scan_size accepted: 64 MiB. */
-export const MAX_SCAN_SIZE_BYTES = 64 * 1024 ** 2;
+const MAX_SCAN_SIZE_BYTES = 64 * 1024 ** 2;
 
 /**
  * A size such as "1MB", "512KB" or "10MB". Units are binary (KB = 1024 bytes, MB = 1,048,576
@@ -125,7 +125,7 @@ const RATE_PERIODS: Record<string, number> = {
 };
 
 /** The largest count a rate limit may allow per period. */
-export const MAX_RATE_COUNT = 1_000_000;
+const MAX_RATE_COUNT = 1_000_000;
 
 export interface ParsedRate {
   count: number;

@@ -85,7 +85,7 @@ function formatted<T>(expected: string, parse: (value: string) => { ok: true; va
 }
 
 /** A duration as written and in milliseconds. */
-export interface Duration {
+interface Duration {
   ms: number;
   text: string;
 }

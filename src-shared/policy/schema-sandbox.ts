@@ -4,11 +4,11 @@ import { ENV_NAME_PATTERN, SECRET_NAME_PATTERN } from '../secret-names.js';
 import { SandboxNetworkMode } from '../schemas/server-sandbox.js';
 
 /*
- * spec.x-silas-sandbox: Silas's documented extension of the AgentPolicy (not part of AIP spec
- * 001, whose §10.0.3 leaves subprocess sandboxing to implementations). It says what the governed
- * MCP server itself may reach when `silas proxy` starts it in a sandbox (issue 12, DESIGN
- * invariant 10; docs/mcp-sandbox.md). Being part of the document, it is covered by the policy
- * hash and signature like every other field.
+ * spec.x-silas-sandbox: Silas's documented extension of the AgentPolicy (not part of AIP spec 001,
+ * whose §10.0.3 leaves subprocess sandboxing to implementations). It says what the governed MCP
+ * server itself may reach when `silas proxy` starts it in a sandbox (DESIGN invariant 10;
+ * docs/mcp-sandbox.md). Being part of the document, it is covered by the policy hash and signature
+ * like every other field.
  */
 
 export const SANDBOX_KEY = 'x-silas-sandbox';

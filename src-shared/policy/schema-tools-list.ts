@@ -12,8 +12,8 @@ import { closed, type ApiVersion } from './schema-kit.js';
 
 export const TOOLS_LIST_KEY = 'x-silas-tools-list';
 
-export const TOOLS_LIST_BLOCKED = ['omit', 'list'] as const;
-export const TOOLS_LIST_ASK = ['mark', 'plain'] as const;
+const TOOLS_LIST_BLOCKED = ['omit', 'list'] as const;
+const TOOLS_LIST_ASK = ['mark', 'plain'] as const;
 
 export function toolsListSchema(version: ApiVersion) {
   return closed(version, {

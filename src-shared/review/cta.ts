@@ -7,6 +7,18 @@ export interface ActionText {
   consequence: string;
 }
 
+const RISK_LABELS: Record<RiskLevel, string> = {
+  low: 'Low risk',
+  medium: 'Medium risk',
+  high: 'High risk',
+  irreversible: 'Irreversible',
+};
+
+/** The risk badge's words, e.g. "High risk" or "Irreversible" (§0.5.2); notifications start with them too. */
+export function riskLabel(risk: RiskLevel): string {
+  return RISK_LABELS[risk];
+}
+
 /** High and irreversible risk: the runtime recommends declining (§0.5.2). */
 export function isElevated(risk: RiskLevel): boolean {
   return risk === 'high' || risk === 'irreversible';

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import { JsonValue } from './json.js';
 
 /*
- * The Alignment page's calls (issue 15 item 8; docs/alignment.md). Series are columnar (one array
- * per figure) so that 100,000 traces travel and chart as a handful of arrays, not 100,000 objects.
+ * The Alignment page's calls (docs/alignment.md "The Alignment page"). Series are columnar (one
+ * array per figure) so that 100,000 traces travel and chart as a handful of arrays, not 100,000
+ * objects.
  */
 
 const AgentId = z.string({ error: 'expected an agent id such as "mcp:files" or "silas"' }).min(1).max(512);
 
-export const AlignmentAgent = z.strictObject({
+const AlignmentAgent = z.strictObject({
   agentId: z.string(),
   cardId: z.string().nullable(),
   cardSource: z.enum(['derived', 'edited']).nullable(),
@@ -22,7 +23,6 @@ export const AlignmentAgent = z.strictObject({
   /** The agent's card was refused: why (every action counts as a violation until the person decides). */
   cardRefused: z.string().nullable().optional(),
 });
-export type AlignmentAgent = z.infer<typeof AlignmentAgent>;
 
 export const AlignmentAgentsResult = z.strictObject({ agents: z.array(AlignmentAgent), recorderPosition: z.number().int() });
 
@@ -74,7 +74,7 @@ export const AlignmentViolationsArgs = z.strictObject({ agentId: AgentId, limit:
 
 export const AlignmentTraceArgs = z.strictObject({ traceId: z.string().min(1).max(200) });
 
-export const AlignmentCheckView = z.strictObject({
+const AlignmentCheckView = z.strictObject({
   check: z.string(),
   passed: z.boolean(),
   detail: z.string(),
@@ -104,10 +104,10 @@ export const AlignmentCardView = z.strictObject({
   refused: z.string().nullable().optional(),
 });
 
-export const AlignmentCardProblem = z.strictObject({ path: z.string(), message: z.string(), expected: z.string().optional() });
-export const AlignmentValidateCardArgs = z.strictObject({ agentId: AgentId, text: z.string().max(1_000_000, 'text: a card of at most 1 MB') });
+const AlignmentCardProblem = z.strictObject({ path: z.string(), message: z.string(), expected: z.string().optional() });
+/** A card's text for an agent: what alignment.validateCard checks and alignment.saveCard saves. */
+export const AlignmentCardTextArgs = z.strictObject({ agentId: AgentId, text: z.string().max(1_000_000, 'text: a card of at most 1 MB') });
 export const AlignmentValidateCardResult = z.strictObject({ ok: z.boolean(), problems: z.array(AlignmentCardProblem) });
-export const AlignmentSaveCardArgs = AlignmentValidateCardArgs;
 export const AlignmentSaveCardResult = z.strictObject({ agentId: z.string(), cardId: z.string() });
 
 export const AlignmentFleetResult = z.strictObject({

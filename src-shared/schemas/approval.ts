@@ -1,6 +1,37 @@
 import { z } from 'zod';
 import { JsonValue } from './json.js';
 
+/**
+ * The policy rule that asked about a call, for the card's "Why" (docs/review.md "Why"). A
+ * policy's author and the asking process choose this text, so it is bounded here; the card
+ * strips control characters before it shows any of it. A proxy clips to these limits.
+ */
+export const ASKING_RULE_LIMITS = { text: 200, path: 1000, pattern: 500, args: 16 } as const;
+export const AskingRule = z
+  .object({
+    /** The policy file the proxy enforces, when it was loaded from one. */
+    policyFile: z.string().max(ASKING_RULE_LIMITS.path).optional(),
+    /** Where the policy writes the rule, e.g. `spec.tool_rules[3]`. */
+    path: z.string().max(ASKING_RULE_LIMITS.text),
+    /** The tool as the rule writes it. */
+    tool: z.string().max(ASKING_RULE_LIMITS.text),
+    /** The rule's argument constraints (`allow_args`), each met by the call. */
+    args: z.array(z.object({ name: z.string().max(ASKING_RULE_LIMITS.text), pattern: z.string().max(ASKING_RULE_LIMITS.pattern) }).strict()).max(ASKING_RULE_LIMITS.args),
+  })
+  .strict();
+export type AskingRule = z.infer<typeof AskingRule>;
+
+/** `rule` within the limits, so a long pattern or path shortens the card instead of failing the ask. */
+export function clipAskingRule(rule: AskingRule): AskingRule {
+  const { text, path, pattern, args } = ASKING_RULE_LIMITS;
+  return {
+    ...(rule.policyFile !== undefined ? { policyFile: rule.policyFile.slice(0, path) } : {}),
+    path: rule.path.slice(0, text),
+    tool: rule.tool.slice(0, text),
+    args: rule.args.slice(0, args).map((arg) => ({ name: arg.name.slice(0, text), pattern: arg.pattern.slice(0, pattern) })),
+  };
+}
+
 /** What a proxy asks the human (spec 001 action: ask; card contract of spec 002 §0.5.3). */
 export const ToolCallApprovalRequest = z
   .object({
@@ -15,6 +46,8 @@ export const ToolCallApprovalRequest = z
     rule: z.string().max(500),
     reason: z.string().max(1000),
     policyName: z.string().max(200),
+    /** Absent from proxies older than the rule explanation: the card then says only what `reason` says. */
+    askedBy: AskingRule.optional(),
     timeoutMs: z.number().int().min(1000).max(3_600_000),
   })
   .strict();

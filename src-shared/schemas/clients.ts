@@ -14,7 +14,7 @@ export const ClientServerView = z.object({
 export type ClientServerView = z.infer<typeof ClientServerView>;
 
 /** The last wrap silas recorded for a configuration file: what unwrap restores from. */
-export const ClientWrapRecordView = z.object({
+const ClientWrapRecordView = z.object({
   backup: z.string(),
   wrappedAt: z.string(),
   servers: z.array(z.string()),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 
 /*
- * The policy editor's calls (issue 14): a draft is validated by the runtime's own loader as the
- * person types (never a second parser in the renderer), and every problem comes back at its line
- * and column with the loader's message ("did you mean …").
+ * The policy editor's calls (docs/policy-editor.md): a draft is validated by the runtime's own
+ * loader as the person types (never a second parser in the renderer), and every problem comes back
+ * at its line and column with the loader's message ("did you mean …").
  */
 
-export const MAX_POLICY_DRAFT_CHARS = 1024 * 1024;
+const MAX_POLICY_DRAFT_CHARS = 1024 * 1024;
 
 export const PolicyDiagnostic = z.strictObject({
   path: z.string().max(2000),
@@ -92,7 +92,7 @@ export const PolicyCreated = z.strictObject({ status: PolicyFileStatus, version:
 
 const Decision = z.enum(['ALLOW', 'BLOCK', 'ASK', 'RATE_LIMITED', 'ALLOW_MONITOR']);
 
-export const TrialOutcome = z.strictObject({
+const TrialOutcome = z.strictObject({
   decision: Decision,
   reason: z.string(),
   rule: z.string().nullable(),
@@ -135,7 +135,7 @@ export const PolicySuiteResult = z.strictObject({
 });
 
 /** One change made in the form view (or from a standing approval), applied as a splice of the draft's text. */
-export const PolicyFormChange = z.discriminatedUnion('kind', [
+const PolicyFormChange = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('mode'), mode: z.enum(['enforce', 'monitor']) }),
   z.strictObject({ kind: z.literal('add_item'), list: z.enum(['allowed_tools', 'protected_paths']), value: z.string().min(1).max(4096) }),
   z.strictObject({ kind: z.literal('tool_action'), tool: z.string().min(1).max(500), action: z.enum(['allow', 'ask', 'block']) }),

@@ -3,6 +3,7 @@ import { ApprovalToken, Sha256Hex } from '../silas/approval.js';
 import { Budget, WorkItemType } from '../silas/work.js';
 import { TaintLevel } from '../silas/execution.js';
 import { JsonValue } from './json.js';
+import { AskingRule } from './approval.js';
 
 /*
  * The Review queue's one card shape (spec 002 §0.5.3), whatever is being decided. The runtime
@@ -15,7 +16,7 @@ export const RiskLevel = z.enum(['low', 'medium', 'high', 'irreversible']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
 /** A kind's answer name: `allow_once`, `always_allow`, `approve`, `deny`… */
-export const DecisionChoiceName = z.string().regex(/^[a-z][a-z_]{0,39}$/, 'a choice is a lower-case name such as "approve" or "deny"');
+const DecisionChoiceName = z.string().regex(/^[a-z][a-z_]{0,39}$/, 'a choice is a lower-case name such as "approve" or "deny"');
 
 /**
  * One call to action. `role` is its place in the CTA order (recommended first, alternatives in
@@ -73,10 +74,15 @@ const cardFields = {
   expiresAt: z.string().nullable(),
   /** Stamped by the queue on every card it serves; optional only so older fixtures and runtimes still parse. */
   origin: CardOrigin.optional(),
+  /**
+   * What a notification of this card says, built by its kind, so the desktop shell and the
+   * browser say the same words; absent from older runtimes' cards (the cockpit then words its own).
+   */
+  notification: z.object({ title: z.string().max(300), body: z.string().max(1000) }).optional(),
 };
 
 /** One MCP tool call a policy asked about (spec 001 `action: ask`). */
-export const ToolCallCardDetails = z.object({
+const ToolCallCardDetails = z.object({
   server: z.string(),
   tool: z.string(),
   /** The arguments DLP-redacted, as the proxy showed them; the signature binds the real ones. */
@@ -84,10 +90,12 @@ export const ToolCallCardDetails = z.object({
   rule: z.string(),
   reason: z.string(),
   policyName: z.string(),
+  /** The rule that asked, its text stripped of control characters (review/kinds/tool-call-why.ts). */
+  askedBy: AskingRule.optional(),
 });
 
 /** One exact plan `silas run` wants to execute (spec 002 §5.11). */
-export const PlanCardDetails = z.object({
+const PlanCardDetails = z.object({
   workItemId: z.string(),
   type: WorkItemType,
   title: z.string(),
@@ -103,7 +111,7 @@ export const PlanCardDetails = z.object({
 });
 
 /** A tool whose definition changed after it was approved: hidden and refused until accepted (tool poisoning). */
-export const ToolChangeCardDetails = z.object({
+const ToolChangeCardDetails = z.object({
   server: z.string(),
   tool: z.string(),
   approvedHash: z.string(),

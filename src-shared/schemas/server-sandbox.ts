@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /*
  * What a governed MCP server's sandbox allowed it, as `silas proxy` recorded it in the ledger
- * (`mcp.proxy_started` data.sandbox) and as the Servers page shows it (issue 12, DESIGN
- * invariant 10). Only names and paths: never an environment value or a secret.
+ * (`mcp.proxy_started` data.sandbox) and as the Servers page shows it (DESIGN invariant 10;
+ * docs/mcp-sandbox.md "In the ledger and the cockpit"). Only names and paths: never an environment
+ * value or a secret.
  */
 
 export const SandboxNetworkMode = z.enum(['none', 'loopback', 'hosts']);

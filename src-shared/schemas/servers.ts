@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AuditEntry } from './audit.js';
 import { ServerSandboxSummary } from './server-sandbox.js';
 
-export const ToolPinView = z.object({
+const ToolPinView = z.object({
   tool: z.string(),
   approvedHash: z.string(),
   /**
@@ -20,7 +20,7 @@ export const ToolPinView = z.object({
 });
 
 /** Caps of a proxy's start-failure report: it is shown on the Servers page, so it stays short. */
-export const START_FAILURE_REASON_MAX = 2000;
+const START_FAILURE_REASON_MAX = 2000;
 
 /** What a proxy that could not start says about it (`servers.reportStartFailure`, ask credential). */
 export const ProxyStartFailureReport = z

@@ -21,7 +21,7 @@ export type StreamScopeId = z.infer<typeof StreamScopeId>;
 export const StreamScopeKey = z.string().regex(/^[A-Za-z0-9_-]{43}$/, { error: 'expected the 43-character resume key stream.open returned with the scope' });
 export type StreamScopeKey = z.infer<typeof StreamScopeKey>;
 
-export const MAX_STREAM_MESSAGE_CHARS = 20_000;
+const MAX_STREAM_MESSAGE_CHARS = 20_000;
 export const MAX_STREAM_HISTORY = 200;
 
 export const StreamSender = z.enum(['person', 'silas', 'system']);
@@ -118,7 +118,7 @@ export const StreamApproveArgs = z.strictObject({
 
 export const StreamCancelResult = z.strictObject({ cancelled: z.boolean() });
 
-/** Tokens and money one turn spent, for the meter (§5.13, issue 13 item 6). */
+/** Tokens and money one turn spent, for the Stream page's meter (§5.13). */
 export const TurnUsage = z.strictObject({
   prompt_tokens: z.number().int().nonnegative(),
   input_tokens: z.number().int().nonnegative(),

@@ -9,7 +9,7 @@ import { GateName } from './gates.js';
 /** The level a non-owner connection starts in and drops back to on expiry (§5.6). */
 export const DEFAULT_ACCESS_LEVEL = 'public';
 
-export const AccessLevelName = z
+const AccessLevelName = z
   .string()
   .min(1)
   .max(64)

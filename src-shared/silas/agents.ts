@@ -36,19 +36,18 @@ export const MemoryType = z.enum(['fact', 'episode', 'preference', 'skill_note',
 });
 export type MemoryType = z.infer<typeof MemoryType>;
 
-export const MemoryOpType = z.enum(['store', 'update', 'delete', 'link'], { error: 'expected one of: store, update, delete, link' });
-export type MemoryOpType = z.infer<typeof MemoryOpType>;
+const MemoryOpType = z.enum(['store', 'update', 'delete', 'link'], { error: 'expected one of: store, update, delete, link' });
+type MemoryOpType = z.infer<typeof MemoryOpType>;
 
-export const MemoryQueryStrategy = z.enum(['semantic', 'temporal', 'session', 'keyword'], { error: 'expected one of: semantic, temporal, session, keyword' });
-export type MemoryQueryStrategy = z.infer<typeof MemoryQueryStrategy>;
+const MemoryQueryStrategy = z.enum(['semantic', 'temporal', 'session', 'keyword'], { error: 'expected one of: semantic, temporal, session, keyword' });
 
 // ---------------------------------------------------------------------------------------------
 // Bounds. The spec sets only `memory_queries <= 3`; the others are generous ceilings so that a
 // runaway model answer is a validation error (and a repair) rather than a megabyte in the ledger.
 
-export const MAX_MEMORY_QUERIES = 3;
-export const MAX_AGENT_MESSAGE_CHARS = 100_000;
-export const MAX_PLAN_MARKDOWN_CHARS = 256 * 1024;
+const MAX_MEMORY_QUERIES = 3;
+const MAX_AGENT_MESSAGE_CHARS = 100_000;
+const MAX_PLAN_MARKDOWN_CHARS = 256 * 1024;
 const MAX_SHORT_TEXT = 10_000;
 
 const text = (max: number) => z.string({ error: 'expected text' }).max(max, { error: `at most ${max} characters` });
@@ -185,11 +184,10 @@ export type ExecutorTurn = z.infer<typeof ExecutorTurn>;
 // ---------------------------------------------------------------------------------------------
 // §5.7 scorer
 
-export const ScorerGroup = z.strictObject({
+const ScorerGroup = z.strictObject({
   reason: text(MAX_SHORT_TEXT),
   block_ids: z.array(text(200), { error: 'expected a list of block ids' }).max(10_000),
 });
-export type ScorerGroup = z.infer<typeof ScorerGroup>;
 
 export const ScorerOutput = z.strictObject({
   keep_groups: z.array(ScorerGroup, { error: 'expected a list of groups' }).max(1000),
@@ -198,7 +196,7 @@ export const ScorerOutput = z.strictObject({
 export type ScorerOutput = z.infer<typeof ScorerOutput>;
 
 /** One context block the scorer judges: a ContextItem (§3.5) seen through its metadata and a preview. */
-export const ScorerBlock = z.strictObject({
+const ScorerBlock = z.strictObject({
   block_id: z.string().min(1).max(200),
   zone: z.enum(['chronicle', 'memory', 'workspace']),
   kind: z.string().max(100),
@@ -209,7 +207,6 @@ export const ScorerBlock = z.strictObject({
   relevance: z.number().min(0).max(1),
   preview: z.string().max(4000),
 });
-export type ScorerBlock = z.infer<typeof ScorerBlock>;
 
 /** What the scorer prompt of §5.7 is built from. Pinned items are never offered: they are never evicted. */
 export const ScorerInput = z.strictObject({

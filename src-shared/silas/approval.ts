@@ -24,15 +24,13 @@ export const ApprovalScope = z.enum([
 ]);
 export type ApprovalScope = z.infer<typeof ApprovalScope>;
 
-export const ApprovalVerdict = z.enum(['approved', 'declined', 'edit_requested', 'conditional']);
-export type ApprovalVerdict = z.infer<typeof ApprovalVerdict>;
+const ApprovalVerdict = z.enum(['approved', 'declined', 'edit_requested', 'conditional']);
 
 /** The spec fixes user-verification strength to `tap`; stronger tiers are a roadmap item (R1). */
 export const ApprovalStrength = z.enum(['tap']);
 export type ApprovalStrength = z.infer<typeof ApprovalStrength>;
 
-export const ApprovalConditions = JsonObject;
-export type ApprovalConditions = z.infer<typeof ApprovalConditions>;
+const ApprovalConditions = JsonObject;
 
 /** What a channel collects from the person before a token is minted. */
 export const ApprovalDecision = z
@@ -50,7 +48,7 @@ export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercas
  * An Ed25519 signature is 64 bytes: 88 base64 characters ending in `==`. The character before the
  * padding must carry zero low bits, so each signature has exactly one accepted spelling.
  */
-export const Base64Signature = z
+const Base64Signature = z
   .string()
   .regex(/^[A-Za-z0-9+/]{85}[AQgw]==$/, 'must be the standard base64 (with padding) of a 64-byte Ed25519 signature');
 

@@ -35,9 +35,6 @@ export const ScopeId = z
   .max(200, { error: 'a scope id has at most 200 characters' });
 export type ScopeId = z.infer<typeof ScopeId>;
 
-/** The scope of every turn in single-user mode (§5.1). */
-export const OWNER_SCOPE = 'owner';
-
 /**
  * Labels (`ctx_id`, `source`) are written into block headers, so they may not contain a line
  * break, a control character or the `|` that separates header fields: an item cannot forge the
@@ -75,7 +72,7 @@ export type ContextItem = z.infer<typeof ContextItem>;
 export type ContextItemInput = z.input<typeof ContextItem>;
 
 /** §3.5: chronicle + memory + workspace may take at most this share; the rest is headroom. */
-export const MAX_ALLOCABLE_PCT = 0.8;
+const MAX_ALLOCABLE_PCT = 0.8;
 /** Sums of binary fractions are inexact (0.1 + 0.7 !== 0.8); this much over the cap is rounding. */
 const PCT_SUM_TOLERANCE = 1e-9;
 

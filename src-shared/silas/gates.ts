@@ -8,8 +8,7 @@ import { JsonObject } from '../schemas/json.js';
  * that writes `field: null` parse to the same object and hash to the same bytes.
  */
 
-export const GateType = z.enum(['numeric_range', 'string_match', 'regex', 'file_valid', 'approval_always', 'custom_check']);
-export type GateType = z.infer<typeof GateType>;
+const GateType = z.enum(['numeric_range', 'string_match', 'regex', 'file_valid', 'approval_always', 'custom_check']);
 
 export const GateLane = z.enum(['policy', 'quality']);
 export type GateLane = z.infer<typeof GateLane>;
@@ -41,18 +40,16 @@ export type GateName = z.infer<typeof GateName>;
 const FiniteNumber = z.number().refine(Number.isFinite, 'must be a finite number');
 
 /** `{min, max}` with min <= max, both inclusive (§3.4 `auto_approve` / `require_approval`). */
-export const NumericRange = z
+const NumericRange = z
   .object({ min: FiniteNumber, max: FiniteNumber })
   .strict()
   .refine((range) => range.min <= range.max, { message: 'min must not be greater than max', path: ['min'] });
-export type NumericRange = z.infer<typeof NumericRange>;
 
 /** `{outside: [low, high]}`: values below low or above high are blocked before any other range is consulted. */
-export const BlockRange = z
+const BlockRange = z
   .object({ outside: z.tuple([FiniteNumber, FiniteNumber]) })
   .strict()
   .refine((range) => range.outside[0] <= range.outside[1], { message: 'outside must be [low, high] with low <= high', path: ['outside'] });
-export type BlockRange = z.infer<typeof BlockRange>;
 
 const EXPECTATION_FIELDS = ['exit_code', 'equals', 'contains', 'regex', 'output_lt', 'output_gt', 'file_exists', 'not_empty'] as const;
 
@@ -137,8 +134,7 @@ export type Gate = z.infer<typeof Gate>;
 export type GateInput = z.input<typeof Gate>;
 
 /** The value a gate checked, as recorded in its result. */
-export const GateValue = z.union([z.string(), FiniteNumber]).nullable();
-export type GateValue = z.infer<typeof GateValue>;
+const GateValue = z.union([z.string(), FiniteNumber]).nullable();
 
 /** Advisory quality-lane flags such as "off_topic" or "llm_error". */
 export const GateFlag = z.string().min(1).max(64);

@@ -12,15 +12,12 @@ import { TaintLevel } from './execution.js';
  * until vector retrieval exists. Field names keep the spec's snake_case (§6.5 exports them as JSON).
  */
 
-export { MemoryType };
-
 /** §3.8 ReingestionTier: `low_reingestion` is the raw lane of §5.1 steps 3.5 and 11.5. */
 export const ReingestionTier = z.enum(['active', 'low_reingestion']);
 export type ReingestionTier = z.infer<typeof ReingestionTier>;
 
 /** §3.8 TrustLevel. */
-export const TrustLevel = z.enum(['working', 'verified', 'constitutional']);
-export type TrustLevel = z.infer<typeof TrustLevel>;
+const TrustLevel = z.enum(['working', 'verified', 'constitutional']);
 
 /** `conversation_raw`, `tool_output_raw`, `memory_op`…: a short word, never free text. */
 export const SourceKind = z
@@ -28,7 +25,7 @@ export const SourceKind = z
   .regex(/^[a-z][a-z0-9_:.-]{0,63}$/, { error: 'a source kind is a lowercase word of at most 64 characters, such as conversation_raw' });
 export type SourceKind = z.infer<typeof SourceKind>;
 
-export const MemoryId = z.string({ error: 'expected a memory id (text)' }).min(1, { error: 'a memory id must not be empty' }).max(200, { error: 'a memory id has at most 200 characters' });
+const MemoryId = z.string({ error: 'expected a memory id (text)' }).min(1, { error: 'a memory id must not be empty' }).max(200, { error: 'a memory id has at most 200 characters' });
 
 const refs = z.array(z.string().min(1).max(200)).max(100, { error: 'at most 100 entries' });
 const tokenCount = z.number({ error: 'token_count must be a whole number >= 0' }).int().min(0).max(Number.MAX_SAFE_INTEGER);

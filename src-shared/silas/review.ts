@@ -16,14 +16,12 @@ const Required = (max: number) => z.string().min(1, { error: 'must not be empty'
 const Instant = z.iso.datetime({ offset: true, error: 'expected an ISO-8601 timestamp with Z or an offset' });
 
 /** §3.11 BatchActionType: a domain-defined action key such as `archive` or `close_ticket`. */
-export const BatchActionKey = z
+const BatchActionKey = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_.:-]{0,99}$/, { error: 'action keys are 1-100 lowercase letters, digits, _ . : - (e.g. archive, mark_read)' });
-export const BatchActionType = z.object({ action: BatchActionKey }).strict();
-export type BatchActionType = z.infer<typeof BatchActionType>;
 
 /** Item ids are domain ids (mail ids, ticket numbers); printable, no whitespace, so they cannot blur in a list. */
-export const BatchItemId = z.string().regex(/^[\x21-\x7e]{1,500}$/, { error: 'item ids are 1-500 printable ASCII characters without spaces' });
+const BatchItemId = z.string().regex(/^[\x21-\x7e]{1,500}$/, { error: 'item ids are 1-500 printable ASCII characters without spaces' });
 
 export const BatchActionItem = z
   .object({
@@ -121,9 +119,6 @@ export function batchBindingFor(proposal: BatchProposal, decision: BatchActionDe
   return { goal_id: proposal.goal_id, action: proposal.action, item_ids: proposed.filter((id) => selected.has(id)) };
 }
 
-export const DraftVerdict = z.enum(['approve', 'edit', 'rephrase', 'reject']);
-export type DraftVerdict = z.infer<typeof DraftVerdict>;
-
 export const DecisionOption = z
   .object({
     label: Required(200),
@@ -133,20 +128,9 @@ export const DecisionOption = z
   .strict();
 export type DecisionOption = z.infer<typeof DecisionOption>;
 
-export const DecisionResult = z
-  .object({
-    selected_value: Text(500).nullable().default(null),
-    freetext: Text(10_000).nullable().default(null),
-    approved: z.boolean(),
-  })
-  .strict();
-export type DecisionResult = z.infer<typeof DecisionResult>;
+const SuggestionSource = z.enum(['idle_heartbeat', 'post_execution', 'goal_monitor']);
 
-export const SuggestionSource = z.enum(['idle_heartbeat', 'post_execution', 'goal_monitor']);
-export type SuggestionSource = z.infer<typeof SuggestionSource>;
-
-export const SuggestionRiskLevel = z.enum(['low', 'medium', 'high', 'irreversible']);
-export type SuggestionRiskLevel = z.infer<typeof SuggestionRiskLevel>;
+const SuggestionRiskLevel = z.enum(['low', 'medium', 'high', 'irreversible']);
 
 /** §3.11 SuggestionProposal: a proactive "what next" card. */
 export const SuggestionProposal = z
@@ -164,14 +148,13 @@ export const SuggestionProposal = z
   .strict();
 export type SuggestionProposal = z.infer<typeof SuggestionProposal>;
 
-export const AutonomyThresholdKey = z.enum([
+const AutonomyThresholdKey = z.enum([
   'standing.scope',
   'standing.max_executions',
   'standing.expires_at',
   'batch_review.default_size',
   'batch_review.confidence.high_min',
 ]);
-export type AutonomyThresholdKey = z.infer<typeof AutonomyThresholdKey>;
 
 export const AutonomyThresholdChange = z
   .object({
@@ -210,6 +193,3 @@ export const AutonomyThresholdProposal = z
     });
   });
 export type AutonomyThresholdProposal = z.infer<typeof AutonomyThresholdProposal>;
-
-export const AutonomyThresholdDecision = z.enum(['approve', 'decline', 'tighten_now']);
-export type AutonomyThresholdDecision = z.infer<typeof AutonomyThresholdDecision>;

@@ -39,13 +39,13 @@ export const WorkItemId = z
 export type WorkItemId = z.infer<typeof WorkItemId>;
 
 /** Agent Skills standard (agentskills.io) names: lowercase letters, digits, single hyphens, at most 64. */
-export const SkillName = z
+const SkillName = z
   .string({ error: 'expected a skill name (text)' })
   .max(64, { error: 'skill names are at most 64 characters' })
   .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, { error: 'skill names use lowercase letters, digits and single hyphens (e.g. coding)' });
 
 /** Names of escalation entries, gates' `on_block` targets and fallbacks. */
-export const EscalationName = z
+const EscalationName = z
   .string({ error: 'expected an escalation name (text)' })
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/, { error: 'expected a name of 1-100 characters from A-Z a-z 0-9 _ . : -' });
 
@@ -116,7 +116,7 @@ export const BudgetUsed = z
 export type BudgetUsed = z.infer<typeof BudgetUsed>;
 
 /** Which consumption counter each limit caps. `executor_runs` is tracked but has no limit. */
-export const BUDGET_LIMITS = [
+const BUDGET_LIMITS = [
   ['tokens', 'max_tokens'],
   ['cost_usd', 'max_cost_usd'],
   ['wall_time_seconds', 'max_wall_time_seconds'],
@@ -176,7 +176,7 @@ export type ExpectationPredicate = (typeof EXPECTATION_PREDICATES)[number];
  * anywhere (§3.3 says "containing `..`", taken literally), no NUL. The verification runner
  * additionally confines the path to its permitted directories.
  */
-export const FileExistsPath = z
+const FileExistsPath = z
   .string({ error: 'expected a file path' })
   .min(1, { error: 'expected a file path' })
   .max(4096, { error: 'at most 4096 characters' })
@@ -236,7 +236,7 @@ export type VerificationCheck = z.infer<typeof VerificationCheck>;
 // ---------------------------------------------------------------------------------------------
 // Escalation
 
-export const ESCALATION_ACTIONS = [
+const ESCALATION_ACTIONS = [
   'report',
   'escalate_human',
   'transfer_to_queue',
@@ -246,8 +246,7 @@ export const ESCALATION_ACTIONS = [
   'spawn_task',
   'retry',
 ] as const;
-export const EscalationActionType = z.enum(ESCALATION_ACTIONS, { error: `expected one of: ${ESCALATION_ACTIONS.join(', ')}` });
-export type EscalationActionType = z.infer<typeof EscalationActionType>;
+const EscalationActionType = z.enum(ESCALATION_ACTIONS, { error: `expected one of: ${ESCALATION_ACTIONS.join(', ')}` });
 
 export const EscalationAction = z
   .object({
@@ -273,12 +272,12 @@ export const CONSULT_PLANNER = 'consult_planner';
 // WorkItem
 
 /** The literal schedule of continuously running goals (chatbot deployments). */
-export const ALWAYS_ON = 'always_on';
+const ALWAYS_ON = 'always_on';
 
 const CRON_FIELD = /^[0-9A-Za-z*?/,#-]+$/;
 
 /** A 5- or 6-field cron expression (croner syntax) or `always_on`; the scheduler parses it fully. */
-export const Schedule = z
+const Schedule = z
   .string({ error: 'expected a cron expression or always_on' })
   .max(200, { error: 'at most 200 characters' })
   .refine(

@@ -21,7 +21,7 @@ export interface YamlLocation {
 }
 
 /** Follows aliases to the node they name; null for a dangling or absurdly chained alias. */
-export function resolveAlias(doc: Document, node: unknown): unknown {
+function resolveAlias(doc: Document, node: unknown): unknown {
   let current = node;
   for (let hops = 0; isAlias(current); hops++) {
     if (hops > 100) return null;

@@ -12,7 +12,7 @@ export type FieldResolver = (path: readonly string[]) => unknown;
 const DECIMAL = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** Python's truthiness, which §4.6's "truthy" follows: empty strings, lists and objects are false. */
-export function isTruthy(value: unknown): boolean {
+function isTruthy(value: unknown): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
   if (typeof value === 'number' && Number.isNaN(value)) return false;
   if (Array.isArray(value)) return value.length > 0;

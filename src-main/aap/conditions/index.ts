@@ -8,9 +8,7 @@ import { parseCondition, type ConditionNode, type ParseLimits } from './parser.j
  * at most a few thousand characters of work and a clear error.
  */
 
-export { isTruthy, type FieldResolver } from './evaluate.js';
-export { ConditionSyntaxError } from './lexer.js';
-export type { ConditionNode } from './parser.js';
+export type { FieldResolver } from './evaluate.js';
 export { traceScope } from './scope.js';
 
 export interface ConditionLimits extends ParseLimits {

@@ -4,7 +4,7 @@
  * refused (a trigger that silently never fires is worse than a card that does not load).
  */
 
-export type TokenType = 'identifier' | 'string' | 'number' | 'operator' | '(' | ')' | '[' | ']' | ',' | '.' | 'end';
+type TokenType = 'identifier' | 'string' | 'number' | 'operator' | '(' | ')' | '[' | ']' | ',' | '.' | 'end';
 
 export interface Token {
   type: TokenType;

@@ -20,7 +20,7 @@ import { ConditionSyntaxError, tokenize, type Token } from './lexer.js';
  */
 
 export type Literal = string | number | boolean | null;
-export type ComparisonOperator = '==' | '!=' | '>' | '<' | '>=' | '<=';
+type ComparisonOperator = '==' | '!=' | '>' | '<' | '>=' | '<=';
 
 export type ConditionNode =
   | { kind: 'or' | 'and'; operands: ConditionNode[] }

@@ -65,11 +65,11 @@ export interface RecordedCoherenceExpectation {
   option: string;
 }
 
-export interface SchemaExpectation {
+interface SchemaExpectation {
   kind: 'schema';
 }
 
-export interface SkipExpectation {
+interface SkipExpectation {
   kind: 'skip';
   reason: string;
 }

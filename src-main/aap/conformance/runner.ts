@@ -10,9 +10,9 @@ import { EXPECTED, type Expectation } from './expected.js';
  * find as failed, so a changed data folder never passes silently.
  */
 
-export type CaseStatus = 'passed' | 'failed' | 'skipped';
+type CaseStatus = 'passed' | 'failed' | 'skipped';
 
-export interface CaseResult {
+interface CaseResult {
   id: string;
   file: string;
   status: CaseStatus;
@@ -28,7 +28,7 @@ export interface AapConformanceReport {
 }
 
 /** The time card expiry and issuance are judged at: after every card in the data was issued. */
-export const CONFORMANCE_NOW = new Date('2026-03-01T00:00:00Z');
+const CONFORMANCE_NOW = new Date('2026-03-01T00:00:00Z');
 
 function jsonFiles(dir: string): string[] {
   return readdirSync(dir)

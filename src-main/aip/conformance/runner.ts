@@ -4,7 +4,7 @@ import { DlpEngine } from '../dlp/engine.js';
 import { PolicyEvaluator } from '../evaluate/evaluator.js';
 import { evaluateWithContext, type SimulatedContext } from '../evaluate/simulated-context.js';
 import { errorResponse, type JsonRpcId } from '../evaluate/errors.js';
-import { ProtectedPathMatcher } from '../evaluate/protected-paths.js';
+import { ProtectedPathMatcher } from '../evaluate/protected-paths/index.js';
 import { ToolRateLimiter } from '../evaluate/rate-limiter.js';
 import { loadPolicyText } from '../policy/load.js';
 import type { AgentPolicy } from '../policy/types.js';
@@ -12,9 +12,9 @@ import { subsetMismatch } from './compare.js';
 import { KNOWN_DEVIATIONS } from './deviations.js';
 import { collectSuiteFiles, readSuite, type ConformanceSuite, type ConformanceVector } from './vectors.js';
 
-export type VectorStatus = 'passed' | 'failed' | 'skipped';
+type VectorStatus = 'passed' | 'failed' | 'skipped';
 
-export interface VectorResult {
+interface VectorResult {
   id: string;
   file: string;
   status: VectorStatus;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DlpEngine } from './engine.js';
 import type { PatternView } from './patterns.js';
-import { COMMON_PATTERNS, dlpConfig, type PatternSpec } from './test-support.js';
+import { COMMON_PATTERNS, dlpConfig, type PatternSpec } from './testing/dlp.js';
 
 /*
  * Hostile inputs and patterns. No timing assertions (DESIGN §6): these tests only have to finish

@@ -1,7 +1,7 @@
 import RE2 from 're2';
 import { medianUs, opsPerSecond, report } from '../../testing/bench.js';
 import { DlpEngine } from './engine.js';
-import { COMMON_PATTERNS, dlpConfig } from './test-support.js';
+import { COMMON_PATTERNS, dlpConfig } from './testing/dlp.js';
 
 /*
  * DLP throughput on a ~1 MB MCP tools/call result (text content items plus a structuredContent
@@ -125,11 +125,11 @@ report('dlp.scan.re2_set_clean', 'MB/s', opsPerSecond(() => engine.redactRespons
 const encodingEngine = new DlpEngine({ ...cfg, detectEncoding: true });
 report('dlp.scan.re2_set_detect_encoding', 'MB/s', opsPerSecond(() => encodingEngine.redactResponse(response), 2000).opsPerSec * megabytes, { size_mb: extra.size_mb });
 
-// Literal-start patterns (issue 11, patterns.ts LITERAL_START): up to four patterns that each
-// begin with literal bytes are tested one by one over a long text, where RE2 can search for
-// those bytes, instead of through the set's DFA. The same patterns written so that none starts
-// with a literal (`(?:AKIA)…` means the same) take the set: the ratio is what the shortcut buys.
-// Both beside the floor any proxy pays for the same message: one JSON parse + stringify.
+// Literal-start patterns (patterns.ts LITERAL_START): up to four patterns that each begin with
+// literal bytes are tested one by one over a long text, where RE2 can search for those bytes,
+// instead of through the set's DFA. The same patterns written so that none starts with a literal
+// (`(?:AKIA)…` means the same) take the set: the ratio is what the shortcut buys. Both beside the
+// floor any proxy pays for the same message: one JSON parse + stringify.
 const LITERAL: [string, string][] = [
   ['AWS Key', 'AKIA[0-9A-Z]{16}'],
   ['GitHub Token', 'ghp_[A-Za-z0-9]{36}'],

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DlpEngine } from './engine.js';
 import { decodeRun, findRuns, looksLikeText } from './encoding.js';
-import { COMMON_PATTERNS, dlpConfig, type PatternSpec } from './test-support.js';
+import { COMMON_PATTERNS, dlpConfig, type PatternSpec } from './testing/dlp.js';
 
 const KEY = 'AKIAIOSFODNN7EXAMPLE';
 const GH = `ghp_${'x'.repeat(36)}`;

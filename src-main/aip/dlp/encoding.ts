@@ -16,10 +16,10 @@ import RE2 from 're2';
  * level deep (base64 inside base64 is not unwrapped).
  */
 
-export const MIN_RUN = 16;
+const MIN_RUN = 16;
 const MAX_BAD_FRACTION = 0.25;
 
-export const RUN_REGEX = new RE2(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'gu');
+const RUN_REGEX = new RE2(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'gu');
 
 export interface Run {
   start: number;

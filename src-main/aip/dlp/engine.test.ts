@@ -1,7 +1,7 @@
 import RE2 from 're2';
 import { describe, expect, it } from 'vitest';
 import { DlpEngine } from './engine.js';
-import { COMMON_PATTERNS, dlpConfig, pattern, type PatternSpec } from './test-support.js';
+import { COMMON_PATTERNS, dlpConfig, pattern, type PatternSpec } from './testing/dlp.js';
 
 const EMAIL: PatternSpec = ['Email', '[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}'];
 const AWS: PatternSpec = ['AWS Key', 'AKIA[0-9A-Z]{16}'];

@@ -39,16 +39,16 @@ export interface DlpValueResult {
   warnings: string[];
 }
 
-export type DlpRequestAction = 'forward' | 'block' | 'redact' | 'warn';
+type DlpRequestAction = 'forward' | 'block' | 'redact' | 'warn';
 
 /** `data` of the JSON-RPC error for a blocked request; the caller adds `tool` (§7.1, §3.6.4). */
-export interface DlpRequestErrorData {
+interface DlpRequestErrorData {
   reason: string;
   dlp_rule: string;
   validation_error?: string;
 }
 
-export interface DlpRequestError {
+interface DlpRequestError {
   code: number;
   message: string;
   data: DlpRequestErrorData;
@@ -84,8 +84,8 @@ export interface JsonRpcErrorPayload {
   data?: unknown;
 }
 
-export const DLP_FORBIDDEN = AipError.Forbidden;
-export const DLP_REDACTION_FAILED = AipError.DlpRedactionFailed;
+const DLP_FORBIDDEN = AipError.Forbidden;
+const DLP_REDACTION_FAILED = AipError.DlpRedactionFailed;
 
 interface DirectionView {
   view: PatternView;
@@ -175,7 +175,7 @@ export class DlpEngine {
     const scanned = this.run(args, 'request', 'generic');
     this.lastRequestScan = this.requestIsAudit ? { input: args, result: scanned } : null;
     // Results are written out in full, never spread from a shared base: a spread here was most
-    // of the cost of scanning a small call's arguments (issue 11 item 5).
+    // of the cost of scanning a small call's arguments, which the proxy pays on every call.
     const { events, warnings } = scanned;
     if (!scanned.redacted) return requestResult('forward', args, events, warnings);
     const rule = events[0]!.rule;

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { DlpEngine } from './engine.js';
 import { utf16PrefixForBytes } from './scan.js';
-import { dlpConfig, type PatternSpec } from './test-support.js';
+import { dlpConfig, type PatternSpec } from './testing/dlp.js';
 
 const AWS: PatternSpec = ['AWS Key', 'AKIA[0-9A-Z]{16}'];
 const WORD: PatternSpec = ['Word', '[a-zé😀]+'];
@@ -64,7 +64,7 @@ describe('max_scan_size', () => {
     expect(more.value).toEqual({ a: '[REDACTED:AWS Key]', b: 'xy' });
   });
 
-  it('counts keys and the JSON text of numbers, not booleans, null or punctuation (issue 9 item 7)', () => {
+  it('counts keys and the JSON text of numbers, not booleans, null or punctuation', () => {
     const result = { ['k'.repeat(500)]: KEY, n: 123456789, list: [true, null] };
     expect(engine([AWS], 20).redactResponse(result)).toMatchObject({ value: result, warnings: [WARNING(20)] });
     expect(engine([AWS], 1 + 9 + 4 + 1 + 20).redactResponse({ n: 123456789, list: [true, null], k: KEY })).toMatchObject({ value: { n: 123456789, list: [true, null], k: '[REDACTED:AWS Key]' }, warnings: [] });

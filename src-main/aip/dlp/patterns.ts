@@ -49,7 +49,7 @@ const LITERAL_SCAN_UNITS = 4096;
 /**
  * The text as RE2 reads it, converted once for several members: each RE2 converts a string to
  * UTF-8 on its own, so four members over a joined text of 4 MB converted it four times, which
- * cost more than the set's one pass (issue 11 bench `dlp.request.literal_patterns_*`).
+ * cost more than the set's one pass (bench `dlp.request.literal_patterns_*`).
  */
 function utf8Once(text: string | Buffer, members: number): string | Buffer {
   return typeof text === 'string' && members > 1 ? Buffer.from(text, 'utf8') : text;
@@ -83,7 +83,7 @@ export function forEachMatch(re: RE2, text: string, fn: (start: number, end: num
   re.lastIndex = 0;
 }
 
-export function markerFor(name: string): string {
+function markerFor(name: string): string {
   return `[REDACTED:${name}]`;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DlpConfig } from '../policy/types.js';
 import { DlpEngine } from './engine.js';
-import { dlpConfig, type PatternSpec } from './test-support.js';
+import { dlpConfig, type PatternSpec } from './testing/dlp.js';
 
 const API_KEY: PatternSpec = ['API Key', 'sk-[a-zA-Z0-9]{32}', 'request'];
 const SQL: PatternSpec = ['SQL Injection', '(?i)(DROP|DELETE|TRUNCATE)\\s+TABLE', 'request'];

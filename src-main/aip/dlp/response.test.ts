@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DlpEngine } from './engine.js';
-import { dlpConfig, type PatternSpec } from './test-support.js';
+import { dlpConfig, type PatternSpec } from './testing/dlp.js';
 import { DlpInputError } from './walk.js';
 
 const EMAIL: PatternSpec = ['Email', '[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}'];
@@ -59,7 +59,7 @@ describe('redactResponse: structure preservation', () => {
     expect(out.c).toBe(result.c);
   });
 
-  it('scans object keys and renames a redacted key in place (issue 9 item 7)', () => {
+  it('scans object keys and renames a redacted key in place', () => {
     const result = { structuredContent: { 'a@b.io': 'c@d.io', [KEY]: 1, plain: 2 } };
     const out = engine.redactResponse(result).value as { structuredContent: Record<string, unknown> };
     expect(Object.entries(out.structuredContent)).toEqual([

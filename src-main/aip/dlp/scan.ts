@@ -19,7 +19,7 @@ import { applySpans, type PatternView, type Span } from './patterns.js';
  * passed through unscanned, with one warning (§3.6.3).
  */
 
-export const BATCH_UNITS = 16 * 1024;
+const BATCH_UNITS = 16 * 1024;
 
 export interface ScanSlot {
   /** The string as found. */

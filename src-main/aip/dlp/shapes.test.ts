@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DlpEngine } from './engine.js';
-import { dlpConfig, type PatternSpec } from './test-support.js';
+import { dlpConfig, type PatternSpec } from './testing/dlp.js';
 
-/* Issue 9 item 7: a secret is not safe from DLP because it is a key or a number instead of a string. */
+/*
+ * A secret is not safe from DLP because it is a key or a number instead of a string (docs/dlp.md
+ * "What is scanned").
+ */
 
 const AWS = 'AKIAABCDEFGHIJKLMNOP';
 const PATTERNS: PatternSpec[] = [

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DlpEngine } from './engine.js';
-import { dlpConfigFromBlock } from './test-support.js';
+import { dlpConfigFromBlock } from './testing/dlp.js';
 
 // The upstream DLP vectors (../shared beside the repository, as in CI), run against the engine
 // directly: the policy's `dlp:` block is turned into a DlpConfig by a small helper.

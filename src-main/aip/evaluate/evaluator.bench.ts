@@ -6,8 +6,8 @@ import { collectSuiteFiles, readSuite } from '../conformance/vectors.js';
 import { loadPolicyText } from '../policy/load.js';
 import { medianUs, report } from '../../testing/bench.js';
 import { PolicyEvaluator, type EvaluationInput } from './evaluator.js';
-import { benchProject, shellCommandArgs, sourceFileArgs } from './protected-paths-bench-test-support.js';
-import { ProtectedPathMatcher } from './protected-paths.js';
+import { benchProject, shellCommandArgs, sourceFileArgs } from './protected-paths/testing/bench.js';
+import { ProtectedPathMatcher } from './protected-paths/index.js';
 import { ToolRateLimiter } from './rate-limiter.js';
 
 // Decisions per second and per-decision latency (p50/p99), measured in one process so the
@@ -82,10 +82,11 @@ inputs.push({ method: 'tools/call', tool: 'tool_3', args: { target: '/home/user/
 inputs.push({ method: 'tools/list' });
 measure('rules40', inputs.map((input) => ({ evaluator: big, input })), 300_000, { rules: 40, arg_regexes: 10, protected_paths: 5 });
 
-// (c) Issue 11 item 2: the full decision for one large call, from 1 KB to 4 MB of arguments,
-// beside its floor measured in the same run: a JSON parse + stringify of the same JSON-RPC
-// message (what any proxy that reads the message pays). The real filesystem, a project
-// directory as cwd, and the tool that would carry each shape. Read the growth off ns_per_char.
+// (c) The full decision for one large call, from 1 KB to 4 MB of arguments (docs/protected-paths.md
+// "Cost and file-system lookups"), beside its floor measured in the same run: a JSON parse +
+// stringify of the same JSON-RPC message (what any proxy that reads the message pays). The real
+// filesystem, a project directory as cwd, and the tool that would carry each shape. Read the growth
+// off ns_per_char.
 const { dir: sizedDir, home, project } = benchProject('silas-bench-decision-');
 try {
   const sizedPolicy = unwrap(`apiVersion: aip.io/v1alpha2

@@ -16,7 +16,7 @@ export interface EvaluationInput {
   token?: string | null;
 }
 
-export type AipDecision = 'ALLOW' | 'BLOCK' | 'ASK' | 'RATE_LIMITED';
+type AipDecision = 'ALLOW' | 'BLOCK' | 'ASK' | 'RATE_LIMITED';
 
 export interface PolicyDecision {
   decision: AipDecision;
@@ -31,6 +31,18 @@ export interface PolicyDecision {
   failedRule: string | null;
   method: string;
   tool: string | null;
+  /** For an ASK: the rule that asked, so the person's card can say why (docs/review.md "Why"). */
+  askedBy?: AskingRule;
+}
+
+/** The rule behind an ASK: where the policy writes it, and the argument constraints the call met under it. */
+interface AskingRule {
+  /** Its place in the policy document, e.g. `spec.tool_rules[3]`. */
+  path: string;
+  /** The tool as the rule writes it. */
+  tool: string;
+  /** The rule's `allow_args`: each argument the call had to match, and the pattern it matched. */
+  args: readonly { name: string; pattern: string }[];
 }
 
 export interface ToolDefinition {
@@ -39,7 +51,7 @@ export interface ToolDefinition {
   inputSchema?: unknown;
 }
 
-export interface ProtectedPathHit {
+interface ProtectedPathHit {
   /** `protected_path`, or why the arguments could not be inspected completely. */
   reason?: string;
   protectedPath: string;
@@ -105,9 +117,7 @@ export class PolicyEvaluator {
       return this.finish({ kind: 'Forbidden', reason: 'tools/call without a tool name', data: { tool: rawTool ?? '' } }, method, tool, 'enforce');
     }
     const violation = this.checkTool(policy, tool, rawTool ?? tool, input);
-    if (violation === 'ask') {
-      return { decision: 'ASK', violation: false, monitored: false, errorCode: null, error: null, reason: 'Tool requires interactive approval', failedArg: null, failedRule: null, method, tool };
-    }
+    if (violation === 'ask') return ask(policy.toolRules.get(tool)!, method, tool);
     if (violation) return this.finish(violation, method, tool, policy.mode);
     return this.allow(method, tool);
   }
@@ -201,6 +211,12 @@ export class PolicyEvaluator {
     const error = aipError(v.kind, { ...(v.data ?? {}), reason: v.reason });
     return { ...base, decision: v.kind === 'RateLimited' ? 'RATE_LIMITED' : 'BLOCK', monitored: false, errorCode: error.code, error };
   }
+}
+
+/** Only a tool rule with `action: ask` asks (`checkTool`); its `allow_args` all matched on the way. */
+function ask(rule: ToolRule, method: string, tool: string): PolicyDecision {
+  const askedBy: AskingRule = { path: `spec.tool_rules[${rule.index}]`, tool: rule.rawTool, args: rule.allowArgs.map(({ name, pattern }) => ({ name, pattern })) };
+  return { decision: 'ASK', violation: false, monitored: false, errorCode: null, error: null, reason: 'Tool requires interactive approval', failedArg: null, failedRule: null, method, tool, askedBy };
 }
 
 export type ApprovalOutcome = 'approve' | 'deny' | 'timeout' | 'unreachable';

@@ -3,8 +3,9 @@ import { loadPolicyText } from '../policy/load.js';
 import { applyFormChange, yamlScalar } from './policy-form.js';
 import { tryCall } from '../trial/trial.js';
 
-// The form view (issue 14 item 1) and standing approvals as rules (item 5): each change touches
-// only its own lines; comments, anchors, quoting and order elsewhere stay byte for byte.
+// The form view and standing approvals as rules (docs/policy-editor.md "Form view and standing
+// approvals as rules"): each change touches only its own lines; comments, anchors, quoting and
+// order elsewhere stay byte for byte.
 const DOC = `# Policy for the files server — reviewed 2026-11-01
 apiVersion: aip.io/v1alpha2
 kind: AgentPolicy

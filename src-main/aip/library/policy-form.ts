@@ -2,11 +2,11 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pai
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 
 /*
- * The policy editor's form view (issue 14 item 1) edits the same YAML document the person sees,
- * so every change is a splice of the source text at the node it touches: comments, anchors,
- * quoting, key order and blank lines elsewhere stay byte for byte. The document is parsed to find
- * where a node is; it is never re-serialised. Standing approvals become rules the same way
- * (item 5).
+ * The policy editor's form view (docs/policy-editor.md "Form view and standing approvals as rules")
+ * edits the same YAML document the person sees, so every change is a splice of the source text at
+ * the node it touches: comments, anchors, quoting, key order and blank lines elsewhere stay byte
+ * for byte. The document is parsed to find where a node is; it is never re-serialised. Standing
+ * approvals become rules the same way.
  */
 
 export type FormChange =

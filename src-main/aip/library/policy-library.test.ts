@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Ledger } from '../../app/ledger.js';
+import { type Ledger } from '../../app/home.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { libraryHome } from '../../testing/policy-library-home.js';
 import { loadPolicyText } from '../policy/load.js';
@@ -10,8 +10,9 @@ import { POLICY_TEMPLATES, readTemplate } from '../templates/catalog.js';
 import { parseSuite } from '../trial/suite.js';
 import { runSuite } from '../trial/trial.js';
 
-// Saving, history, restore and outside edits (issue 14 item 3), with the attacker's side: a path
-// that is not a policy, a history row edited in the database, a file changed behind the editor.
+// Saving, history, restore and outside edits (docs/policy-editor.md "Saving, history, outside
+// edits"), with the attacker's side: a path that is not a policy, a history row edited in the
+// database, a file changed behind the editor.
 const tempDir = useTempDirs('silas-policy-library-');
 const open: Ledger[] = [];
 afterEach(() => {

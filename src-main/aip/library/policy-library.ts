@@ -14,12 +14,13 @@ import type { StateSeals } from '../../keys/sealed-state.js';
 import { sealVersion, versionTrust, type VersionTrust } from './version-seals.js';
 
 /*
- * The policies the cockpit edits (issue 14 item 3): save signs a draft that loads with the owner
- * key (§5.2 canonical form) and writes it atomically, keeping every version with its hash, signer
- * and time; running proxies hot-reload the file. Only the policies of this installation can be
- * written (those its wrapped servers run under, and HOME/policies): the cockpit's `decide` is not
- * a way to write arbitrary files. A file changed behind the app's back is detected (its text is not
- * the last saved version, or its signature is not the owner's) and can be adopted or reverted.
+ * The policies the cockpit edits (docs/policy-editor.md "Saving, history, outside edits"): save
+ * signs a draft that loads with the owner key (§5.2 canonical form) and writes it atomically,
+ * keeping every version with its hash, signer and time; running proxies hot-reload the file. Only
+ * the policies of this installation can be written (those its wrapped servers run under, and
+ * HOME/policies): the cockpit's `decide` is not a way to write arbitrary files. A file changed
+ * behind the app's back is detected (its text is not the last saved version, or its signature is
+ * not the owner's) and can be adopted or reverted.
  */
 
 export type PolicySignature = 'owner' | 'unsigned' | 'invalid';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Ledger } from '../../app/ledger.js';
+import { type Ledger } from '../../app/home.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { libraryHome } from '../../testing/policy-library-home.js';
 import { type PolicyLibraryDeps } from './policy-library.js';

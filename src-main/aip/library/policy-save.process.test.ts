@@ -8,7 +8,7 @@ import { buildRuntime } from '../../app/runtime.js';
 import { SERVERS, connectThroughProxy, createTestHome } from '../../mcp/testing/proxy-harness.js';
 import { useTempDirs } from '../../testing/temp.js';
 
-// Issue 14 item 3 end to end with real processes: a policy saved from the cockpit's contract is
+// Saving a policy end to end with real processes: a policy saved from the cockpit's contract is
 // signed, written and hot-reloaded by a running proxy, which enforces the new rule on a real MCP
 // call; restoring the previous version brings the old rule back.
 const tempDir = useTempDirs('silas-policy-save-');

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Ledger } from '../../app/ledger.js';
+import { type Ledger } from '../../app/home.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { libraryHome } from '../../testing/policy-library-home.js';
 

@@ -21,7 +21,7 @@ export type VersionTrust = { trusted: true } | { trusted: false; refusal: SealRe
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The sealed item's id: the path and the version number (a very long path by its digest, to fit a seal id). */
-export function versionSealId(path: string, seq: number): string {
+function versionSealId(path: string, seq: number): string {
   return path.length <= 480 ? `${path}#${seq}` : `sha256:${sha256(path)}#${seq}`;
 }
 

@@ -9,7 +9,7 @@ import { domainToASCII } from 'node:url';
  * refused rather than interpreted, so nothing reaches the resolver that the match did not see.
  */
 
-export class EgressPatternError extends Error {}
+class EgressPatternError extends Error {}
 
 /** A normalised host: a lowercase ASCII name, a dotted IPv4 literal or a canonical `[IPv6]`. */
 export interface Host {
@@ -111,7 +111,7 @@ export function parseHostPatterns(sources: readonly string[]): HostPattern[] {
   return sources.map(parseHostPattern);
 }
 
-export function patternMatches(pattern: HostPattern, host: Host, port: number): boolean {
+function patternMatches(pattern: HostPattern, host: Host, port: number): boolean {
   const portAllowed = pattern.port === null ? DEFAULT_PORTS.includes(port) : pattern.port === port;
   if (!portAllowed || pattern.host.ip !== host.ip) return false;
   if (pattern.anyName) return !host.ip;

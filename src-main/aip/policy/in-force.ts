@@ -21,7 +21,7 @@ import type { AgentPolicy } from './types.js';
  * trusts is exactly what the release before trusted; after it, nothing is trusted at first sight.
  */
 
-export const POLICY_IN_FORCE = 'policy-in-force' as const;
+const POLICY_IN_FORCE = 'policy-in-force' as const;
 
 export type PolicyRefusalReason = 'unsigned' | 'signature_invalid' | 'not_in_force';
 
@@ -44,7 +44,7 @@ export interface PolicyTrustOptions {
 export const textSha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The value anchored for a policy in force: the digest of its exact text. */
-export function inForceValue(text: string): { sha256: string } {
+function inForceValue(text: string): { sha256: string } {
   return { sha256: textSha256(text) };
 }
 
@@ -68,7 +68,7 @@ export function inForceMatcher(seals: Pick<StateSeals, 'anchoredDigest'>, path: 
 }
 
 /** What to tell the person about a refused policy file: why, and the two ways to put it in force. */
-export function refusalAdvice(path: string, reason: PolicyRefusalReason): string {
+function refusalAdvice(path: string, reason: PolicyRefusalReason): string {
   const why =
     reason === 'unsigned'
       ? `${path} is not signed by the owner key`

@@ -7,7 +7,7 @@ import { AgentPolicySchema, policySchemaFor, type ApiVersion } from '../../../sr
 import { formatPolicyPath } from '../../../src-shared/policy/source.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { DEFAULT_ALLOWED_METHODS, loadPolicyFile, loadPolicyText, MAX_POLICY_BYTES, parseListen, parsePolicyYaml, readPolicySignature } from './load.js';
-import { failures, loaded, onlyFailure, policyText, vectorPolicies, warningsOf } from './test-support.js';
+import { failures, loaded, onlyFailure, policyText, vectorPolicies, warningsOf } from './testing/policy.js';
 
 const tempDir = useTempDirs('silas-policy-');
 

@@ -17,9 +17,9 @@ import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import { policyCanonicalBytes, policyHash } from './policy-hash.js';
 import type { AgentPolicy, ArgumentRule, DlpConfig, DlpPattern, ToolRule } from './types.js';
 
-export type { PolicyError, PolicyWarning } from '../../../src-shared/policy/source.js';
-export { API_VERSIONS, DEFAULT_ALLOWED_METHODS } from '../../../src-shared/policy/schema.js';
-export { isLoopbackHost, parseListen, parseSchemaHash } from '../../../src-shared/policy/formats.js';
+export type { PolicyError } from '../../../src-shared/policy/source.js';
+export { DEFAULT_ALLOWED_METHODS } from '../../../src-shared/policy/schema.js';
+export { parseListen } from '../../../src-shared/policy/formats.js';
 
 /*
  * Loads an AgentPolicy (spec 001 §3, Appendix A) from YAML: parse (YAML 1.2, core schema) with
@@ -69,7 +69,7 @@ export function policyTooLargeMessage(size: number, what = 'the policy'): string
   return `${what} is ${size} bytes; the cap is ${MAX_POLICY_BYTES} bytes (256 KiB): a policy needs far less, so remove what it does not use (long pattern lists, pasted data) and keep large lists out of the policy`;
 }
 /** YAML alias expansion budget (the `yaml` package's maxAliasCount): a billion-laughs guard. */
-export const MAX_ALIAS_COUNT = 100;
+const MAX_ALIAS_COUNT = 100;
 /** The deepest nesting of mappings and lists accepted; a policy needs far fewer. */
 const MAX_DEPTH = 32;
 /** -32010, §7: Policy Signature Invalid. */
@@ -140,7 +140,7 @@ export function readPolicySignature(text: string): string | null {
   return typeof signature === 'string' ? signature : null;
 }
 
-export function formatWarning(warning: PolicyWarning): string {
+function formatWarning(warning: PolicyWarning): string {
   return `${warning.line}:${warning.column} ${warning.path}: ${warning.message}`;
 }
 
@@ -427,7 +427,7 @@ function compileToolRules(findings: Findings, rules: readonly ToolRuleDocument[]
       if (inert.length > 0) findings.warnings.push(findings.source.warning(path, `tool "${tool}" is blocked unconditionally, so ${inert.join(', ')} ${inert.length === 1 ? 'has' : 'have'} no effect`));
     }
     if (!compiled.has(tool)) {
-      compiled.set(tool, { tool, rawTool: rule.tool, action: rule.action, rateLimit: rule.rate_limit ?? null, strictArgs: rule.strict_args ?? null, schemaHash: rule.schema_hash ?? null, allowArgs });
+      compiled.set(tool, { tool, rawTool: rule.tool, index, action: rule.action, rateLimit: rule.rate_limit ?? null, strictArgs: rule.strict_args ?? null, schemaHash: rule.schema_hash ?? null, allowArgs });
     }
   });
   return compiled;

@@ -17,7 +17,7 @@ export function policyHash(document: JsonObject): string {
 }
 
 /** A copy of the document with `metadata.signature` removed (if present); the input is untouched. */
-export function withoutSignature(document: JsonObject): JsonObject {
+function withoutSignature(document: JsonObject): JsonObject {
   const metadata = document.metadata;
   if (!isObject(metadata) || !Object.hasOwn(metadata, 'signature')) return document;
   // Object.fromEntries and spread define own properties, so a key such as "__proto__" stays data.

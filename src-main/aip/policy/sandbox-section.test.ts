@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loaded, onlyFailure, policyText } from './test-support.js';
+import { loaded, onlyFailure, policyText } from './testing/policy.js';
 
 // spec.x-silas-sandbox (src-shared/policy/schema-sandbox.ts, docs/mcp-sandbox.md): loaded with
 // the rest of the policy, each mistake an error at its line that says what to write instead.

@@ -5,7 +5,7 @@ import { OwnerKeyVault, type OwnerSigner } from '../../keys/owner-key.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
 import { loadPolicyText, POLICY_SIGNATURE_INVALID } from './load.js';
 import { PolicySignError, policySigningBytes, signPolicyText } from './sign.js';
-import { failures, loaded, onlyFailure, policyText } from './test-support.js';
+import { failures, loaded, onlyFailure, policyText } from './testing/policy.js';
 
 function newSigner(): OwnerSigner {
   return new OwnerKeyVault(new MemorySecretStore(), 'owner-test').ensure().signer;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AgentPolicySchema } from '../../../src-shared/policy/schema.js';
 import { descriptionOf, schemaAt } from '../../../src-shared/policy/schema-kit.js';
-import { loaded, onlyFailure, policyText } from './test-support.js';
+import { loaded, onlyFailure, policyText } from './testing/policy.js';
 
 // spec.x-silas-tools-list (src-shared/policy/schema-tools-list.ts, docs/mcp-proxy.md "What
 // tools/list offers"): what the proxy offers in tools/list, loaded with the rest of the policy.

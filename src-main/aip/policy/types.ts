@@ -10,13 +10,12 @@ import type { JsonObject } from '../../../src-shared/schemas/json.js';
  * (camelCase, sets, maps, compiled regexes) is declared here.
  */
 
-export type { ApiVersion };
-export type PolicyMode = PolicySpec['mode'];
-export type ToolAction = ToolRuleDocument['action'];
+type PolicyMode = PolicySpec['mode'];
+type ToolAction = ToolRuleDocument['action'];
 /** Calls allowed per period (also the burst), the period, and the text as written ("10/minute"). */
 export type RateLimit = NonNullable<ToolRuleDocument['rate_limit']>;
 /** Algorithm, lowercase hex digest and the text as written (`sha256:…`). */
-export type SchemaHash = NonNullable<ToolRuleDocument['schema_hash']>;
+type SchemaHash = NonNullable<ToolRuleDocument['schema_hash']>;
 export type DlpScope = DlpDocument['patterns'][number]['scope'];
 
 export interface ArgumentRule {
@@ -32,6 +31,8 @@ export interface ToolRule {
   tool: string;
   /** As written in the policy. */
   rawTool: string;
+  /** Its place in `spec.tool_rules`, so a decision can say which rule decided. */
+  index: number;
   action: ToolAction;
   rateLimit: RateLimit | null;
   /** Explicit override of `strict_args_default`, or null to inherit. */
@@ -62,7 +63,7 @@ export interface DlpConfig {
   patterns: DlpPattern[];
 }
 
-export interface IdentityConfig {
+interface IdentityConfig {
   enabled: boolean;
   tokenTtlMs: number;
   rotationIntervalMs: number;
@@ -75,7 +76,7 @@ export interface IdentityConfig {
   raw: JsonObject;
 }
 
-export interface ServerConfig {
+interface ServerConfig {
   enabled: boolean;
   listen: string;
   failoverMode: ServerDocument['failover_mode'];

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import type { PolicyTemplateEntry, PolicyTemplateSource } from '../library/policy-library.js';
 
 /*
- * The gallery of starting policies (issue 14 item 4): one AgentPolicy per common kind of MCP
- * server, each with the test suite that shows what it allows, asks and blocks
- * (docs/policy-templates.md). The YAML and JSON stay separate files beside this module, so that
- * a person reads, copies and tests them as they are (`silas policy test --policy X.yaml --suite
- * X.suite.json`) and the comments in the YAML reach them unchanged.
+ * The gallery of starting policies: one AgentPolicy per common kind of MCP server, each with the
+ * test suite that shows what it allows, asks and blocks (docs/policy-templates.md). The YAML and
+ * JSON stay separate files beside this module, so that a person reads, copies and tests them as
+ * they are (`silas policy test --policy X.yaml --suite X.suite.json`) and the comments in the YAML
+ * reach them unchanged.
  *
  * They are found relative to this module. Under tsx and vitest that is this folder. In the built
  * CLI (out/cli), scripts/build-cli.js rewrites each source file's `import.meta.url` to the URL of
@@ -15,7 +15,7 @@ import type { PolicyTemplateEntry, PolicyTemplateSource } from '../library/polic
  * out/main/index.js, and a plugin in electron.vite.config.ts emits the files beside it.
  */
 
-export type PolicyTemplateId = 'filesystem-read-only' | 'filesystem-ask-writes' | 'shell-with-approvals' | 'github' | 'browser-automation';
+type PolicyTemplateId = 'filesystem-read-only' | 'filesystem-ask-writes' | 'shell-with-approvals' | 'github' | 'browser-automation';
 
 export interface PolicyTemplate {
   id: PolicyTemplateId;

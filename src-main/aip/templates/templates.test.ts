@@ -12,9 +12,9 @@ import { parseSuite, type PolicySuite } from '../trial/suite.js';
 import { runSuite, type SuiteResult, type TrialEnvironment } from '../trial/trial.js';
 import { findTemplate, POLICY_TEMPLATES, readTemplate, type PolicyTemplate } from './catalog.js';
 
-// The gallery of starting policies (issue 14 item 4, docs/policy-templates.md): every template
-// loads cleanly, passes its own suite, and its suite is strong enough to notice when a feature of
-// the template is taken away.
+// The gallery of starting policies (docs/policy-templates.md): every template loads cleanly, passes
+// its own suite, and its suite is strong enough to notice when a feature of the template is taken
+// away.
 const tempDir = useTempDirs('silas-policy-templates-');
 
 /** A person's home with a project in it, as the suites imagine it (`~/projects/app`). */

@@ -44,7 +44,7 @@ interface Waiting {
  * in audit/chain-verifier.ts: scripts/build-cli.js rewrites the text "import.meta" + ".url" to the
  * source file's URL, whereas the bundle must find its bundled worker beside its own chunk.
  */
-export function defaultPolicyWorkerUrl(): URL {
+function defaultPolicyWorkerUrl(): URL {
   const meta = import.meta;
   return new URL(meta.url.endsWith('.ts') ? './policy-check-worker.ts' : './policy-check-worker.js', meta.url);
 }

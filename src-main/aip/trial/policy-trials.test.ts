@@ -7,8 +7,8 @@ import type { Runtime } from '../../app/types.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
 import { useTempDirs } from '../../testing/temp.js';
 
-// The cockpit's test bench through the contract (issue 14 item 2): a typed call, recorded calls
-// and the suite beside the policy, each under the draft beside the policy in force.
+// The cockpit's test bench through the contract (docs/policy-editor.md "Test bench"): a typed call,
+// recorded calls and the suite beside the policy, each under the draft beside the policy in force.
 const tempDir = useTempDirs('silas-policy-trials-');
 let runtime: Runtime | null = null;
 afterEach(async () => {

@@ -8,9 +8,9 @@ import { parseSuite } from './suite.js';
 import { replayYielding, runSuiteYielding, tryCall, type ReplayResult, type SuiteResult, type TrialCall, type TrialEnvironment, type TrialOutcome } from './trial.js';
 
 /*
- * The cockpit's test bench (issue 14 item 2), in the runtime: a draft (text, not yet saved)
- * against a call typed by hand, the last N calls a server's proxy recorded, or the suite kept
- * beside the policy (`NAME.suite.json`), each beside the policy in force. Nothing is written.
+ * The cockpit's test bench (docs/policy-editor.md "Test bench"), in the runtime: a draft (text, not
+ * yet saved) against a call typed by hand, the last N calls a server's proxy recorded, or the suite
+ * kept beside the policy (`NAME.suite.json`), each beside the policy in force. Nothing is written.
  */
 
 export interface PolicyTrialsDeps {
@@ -20,7 +20,7 @@ export interface PolicyTrialsDeps {
   readPolicy: (path: string) => string;
 }
 
-export function suitePathOf(policyPath: string): string {
+function suitePathOf(policyPath: string): string {
   return policyPath.replace(/\.ya?ml$/i, '') + '.suite.json';
 }
 

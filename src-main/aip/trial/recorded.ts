@@ -1,10 +1,11 @@
+import { isUpstreamToolCall, readAipDecision } from '../../../src-shared/audit/aip-decision.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { RecordedCall } from './trial.js';
 
 /** Entries read per page while looking for a server's decisions, newest first. */
 const PAGE = 1_000;
 /** At most this many entries are read for one replay, whatever the ledger's size. */
-export const MAX_SCANNED_ENTRIES = 2_000_000;
+const MAX_SCANNED_ENTRIES = 2_000_000;
 
 /**
  * The last `last` tool calls a server's proxy decided (`aip.decision`, upstream `tools/call`),
@@ -40,11 +41,10 @@ function* scanRecorded(audit: Pick<AuditLog, 'list'>, server: string, last: numb
     if (page.entries.length === 0) break;
     for (const entry of page.entries) {
       scanned += 1;
-      if (entry.event !== 'aip.decision') continue;
-      const data = entry.data as Record<string, unknown>;
-      if (data.server !== server || data.direction !== 'upstream' || data.method !== 'tools/call' || typeof data.tool !== 'string') continue;
-      const args = data.args !== null && typeof data.args === 'object' && !Array.isArray(data.args) ? (data.args as Record<string, unknown>) : {};
-      found.push({ index: entry.index, ts: entry.ts, server, tool: data.tool, args, recorded: String(data.decision) });
+      const record = readAipDecision(entry);
+      if (!record || record.server !== server || !isUpstreamToolCall(record)) continue;
+      const args = record.args !== null && typeof record.args === 'object' && !Array.isArray(record.args) ? (record.args as Record<string, unknown>) : {};
+      found.push({ index: entry.index, ts: entry.ts, server, tool: record.tool, args, recorded: String(record.decision) });
       if (found.length >= last) break;
     }
     before = page.entries.at(-1)!.index;

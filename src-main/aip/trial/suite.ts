@@ -3,16 +3,17 @@ import { z } from 'zod';
 import { JsonObject } from '../../../src-shared/schemas/json.js';
 
 /*
- * A policy's test suite (issue 14 item 2c): calls with the outcome the person expects, kept beside
- * the policy (`POLICY.suite.json`). `silas policy test` and the cockpit's test bench run it
- * against a draft; every mistake names its line (bad JSON) or its JSON path (a wrong field).
+ * A policy's test suite (docs/policy-editor.md "Test bench"): calls with the outcome the person
+ * expects, kept beside the policy (`POLICY.suite.json`). `silas policy test` and the cockpit's test
+ * bench run it against a draft; every mistake names its line (bad JSON) or its JSON path (a wrong
+ * field).
  */
 
-export const EXPECTABLE = ['ALLOW', 'BLOCK', 'ASK', 'RATE_LIMITED', 'ALLOW_MONITOR'] as const;
+const EXPECTABLE = ['ALLOW', 'BLOCK', 'ASK', 'RATE_LIMITED', 'ALLOW_MONITOR'] as const;
 export const ExpectedDecision = z.enum(EXPECTABLE, { error: `expected one of ${EXPECTABLE.join(', ')}` });
 export type ExpectedDecision = z.infer<typeof ExpectedDecision>;
 
-export const SuiteCall = z.strictObject({
+const SuiteCall = z.strictObject({
   name: z.string({ error: 'expected a short name for the case' }).min(1).max(200),
   method: z.string().min(1).max(200).default('tools/call'),
   tool: z.string({ error: 'expected the tool name' }).min(1).max(500).optional(),
@@ -21,7 +22,6 @@ export const SuiteCall = z.strictObject({
   context: z.strictObject({ previous_calls: z.number().int().min(0).max(1_000_000).optional(), user_response: z.enum(['deny', 'timeout', 'approve']).optional() }).default({}),
   expect: ExpectedDecision,
 });
-export type SuiteCall = z.infer<typeof SuiteCall>;
 
 export const PolicySuite = z.strictObject({
   /** What the suite is about, shown with its results. */
@@ -32,7 +32,7 @@ export type PolicySuite = z.infer<typeof PolicySuite>;
 
 export type SuiteParse = { ok: true; suite: PolicySuite } | { ok: false; problem: string };
 
-export const MAX_SUITE_BYTES = 16 * 1024 * 1024;
+const MAX_SUITE_BYTES = 16 * 1024 * 1024;
 
 /** The suite in `text`, or what is wrong with it: the line and column of bad JSON, the JSON path of a wrong field. */
 export function parseSuite(text: string, file: string): SuiteParse {

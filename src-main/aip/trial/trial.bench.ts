@@ -1,7 +1,7 @@
-// Issue 14's benchmarks. (1) Validation latency of a 500-line policy as it is typed: the real
-// loader (YAML, schema, every check) on 200 successive edits, p50/p99, beside the floor of parsing
-// the same YAML alone. (2) Replaying recorded calls against a draft: 1,000, 10,000 and 100,000
-// calls, beside the floor of JSON-parsing their ledger records.
+// The policy editor's benchmarks (docs/policy-editor.md). (1) Validation latency of a 500-line
+// policy as it is typed: the real loader (YAML, schema, every check) on 200 successive edits,
+// p50/p99, beside the floor of parsing the same YAML alone. (2) Replaying recorded calls against a
+// draft: 1,000, 10,000 and 100,000 calls, beside the floor of JSON-parsing their ledger records.
 import { homedir } from 'node:os';
 import { parseDocument } from 'yaml';
 import { loadPolicyText } from '../policy/load.js';

@@ -6,13 +6,13 @@ import { normalizeName } from '../../../src-shared/policy/normalize.js';
 import type { ExpectedDecision, PolicySuite } from './suite.js';
 
 /*
- * The policy test bench (issue 14 item 2): calls evaluated under a draft, beside the policy in
- * force, with the rule that decided, the DLP matches and the rate-limit state. Every call gets a
- * fresh engine, so one case's rate-limit history never leaks into the next; `previous_calls`
- * simulates the history a case needs.
+ * The policy test bench (docs/policy-editor.md "Test bench"): calls evaluated under a draft, beside
+ * the policy in force, with the rule that decided, the DLP matches and the rate-limit state. Every
+ * call gets a fresh engine, so one case's rate-limit history never leaks into the next;
+ * `previous_calls` simulates the history a case needs.
  */
 
-export type TrialDecision = ExpectedDecision;
+type TrialDecision = ExpectedDecision;
 
 export interface TrialOutcome {
   decision: TrialDecision;

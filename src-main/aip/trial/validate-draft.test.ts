@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { validatePolicyDraft } from './validate-draft.js';
 
-// The editor's check (issue 14 item 1): the enforcing loader, every problem at its line and column.
+// The editor's check (docs/policy-editor.md "Validation as the person types"): the enforcing
+// loader, every problem at its line and column.
 describe('validatePolicyDraft', () => {
   const head = 'apiVersion: aip.io/v1alpha2\nkind: AgentPolicy\nmetadata:\n  name: draft\nspec:\n';
 

@@ -4,9 +4,10 @@ import { loadPolicyText } from '../policy/load.js';
 const MAX_DIAGNOSTICS = 500;
 
 /**
- * A draft as the editor sees it (issue 14 item 1): the loader that enforces policies checks it,
- * so what the editor underlines is exactly what would stop the policy from loading. A signature
- * is not verified here (a draft being edited is unsigned by definition); saving signs it.
+ * A draft as the editor sees it (docs/policy-editor.md "Validation as the person types"): the
+ * loader that enforces policies checks it, so what the editor underlines is exactly what would stop
+ * the policy from loading. A signature is not verified here (a draft being edited is unsigned by
+ * definition); saving signs it.
  */
 export function validatePolicyDraft(text: string): PolicyValidateResult {
   const started = performance.now();

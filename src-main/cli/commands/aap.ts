@@ -195,5 +195,5 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
 export const aapCommand: Command = {
   name: 'aap',
   usage,
-  run: (argv, io) => runSubcommand('aap', usage, { validate, verify, coherence, drift, conformance }, argv, io),
+  run: (argv, io, open) => runSubcommand('aap', usage, { validate, verify, coherence, drift, conformance }, argv, io, open),
 };

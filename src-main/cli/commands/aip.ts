@@ -30,5 +30,5 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
 export const aipCommand: Command = {
   name: 'aip',
   usage,
-  run: (argv, io) => runSubcommand('aip', usage, { conformance }, argv, io),
+  run: (argv, io, open) => runSubcommand('aip', usage, { conformance }, argv, io, open),
 };

@@ -1,7 +1,6 @@
-import { openLedger, type Ledger } from '../../app/ledger.js';
+import type { Ledger, OpenForCommand } from '../../app/cli-context.js';
 import { resolveHome } from '../../home/paths.js';
 import { exportLines, writeLines } from '../../audit/export.js';
-import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
 import { isSilasError } from '../../../src-shared/errors.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
@@ -20,14 +19,15 @@ const usage = `Usage: silas audit <verify|tail|export|note> [options]
   silas audit note TEXT [--home DIR]
       Append an operator note to the ledger.`;
 
-function open(values: { home?: string }, io: CliIo): Ledger {
-  return openLedger(resolveHome(values.home, io.env), { create: false, keys: 'verify', secretStore: cliSecretStore(io.secretStore) });
+/** The home's ledger for reading: without the keyring, appending and verifying fail closed and say how to unlock it. */
+async function openLedgerToRead(values: { home?: string }, io: CliIo, open: OpenForCommand): Promise<Ledger> {
+  return (await (await open(resolveHome(values.home, io.env))).database()).openHome({ create: false, keys: 'verify' });
 }
 
 /** How often `silas audit verify` reports progress: a few lines for a million entries, none for a small ledger. */
 export const VERIFY_PROGRESS_EVERY = 200_000;
 
-async function verify(argv: string[], io: CliIo): Promise<number> {
+async function verify(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, 'from-checkpoint': { type: 'boolean' } }, usage);
   if (values.help) return help(io);
   // With --json every outcome is one JSON object on stdout, including "cannot verify".
@@ -39,7 +39,7 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
   };
   let ledger: Ledger;
   try {
-    ledger = open(values, io);
+    ledger = await openLedgerToRead(values, io, open);
   } catch (error) {
     return cannotVerify(error);
   }
@@ -71,11 +71,11 @@ async function verify(argv: string[], io: CliIo): Promise<number> {
   return code;
 }
 
-async function tail(argv: string[], io: CliIo): Promise<number> {
+async function tail(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values } = parseFlags(argv, { home: { type: 'string' }, n: { type: 'string', short: 'n' }, json: { type: 'boolean' } }, usage);
   if (values.help) return help(io);
   const count = parsePositiveInt('-n', values.n, 20, 10_000, usage);
-  const ledger = open(values, io);
+  const ledger = await openLedgerToRead(values, io, open);
   try {
     for (const entry of ledger.audit.tail(count)) {
       io.out(values.json ? JSON.stringify(entry) : `#${entry.index}  ${entry.ts}  ${entry.event}  ${JSON.stringify(entry.data)}`);
@@ -86,7 +86,7 @@ async function tail(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function exportEntries(argv: string[], io: CliIo): Promise<number> {
+async function exportEntries(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values } = parseFlags(argv, { home: { type: 'string' }, format: { type: 'string' }, since: { type: 'string' } }, usage);
   if (values.help) return help(io);
   if (values.format !== 'jsonl' && values.format !== 'csv' && values.format !== 'aip-jsonl') throw new UsageError('--format: expected jsonl, aip-jsonl or csv', usage);
@@ -98,7 +98,7 @@ async function exportEntries(argv: string[], io: CliIo): Promise<number> {
     }
     since = time.toISOString();
   }
-  const ledger = open(values, io);
+  const ledger = await openLedgerToRead(values, io, open);
   try {
     const lines = exportLines(ledger.audit.since(since), values.format);
     // A stream when there is one (the process's stdout, with backpressure); tests capture `io.out`.
@@ -110,13 +110,13 @@ async function exportEntries(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function note(argv: string[], io: CliIo): Promise<number> {
+async function note(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values, positionals } = parseFlags(argv, { home: { type: 'string' } }, usage, true);
   if (values.help) return help(io);
   const text = positionals.join(' ').trim();
   if (!text) throw new UsageError('audit note: give the note text, e.g. silas audit note "rotated the API key"', usage);
   if (text.length > 4000) throw new UsageError(`audit note: at most 4000 characters, got ${text.length}`, usage);
-  const ledger = open(values, io);
+  const ledger = await openLedgerToRead(values, io, open);
   try {
     const entry = ledger.audit.append('operator.note', { text });
     io.out(`Recorded as entry #${entry.index}.`);
@@ -136,5 +136,5 @@ const subcommands: Record<string, Subcommand> = { verify, tail, export: exportEn
 export const auditCommand: Command = {
   name: 'audit',
   usage,
-  run: (argv, io) => runSubcommand('audit', usage, subcommands, argv, io),
+  run: (argv, io, open) => runSubcommand('audit', usage, subcommands, argv, io, open),
 };

@@ -1,7 +1,7 @@
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { CallArgs, CallResult } from '../../../src-shared/contract/calls.js';
-import { planApprovalCard } from '../../silas/review/plan-card.js';
+import { planApprovalCard } from '../../review/kinds/plan-card.js';
 import { planHash } from '../../silas/work/hashes.js';
 import type { ApprovalTerminal } from './approval-terminal.js';
 import { formatPlanCard, terminalSafe } from './plan.js';
@@ -16,7 +16,7 @@ import { formatPlanCard, terminalSafe } from './plan.js';
  * messages, and cannot approve anything.
  */
 export interface TerminalApprovalDeps {
-  /** Signs the plan with the owner key (app/cli-chat-approval.ts). */
+  /** Signs the plan with the owner key (`CliDatabase.planApprover`, app/cli-database.ts). */
   sign(item: WorkItem): ApprovalToken;
   approve(args: CallArgs<'stream.approve'>): Promise<CallResult<'stream.approve'>>;
   /** Where the person types the confirmation. */

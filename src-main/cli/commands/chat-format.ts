@@ -70,7 +70,7 @@ export function formatWork(event: WorkEvent): string[] {
   return lines;
 }
 
-export function formatCost(usd: number | null): string {
+function formatCost(usd: number | null): string {
   if (usd === null) return 'not priced';
   return `cost $${usd.toFixed(usd > 0 && usd < 0.0001 ? 6 : 4)}`;
 }

@@ -1,15 +1,16 @@
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamEvent, type StreamOpenResult } from '../../../src-shared/schemas/stream.js';
-import { terminalPlanApprover } from '../../app/cli-chat-approval.js';
+import { cliDatabase } from '../../app/cli-database.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { GREETING_PLAN, directRoute, executorWritesGreeting, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from '../../silas/stream/stream-test-support.js';
+import { GREETING_PLAN, directRoute, executorWritesGreeting, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from '../../silas/stream/testing/stream.js';
 import { runCli } from '../main.js';
 import type { CliIo } from '../io.js';
 import { createChatCommand } from './chat.js';
 import type { ApprovalTerminalSource } from './approval-terminal.js';
+import { commandOpener } from '../../app/cli-context.js';
 
 // `silas chat` against the real runtime: the local control socket, its ask credential from
 // control.json, owner-signed messages (the keyring's owner key) and the scripted model server.
@@ -80,7 +81,7 @@ function personAtTerminal(lines: string[], answer: (hash: string) => string): { 
 }
 
 function chatWith(source: ApprovalTerminalSource, argv: string[], io: CliIo): Promise<number> {
-  return createChatCommand({ terminal: source }).run(argv, io);
+  return createChatCommand({ terminal: source }).run(argv, io, commandOpener(io));
 }
 
 describe('silas chat --approve-here', () => {
@@ -153,10 +154,10 @@ describe('silas chat --approve-here', () => {
     h.server.http.enqueue(streamedJson(directRoute('Here is the plan.', { plan_action: { action: 'propose', plan_markdown: GREETING_PLAN }, needs_approval: true })));
     await owner.turn((await owner.ok<{ turn_id: string }>('stream.send', { scope, text: 'write it' })).turn_id);
     const other = parsePlan(GREETING_PLAN.replace('Write hello.txt containing exactly "hello".', 'Delete everything.'));
-    const token = terminalPlanApprover(h.home, h.store)(other);
+    const token = cliDatabase(h.home, h.store).planApprover()(other);
     expect(await owner.ok('stream.approve', { scope, work_item_id: 'task-stream-greeting', token })).toEqual({ accepted: false, reason: expect.stringContaining('not for this plan') });
     const intruder = h.connect('session-b');
-    const right = terminalPlanApprover(h.home, h.store)(parsePlan(GREETING_PLAN));
+    const right = cliDatabase(h.home, h.store).planApprover()(parsePlan(GREETING_PLAN));
     expect(await intruder.call('stream.approve', { scope, work_item_id: 'task-stream-greeting', token: right })).toMatchObject({ ok: false, error: { code: 'E_UNAUTHORIZED' } });
     expect(planCards(h).map((c) => c.kind)).toEqual(['plan']);
   });

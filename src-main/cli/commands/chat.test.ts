@@ -9,6 +9,7 @@ import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import type { CliIo } from '../io.js';
 import { createChatCommand, type ChatConnection } from './chat.js';
+import { commandOpener } from '../../app/cli-context.js';
 
 // `silas chat` against a fake control center: the calls it makes are recorded, and each test
 // scripts the `stream.event`s the runtime would push to the session holding the scope.
@@ -141,7 +142,7 @@ function terminal(input: string | PassThrough | null, options: { stopSignal?: Pr
 async function chat(fake: FakeControlCenter, input: string | PassThrough | null, argv: string[] = [], options: Parameters<typeof terminal>[1] = {}) {
   const term = terminal(input, options);
   const command = createChatCommand({ connect: async () => fake, closedPollMs: 5 });
-  const code = await command.run(['--home', '/tmp/silas-chat-test-home', ...argv], term.io);
+  const code = await command.run(['--home', '/tmp/silas-chat-test-home', ...argv], term.io, commandOpener(term.io));
   return { code, out: term.out(), err: term.err() };
 }
 
@@ -233,7 +234,7 @@ describe('silas chat', () => {
     const term = terminal('tidy up\n1\n');
     const proof = { nonce: 'n'.repeat(16), timestamp: '2025-01-01T00:00:00Z', signature: `${'A'.repeat(86)}==` };
     const command = createChatCommand({ connect: async () => fake, closedPollMs: 5, signer: () => ({ sign: () => proof }) });
-    expect(await command.run(['--home', '/tmp/silas-chat-test-home'], term.io)).toBe(0);
+    expect(await command.run(['--home', '/tmp/silas-chat-test-home'], term.io, commandOpener(term.io))).toBe(0);
     expect(term.out()).toContain(`suggestions from the executor (written after reading tool output, external); typing a number sends it unsigned, not as your words:\n  [1] ${injected}`);
     expect(term.out()).toContain("(sending the executor's suggestion unsigned: it counts as external, not as your words)");
     const sends = fake.calls.filter((c) => c.name === 'stream.send').map((c) => c.args as { text: string; signed?: unknown });
@@ -249,7 +250,7 @@ describe('silas chat', () => {
     const term = terminal('tidy my downloads\n');
     let settled = false;
     const running = createChatCommand({ connect: async () => fake, closedPollMs: 5 })
-      .run(['--home', '/tmp/h'], term.io)
+      .run(['--home', '/tmp/h'], term.io, commandOpener(term.io))
       .finally(() => (settled = true));
     await until(() => term.out().includes('waiting up to 600s for 1 plan(s)'), 'the wait for the plan');
     expect(term.out()).toContain('plan task-tidy “Tidy the downloads”: awaiting_approval\n  approve it in the cockpit (Review); plan hash ab12cd34…\n');
@@ -404,7 +405,7 @@ describe('silas chat', () => {
 
   it('refuses a bad --wait-work and arguments', async () => {
     const command = createChatCommand({ connect: async () => new FakeControlCenter() });
-    await expect(command.run(['--wait-work', 'soon'], terminal(null).io)).rejects.toThrow('--wait-work: expected a whole number of seconds');
-    await expect(command.run(['hello'], terminal(null).io)).rejects.toThrow('chat takes no arguments');
+    await expect(command.run(['--wait-work', 'soon'], terminal(null).io, commandOpener({}))).rejects.toThrow('--wait-work: expected a whole number of seconds');
+    await expect(command.run(['hello'], terminal(null).io, commandOpener({}))).rejects.toThrow('chat takes no arguments');
   });
 });

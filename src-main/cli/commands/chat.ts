@@ -5,8 +5,7 @@ import { StreamEvent, type DecisionChip, type WorkProgressStatus } from '../../.
 import type { z } from 'zod';
 import { connectToControlCenter } from '../../control/local-socket-client.js';
 import { homePaths, resolveHome } from '../../home/paths.js';
-import { chatMessageSigner, type MessageSigner } from '../../app/cli-message-signer.js';
-import { terminalPlanApprover } from '../../app/cli-chat-approval.js';
+import type { CliContext, CliSigners, MessageSigner, OpenForCommand } from '../../app/cli-context.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import { TerminalApprovals } from './chat-approval.js';
@@ -68,7 +67,7 @@ export interface ChatCommandDeps {
   /** `--approve-here`: signs a plan with the home's owner key; default: the OS keyring's through the ledger. */
   approver?: (home: string, io: CliIo) => (item: WorkItem) => ApprovalToken;
   /** Signs messages with the home's owner key (owner taint, §5.12); default: the OS keyring's. */
-  signer?: (home: string, io: CliIo) => ReturnType<typeof chatMessageSigner>;
+  signer?: (home: string, io: CliIo) => ReturnType<CliSigners['chatMessages']>;
   /** `--approve-here`: where confirmations are read; default: the controlling terminal (/dev/tty). */
   terminal?: ApprovalTerminalSource;
 }
@@ -557,10 +556,15 @@ class ChatSession {
   }
 }
 
+/** Signs a plan approved at this terminal; the ledger opens only when a plan is approved. */
+async function planApprover(cli: CliContext): Promise<(item: WorkItem) => ApprovalToken> {
+  return (await cli.database()).planApprover();
+}
+
 export function createChatCommand(deps: ChatCommandDeps = {}): Command {
   const connect = deps.connect ?? ((home: string) => connectToControlCenter(homePaths(home).controlFile));
 
-  async function run(argv: string[], io: CliIo): Promise<number> {
+  async function run(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
     const { values, positionals } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, 'wait-work': { type: 'string' }, 'approve-here': { type: 'boolean' } }, usage, true);
     if (values.help) {
       io.out(usage);
@@ -584,11 +588,12 @@ export function createChatCommand(deps: ChatCommandDeps = {}): Command {
       io.err(`  (${terminalSafe((error as Error).message)})`);
       return 1;
     }
-    const signing = (deps.signer ?? ((h: string, cli: CliIo) => chatMessageSigner(h, cli.secretStore)))(home, io);
+    const cli = await open(home);
+    const signing = deps.signer ? deps.signer(home, io) : (await cli.signers()).chatMessages();
     if (signing.sign === null) io.err(`silas chat: messages go unsigned and are taken as external (${terminalSafe(signing.reason)})`);
     const approvals =
       terminal !== null
-        ? new TerminalApprovals({ sign: (deps.approver ?? ((h: string, cli: CliIo) => terminalPlanApprover(h, cli.secretStore)))(home, io), approve: (args) => conn.call('stream.approve', args), terminal })
+        ? new TerminalApprovals({ sign: deps.approver ? deps.approver(home, io) : await planApprover(cli), approve: (args) => conn.call('stream.approve', args), terminal })
         : undefined;
     return new ChatSession(io, conn, { home, json: values.json === true, waitWorkSeconds, closedPollMs: deps.closedPollMs ?? 500, sign: signing.sign ?? undefined, approvals }).run();
   }

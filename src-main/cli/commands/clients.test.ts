@@ -2,10 +2,11 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_CONFIG, POLICY_YAML, STDIO_SERVERS, writePolicy } from '../../mcp/clients/test-fixtures.js';
+import { CLAUDE_CONFIG, POLICY_YAML, STDIO_SERVERS, writePolicy } from '../../mcp/clients/testing/fixtures.js';
 import { runSilas, SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { clientsCommand } from './clients.js';
+import { commandOpener } from '../../app/cli-context.js';
 
 const tempDir = useTempDirs('silas-clients-cli-');
 
@@ -201,7 +202,7 @@ describe('silas clients wrap / unwrap', () => {
     const { file, home, policy } = setup();
     const stdin = Object.assign(new PassThrough(), { isTTY: true });
     const out: string[] = [];
-    const run = clientsCommand.run(['wrap', 'claude', '--config', file, '--policy', policy, '--home', home], { out: (t) => out.push(t), err: (t) => out.push(t), env: {}, stdin });
+    const run = clientsCommand.run(['wrap', 'claude', '--config', file, '--policy', policy, '--home', home], { out: (t) => out.push(t), err: (t) => out.push(t), env: {}, stdin }, commandOpener({}));
     stdin.write(`${answer}\n`);
     expect(await run).toBe(code);
     expect(out.join('\n')).toContain(`Write these changes to ${file}? [y/N]`);

@@ -21,7 +21,7 @@ import {
   type WrapPlan,
 } from '../../mcp/clients/operations.js';
 import { parseFlags } from '../args.js';
-import { policyFileInForce, policyKeysForHome } from '../../app/cli-keyring.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
 
 const usage = `Usage: silas clients <list|wrap|unwrap> [options]
@@ -151,7 +151,7 @@ function printSandboxProfiles(plan: WrapPlan, io: CliIo): void {
   }
 }
 
-async function wrap(argv: string[], io: CliIo): Promise<number> {
+async function wrap(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
     {
@@ -217,8 +217,9 @@ async function wrap(argv: string[], io: CliIo): Promise<number> {
   io.out(`Wrapped ${plan.wrapped.length} server(s) in ${file}. Restart ${client.label} to use them. Undo with: ${commandFor('unwrap', client, values)}`);
   if (!values['allow-unsigned']) {
     // A proxy enforces only the policy the owner last signed (docs/mcp-proxy.md "Signed policies").
-    const policyKeys = policyKeysForHome(silasHome, io.secretStore);
-    const policies = [...new Set(plan.wrapped.map((w) => w.policy))].filter((policy) => !policyFileInForce(policy, policyKeys));
+    const cli = await open(silasHome);
+    const policyKeys = cli.policyKeys();
+    const policies = [...new Set(plan.wrapped.map((w) => w.policy))].filter((policy) => !cli.policyFileInForce(policy, policyKeys));
     if (policies.length > 0) io.out(`Each proxy enforces only a policy signed with your owner key: adopt ${policies.length === 1 ? 'it' : 'them'} in the cockpit (Policies), or run: ${policies.map((p) => `silas policy sign ${p}${values.home !== undefined ? ` --home ${values.home}` : ''}`).join('; ')}`);
   }
   return refused.length > 0 ? 1 : 0;
@@ -271,5 +272,5 @@ const subcommands: Record<string, Subcommand> = { list, wrap, unwrap };
 export const clientsCommand: Command = {
   name: 'clients',
   usage,
-  run: (argv, io) => runSubcommand('clients', usage, subcommands, argv, io),
+  run: (argv, io, open) => runSubcommand('clients', usage, subcommands, argv, io, open),
 };

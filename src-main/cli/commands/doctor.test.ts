@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { openLedger } from '../../app/ledger.js';
+import { openForCommand } from '../../app/cli-context.js';
+import { openHome } from '../../app/home.js';
 import { homePaths } from '../../home/paths.js';
 import { MemorySecretStore, type SecretStore } from '../../keys/secret-store.js';
 import { runSilasChild } from '../../testing/cli.js';
@@ -39,7 +40,7 @@ class UnreachableKeyring implements SecretStore {
 /** An initialised home whose owner key lives in `store` (the keyring of the runtime's session). */
 function initialisedHome(store: SecretStore = new MemorySecretStore()): string {
   const home = join(tempDir(), 'home');
-  openLedger(home, { create: true, keys: 'signer', secretStore: store }).close();
+  openHome(home, { create: true, keys: 'signer', secretStore: store }).close();
   return home;
 }
 
@@ -53,8 +54,8 @@ async function runningRuntime(home: string, bus = RUNTIME_BUS): Promise<number> 
 }
 
 /** Only what depends on the keyring, home and runtime: the machine checks (sandbox, cockpit build) vary by host. */
-function checks(home: string, store: SecretStore, env: NodeJS.ProcessEnv = { DBUS_SESSION_BUS_ADDRESS: SHELL_BUS }): CheckResult[] {
-  return runChecks(home, env, store, { machineChecks: () => [] });
+function checks(home: string, store: SecretStore, env: NodeJS.ProcessEnv = { DBUS_SESSION_BUS_ADDRESS: SHELL_BUS }): Promise<CheckResult[]> {
+  return runChecks(openForCommand(home, { secretStore: store }), env, { machineChecks: () => [] });
 }
 
 function row(results: CheckResult[], name: string): CheckResult {
@@ -68,7 +69,7 @@ describe('silas doctor from a shell outside the keyring session', () => {
     const home = initialisedHome();
     const pid = await runningRuntime(home);
 
-    const results = checks(home, new UnreachableKeyring());
+    const results = await checks(home, new UnreachableKeyring());
 
     const keyring = row(results, 'keyring');
     expect(keyring.status).toBe('warn');
@@ -86,10 +87,10 @@ describe('silas doctor from a shell outside the keyring session', () => {
     expect(doctorExitCode(results)).toBe(0);
   });
 
-  it('fails, saying no runtime is running for this home and how to reach a keyring, when none is', () => {
+  it('fails, saying no runtime is running for this home and how to reach a keyring, when none is', async () => {
     const home = initialisedHome();
 
-    const results = checks(home, new UnreachableKeyring(), {});
+    const results = await checks(home, new UnreachableKeyring(), {});
 
     const keyring = row(results, 'keyring');
     expect(keyring.status).toBe('fail');
@@ -100,13 +101,13 @@ describe('silas doctor from a shell outside the keyring session', () => {
     expect(doctorExitCode(results)).toBe(1);
   });
 
-  it('names the session bus the process found on disk, or where it looked, when none was given (keys/session-bus.ts)', () => {
+  it('names the session bus the process found on disk, or where it looked, when none was given (keys/session-bus.ts)', async () => {
     const home = initialisedHome();
     const found = { source: 'discovered' as const, address: 'unix:path=/run/user/1000/bus', socket: '/run/user/1000/bus', replaced: null };
-    const discovered = runChecks(home, { DBUS_SESSION_BUS_ADDRESS: found.address }, new UnreachableKeyring(), { machineChecks: () => [], sessionBus: found });
+    const discovered = await runChecks(openForCommand(home, { secretStore: new UnreachableKeyring() }), { DBUS_SESSION_BUS_ADDRESS: found.address }, { machineChecks: () => [], sessionBus: found });
     expect(row(discovered, 'keyring').detail).toContain('(D-Bus session unix:path=/run/user/1000/bus (found on disk: DBUS_SESSION_BUS_ADDRESS was not set))');
     const none = { source: 'none' as const, tried: ['/run/user/1000/bus does not exist'], replaced: 'unix:path=/tmp/dbus-gone' };
-    const missing = runChecks(home, {}, new UnreachableKeyring(), { machineChecks: () => [], sessionBus: none });
+    const missing = await runChecks(openForCommand(home, { secretStore: new UnreachableKeyring() }), {}, { machineChecks: () => [], sessionBus: none });
     expect(row(missing, 'keyring').detail).toContain('no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set or names a socket that no longer exists (unix:path=/tmp/dbus-gone); looked for /run/user/1000/bus does not exist');
   });
 
@@ -116,7 +117,7 @@ describe('silas doctor from a shell outside the keyring session', () => {
     await new Promise((resolve) => child.once('exit', resolve));
     writeFileSync(homePaths(home).controlFile, JSON.stringify({ url: null, pid: child.pid }));
 
-    const results = checks(home, new UnreachableKeyring());
+    const results = await checks(home, new UnreachableKeyring());
 
     expect(row(results, 'keyring')).toMatchObject({ status: 'fail', detail: expect.stringContaining(`no runtime is running for this home (${homePaths(home).controlFile} names pid ${child.pid}, which has exited)`) });
     expect(row(results, 'runtime').status).toBe('warn');
@@ -126,11 +127,11 @@ describe('silas doctor from a shell outside the keyring session', () => {
   it('a reachable keyring without the owner key fails when no runtime runs, and warns when one does (it may use another keyring)', async () => {
     const home = initialisedHome(new MemorySecretStore());
     const otherKeyring = new MemorySecretStore();
-    expect(row(checks(home, otherKeyring), 'owner key').status).toBe('fail');
-    expect(doctorExitCode(checks(home, otherKeyring))).toBe(1);
+    expect(row(await checks(home, otherKeyring), 'owner key').status).toBe('fail');
+    expect(doctorExitCode(await checks(home, otherKeyring))).toBe(1);
 
     await runningRuntime(home);
-    const results = checks(home, otherKeyring);
+    const results = await checks(home, otherKeyring);
     expect(row(results, 'owner key')).toMatchObject({ status: 'warn', detail: expect.stringContaining(`the runtime for this home is running`) });
     expect(doctorExitCode(results)).toBe(0);
   });
@@ -139,11 +140,11 @@ describe('silas doctor from a shell outside the keyring session', () => {
     const home = initialisedHome(new MemorySecretStore());
     await runningRuntime(home, SHELL_BUS);
 
-    const missingKey = checks(home, new MemorySecretStore());
+    const missingKey = await checks(home, new MemorySecretStore());
     expect(row(missingKey, 'owner key').status).toBe('fail');
     expect(doctorExitCode(missingKey)).toBe(1);
 
-    const unreachable = row(checks(home, new UnreachableKeyring()), 'keyring');
+    const unreachable = row(await checks(home, new UnreachableKeyring()), 'keyring');
     expect(unreachable).toMatchObject({ status: 'warn', detail: expect.stringContaining('a restart would fail until the keyring is back') });
     expect(unreachable.fix).toContain('unlock it');
     expect(unreachable.fix).not.toContain('DBUS_SESSION_BUS_ADDRESS=');
@@ -154,7 +155,7 @@ describe('silas doctor from a shell outside the keyring session', () => {
     const home = initialisedHome(store);
     await runningRuntime(home);
 
-    const results = checks(home, store);
+    const results = await checks(home, store);
 
     expect(results.map((r) => [r.name, r.status])).toEqual([
       ['keyring', 'ok'],

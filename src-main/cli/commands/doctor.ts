@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { quote } from 'shell-quote';
 import { ErrorCode, isSilasError } from '../../../src-shared/errors.js';
 import { defaultCockpitDir } from '../../app/config.js';
-import { openLedger, type Ledger } from '../../app/ledger.js';
 import { homePaths, resolveHome, type HomePaths } from '../../home/paths.js';
-import { homeDatabaseIntegrity, ledgerIntegrity } from '../../app/cli-database-check.js';
-import { cliSecretStore, type SecretStore } from '../../app/cli-keyring.js';
+import type { CliContext, CliDatabase, Ledger, SecretStore } from '../../app/cli-context.js';
 import { parseFlags } from '../args.js';
 import type { CliIo, Command } from '../io.js';
 import { desktopAvailability } from '../desktop-launcher.js';
@@ -145,27 +143,29 @@ function checkDatabase(paths: HomePaths, integrity: string): CheckResult {
  * that live in the keyring alone, and a key read from silas.db would prove nothing (whoever can
  * write the database can replace it).
  */
-function checkHomeWithoutKeyring(paths: HomePaths, home: string): CheckResult[] {
+function checkHomeWithoutKeyring(paths: HomePaths, database: CliDatabase): CheckResult[] {
   const notChecked = 'not checked from this shell, because the keyring is not reachable from it (see keyring)';
-  let database: CheckResult;
+  let file: CheckResult;
   try {
-    database = checkDatabase(paths, homeDatabaseIntegrity(home));
+    file = checkDatabase(paths, database.fileIntegrity());
   } catch (error) {
-    database = { name: 'database', status: 'fail', detail: (error as Error).message };
+    file = { name: 'database', status: 'fail', detail: (error as Error).message };
   }
-  return [database, { name: 'audit chain', status: 'warn', detail: `${notChecked}; it needs the ledger keys held there`, fix: 'run `silas audit verify` where the keyring is reachable' }, { name: 'owner key', status: 'warn', detail: notChecked }];
+  return [file, { name: 'audit chain', status: 'warn', detail: `${notChecked}; it needs the ledger keys held there`, fix: 'run `silas audit verify` where the keyring is reachable' }, { name: 'owner key', status: 'warn', detail: notChecked }];
 }
 
-function checkHome(home: string, store: SecretStore, reach: Reach): CheckResult[] {
+async function checkHome(cli: CliContext, reach: Reach): Promise<CheckResult[]> {
+  const { home } = cli;
   const paths = homePaths(home);
   if (!existsSync(paths.database)) {
     return [{ name: 'home', status: 'fail', detail: `no Silas home at ${home}`, fix: `run \`silas init --home ${home}\`` }];
   }
-  if (reach.keyringError !== null) return checkHomeWithoutKeyring(paths, home);
+  const database = await cli.database();
+  if (reach.keyringError !== null) return checkHomeWithoutKeyring(paths, database);
   try {
-    const ledger = openLedger(home, { create: false, keys: 'verify', secretStore: store });
+    const ledger = database.openHome({ create: false, keys: 'verify' });
     try {
-      return [checkDatabase(paths, ledgerIntegrity(ledger)), ...checkKeyed(ledger, home, reach)];
+      return [checkDatabase(paths, database.integrity(ledger)), ...checkKeyed(ledger, home, reach)];
     } finally {
       ledger.close();
     }
@@ -261,12 +261,13 @@ export interface DoctorOptions {
   sessionBus?: CliIo['sessionBus'];
 }
 
-export function runChecks(home: string, env: NodeJS.ProcessEnv, store: SecretStore, options: DoctorOptions = {}): CheckResult[] {
+export async function runChecks(cli: CliContext, env: NodeJS.ProcessEnv, options: DoctorOptions = {}): Promise<CheckResult[]> {
+  const { home, secretStore: store } = cli;
   const runtime = probeRuntime(home);
   const sameSession = runtime.state === 'running' && runtime.bus !== null && runtime.bus === env.DBUS_SESSION_BUS_ADDRESS;
   const reach: Reach = { keyringError: probeKeyring(store), runtime, shellBus: describeShellBus(env, options.sessionBus), sameSession };
   const machine = (options.machineChecks ?? machineChecks)(env);
-  return [checkKeyring(home, store, reach), ...checkHome(home, store, reach), ...machine, checkRunning(runtime)];
+  return [checkKeyring(home, store, reach), ...(await checkHome(cli, reach)), ...machine, checkRunning(runtime)];
 }
 
 /** 1 only for problems of the installation itself; warnings (a keyring only another session reaches) do not count. */
@@ -279,13 +280,13 @@ const MARK: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };
 export const doctorCommand: Command = {
   name: 'doctor',
   usage,
-  async run(argv: string[], io: CliIo) {
+  async run(argv, io, open) {
     const { values } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' } }, usage);
     if (values.help) {
       io.out(usage);
       return 0;
     }
-    const results = runChecks(resolveHome(values.home, io.env), io.env, cliSecretStore(io.secretStore), { sessionBus: io.sessionBus });
+    const results = await runChecks(await open(resolveHome(values.home, io.env)), io.env, { sessionBus: io.sessionBus });
     if (values.json) io.out(JSON.stringify(results));
     else for (const r of results) io.out(`${MARK[r.status]} ${r.name}: ${r.detail}${r.fix ? ` — fix: ${r.fix}` : ''}`);
     return doctorExitCode(results);

@@ -1,6 +1,4 @@
-import { openLedger, recordInitialisation } from '../../app/ledger.js';
 import { resolveHome } from '../../home/paths.js';
-import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags } from '../args.js';
 import type { Command } from '../io.js';
 
@@ -16,16 +14,17 @@ Options:
 export const initCommand: Command = {
   name: 'init',
   usage,
-  async run(argv, io) {
+  async run(argv, io, open) {
     const { values } = parseFlags(argv, { home: { type: 'string' } }, usage);
     if (values.help) {
       io.out(usage);
       return 0;
     }
     const home = resolveHome(values.home, io.env);
-    const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: cliSecretStore(io.secretStore) });
+    const database = await (await open(home)).database();
+    const ledger = database.openHome({ create: true, keys: 'signer' });
     try {
-      if (recordInitialisation(ledger)) {
+      if (database.recordInitialisation(ledger)) {
         io.out(`Initialised Silas home ${home}`);
         io.out(`Owner key: ${ledger.ownerFingerprint}${ledger.created.key ? ' (new, stored in the OS keyring)' : ' (existing, from the OS keyring)'}`);
       } else {

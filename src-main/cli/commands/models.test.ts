@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ScratchKeyring } from '../../keys/keyring-test-support.js';
+import { ScratchKeyring } from '../../keys/testing/keyring.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
-import { encodingsOf, fakeApiKey } from '../../llm/llm-test-support.js';
+import { encodingsOf, fakeApiKey } from '../../llm/testing/llm.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../../llm/testing/scripted-openai-server.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';

@@ -1,6 +1,7 @@
-import { checkModelsConfig, MODEL_PROVIDERS, MODEL_ROLES, ModelRole, type ModelsConfig, type RoleModelConfig } from '../../../src-shared/llm/config.js';
+import { baseUrlOf, checkModelsConfig, MODEL_PROVIDERS, MODEL_ROLES, ModelRole, type ModelsConfig, type RoleModelConfig } from '../../../src-shared/llm/config.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { baseUrlOf, openModelsLedger, originOf, probeModel, secretOrigins, secretStatus, type ModelsLedger, type SecretStatus } from '../../app/cli-models.js';
+import { originOf } from '../../../src-shared/llm/origin.js';
+import type { CliContext, ModelsLedger, SecretStatus } from '../../app/cli-context.js';
 import { readSecretValue, type Stdin } from './secret-input.js';
 import { resolveHome } from '../../home/paths.js';
 import { parseFlags } from '../args.js';
@@ -67,7 +68,7 @@ function numeric(value: string | undefined): number | string | undefined {
   return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value.trim()) ? Number(value) : value;
 }
 
-const set: Subcommand = async (argv, io) => {
+const set: Subcommand = async (argv, io, open) => {
   const text = { type: 'string' } as const;
   const { values, positionals } = parseFlags(
     argv,
@@ -104,8 +105,8 @@ const set: Subcommand = async (argv, io) => {
   };
   for (const [field, value] of Object.entries(optional)) if (value !== undefined) entry[field] = value;
 
-  const dataHome = resolveHome(values.home, io.env);
-  const ledger = openModelsLedger(dataHome, io.secretStore, 'signer');
+  const cli = await open(resolveHome(values.home, io.env));
+  const ledger = await openModels(cli, 'signer');
   try {
     const current = ledger.load();
     // A file changed outside Silas is neither kept nor overwritten silently: the person looks first.
@@ -121,8 +122,8 @@ const set: Subcommand = async (argv, io) => {
     }
     io.out(`set the ${role} model in ${current.path}`);
     const config = saved.config[role]!;
-    if (config.apiKeySecret !== undefined) await bindKey(ledger, config, config.apiKeySecret, values['key-stdin'] === true, io);
-    for (const line of describeRole(role, config, io)) io.out(line);
+    if (config.apiKeySecret !== undefined) await bindKey(ledger, config, config.apiKeySecret, values['key-stdin'] === true, io, cli);
+    for (const line of describeRole(role, config, cli)) io.out(line);
     return 0;
   } finally {
     ledger.close();
@@ -133,7 +134,7 @@ const set: Subcommand = async (argv, io) => {
  * The CLI's way to let a key go to a new origin: the person enters the key again (only the owner
  * widens where a secret may go; docs/silas/models.md, "Where a key may go").
  */
-async function bindKey(ledger: ModelsLedger, config: RoleModelConfig, name: string, keyStdin: boolean, io: CliIo): Promise<void> {
+async function bindKey(ledger: ModelsLedger, config: RoleModelConfig, name: string, keyStdin: boolean, io: CliIo, cli: CliContext): Promise<void> {
   const origin = originOf(baseUrlOf(config))!;
   const bound = ledger.secrets.boundOrigins(name);
   if (bound.includes(origin)) return;
@@ -146,7 +147,7 @@ async function bindKey(ledger: ModelsLedger, config: RoleModelConfig, name: stri
     return;
   }
   if (stdin.isTTY) io.err(`Type the API key for ${origin} (stored as secret "${name}", sent to ${origin} only), then press Enter and Ctrl-D.`);
-  const value = await readSecretValue(stdin, name);
+  const value = await readSecretValue(stdin, name, cli.secretRules.maxBytes);
   if (value === '') throw new SilasError(ErrorCode.InvalidArgs, `no key was entered for secret "${name}"; the model is set, but its key is not sent to ${origin} until you run \`silas secrets set ${name} --origin ${origin}\``);
   ledger.secrets.set(name, value, { origins: [...bound, origin] });
   io.out(`stored secret "${name}"; it may be sent to ${[...bound, origin].sort().join(', ')}`);
@@ -161,11 +162,12 @@ function withFlag(problem: string, role: ModelRole): string {
   return flag === undefined ? problem : `${problem.slice(0, colon)} (${flag})${problem.slice(colon)}`;
 }
 
-const show: Subcommand = async (argv, io) => {
+const show: Subcommand = async (argv, io, open) => {
   const { values, positionals } = parseFlags(argv, { ...home, json: { type: 'boolean' } }, usage, true);
   if (values.help) return help(io);
   if (positionals.length > 0) throw new UsageError('models show: takes no arguments', usage);
-  const ledger = openModelsLedger(resolveHome(values.home, io.env), io.secretStore, 'verify');
+  const cli = await open(resolveHome(values.home, io.env));
+  const ledger = await openModels(cli, 'verify');
   let file;
   try {
     file = ledger.load({ report: false });
@@ -181,8 +183,8 @@ const show: Subcommand = async (argv, io) => {
       MODEL_ROLES.flatMap((role) => {
         const roleConfig = config[role];
         if (roleConfig === undefined) return [];
-        const secret = roleConfig.apiKeySecret === undefined ? null : secretStatus(roleConfig.apiKeySecret, io.secretStore).state;
-        const origins = roleConfig.apiKeySecret === undefined ? null : secretOrigins(roleConfig.apiKeySecret, io.secretStore);
+        const secret = roleConfig.apiKeySecret === undefined ? null : cli.secretStatus(roleConfig.apiKeySecret).state;
+        const origins = roleConfig.apiKeySecret === undefined ? null : cli.secretOrigins(roleConfig.apiKeySecret);
         return [[role, { ...roleConfig, baseUrl: baseUrlOf(roleConfig), apiKeySecretState: secret, apiKeySecretOrigins: origins }]];
       }),
     );
@@ -196,16 +198,17 @@ const show: Subcommand = async (argv, io) => {
   for (const role of MODEL_ROLES) {
     const roleConfig = config[role];
     if (roleConfig === undefined) io.out(`${role}: not configured (silas models set ${role} --provider … --model …)`);
-    else for (const line of describeRole(role, roleConfig, io)) io.out(line);
+    else for (const line of describeRole(role, roleConfig, cli)) io.out(line);
   }
   return 0;
 };
 
-const adopt: Subcommand = async (argv, io) => {
+const adopt: Subcommand = async (argv, io, open) => {
   const { values, positionals } = parseFlags(argv, home, usage, true);
   if (values.help) return help(io);
   if (positionals.length > 0) throw new UsageError('models adopt: takes no arguments', usage);
-  const ledger = openModelsLedger(resolveHome(values.home, io.env), io.secretStore, 'signer');
+  const cli = await open(resolveHome(values.home, io.env));
+  const ledger = await openModels(cli, 'signer');
   try {
     const file = ledger.load({ report: false });
     if (file.ok) {
@@ -226,7 +229,7 @@ const adopt: Subcommand = async (argv, io) => {
     io.out(`adopted ${file.path}: sealed with the owner key; the roles below are in use from the next message`);
     for (const role of MODEL_ROLES) {
       const roleConfig = saved.config[role];
-      if (roleConfig !== undefined) for (const line of describeRole(role, roleConfig, io)) io.out(line);
+      if (roleConfig !== undefined) for (const line of describeRole(role, roleConfig, cli)) io.out(line);
     }
     return 0;
   } finally {
@@ -234,10 +237,10 @@ const adopt: Subcommand = async (argv, io) => {
   }
 };
 
-function describeRole(role: ModelRole, config: RoleModelConfig, io: CliIo): string[] {
+function describeRole(role: ModelRole, config: RoleModelConfig, cli: CliContext): string[] {
   const lines = [`${role}:`, `  provider     ${config.provider}`, `  model        ${terminalSafe(config.model)}`, `  base URL     ${terminalSafe(baseUrlOf(config))}`];
-  lines.push(`  API key      ${config.apiKeySecret === undefined ? 'none (a keyless local server)' : keyLine(config.apiKeySecret, secretStatus(config.apiKeySecret, io.secretStore))}`);
-  if (config.apiKeySecret !== undefined) lines.push(`  key goes to  ${destinationLine(config, config.apiKeySecret, io)}`);
+  lines.push(`  API key      ${config.apiKeySecret === undefined ? 'none (a keyless local server)' : keyLine(config.apiKeySecret, cli.secretStatus(config.apiKeySecret))}`);
+  if (config.apiKeySecret !== undefined) lines.push(`  key goes to  ${destinationLine(config, config.apiKeySecret, cli)}`);
   if (config.temperature !== undefined) lines.push(`  temperature  ${config.temperature}`);
   if (config.maxTokens !== undefined) lines.push(`  max tokens   ${config.maxTokens}`);
   lines.push(`  timeout      ${config.timeoutMs} ms, ${config.maxRetries} ${config.maxRetries === 1 ? 'retry' : 'retries'} after a 429 or 5xx`);
@@ -246,9 +249,9 @@ function describeRole(role: ModelRole, config: RoleModelConfig, io: CliIo): stri
 }
 
 /** Whether the key may be sent to this role's origin (docs/silas/models.md, "Where a key may go"). */
-function destinationLine(config: RoleModelConfig, name: string, io: CliIo): string {
+function destinationLine(config: RoleModelConfig, name: string, cli: CliContext): string {
   const origin = originOf(baseUrlOf(config))!;
-  const bound = secretOrigins(name, io.secretStore);
+  const bound = cli.secretOrigins(name);
   if (bound === null) return 'unknown (the OS keyring could not be read)';
   if (bound.includes(origin)) return `${origin} only${bound.length > 1 ? ` (and ${bound.filter((o) => o !== origin).join(', ')})` : ''}`;
   return `NOT ${origin}: the key is stored for ${bound.length === 0 ? 'no model provider' : bound.join(', ')}; run \`silas secrets set ${name} --origin ${origin}\` if ${origin} is right`;
@@ -265,11 +268,12 @@ function keyLine(name: string, status: SecretStatus): string {
   }
 }
 
-const test: Subcommand = async (argv, io) => {
+const test: Subcommand = async (argv, io, open) => {
   const { values, positionals } = parseFlags(argv, home, usage, true);
   if (values.help) return help(io);
   const role = roleArg('test', positionals);
-  const ledger = openModelsLedger(resolveHome(values.home, io.env), io.secretStore, 'signer');
+  const cli = await open(resolveHome(values.home, io.env));
+  const ledger = await openModels(cli, 'signer');
   try {
     const file = ledger.load();
     if (!file.ok) {
@@ -279,7 +283,7 @@ const test: Subcommand = async (argv, io) => {
     const config = file.config[role];
     if (config === undefined) throw new SilasError(ErrorCode.Config, `no model configured for the ${role} role: run \`silas models set ${role} --provider … --model …\``);
     const where = `${config.provider} model "${terminalSafe(config.model)}" at ${terminalSafe(baseUrlOf(config))}`;
-    const result = await probeModel(role, config, ledger.secrets);
+    const result = await ledger.probe(role, config);
     if (!result.ok) {
       io.err(`silas models test: ${role}: ${where} failed (${result.code}): ${terminalSafe(result.message)}`);
       return 1;
@@ -292,6 +296,11 @@ const test: Subcommand = async (argv, io) => {
   }
 };
 
+/** The home's ledger for one `silas models` command: it seals models.json and records what is refused. */
+async function openModels(cli: CliContext, keys: 'signer' | 'verify'): Promise<ModelsLedger> {
+  return (await cli.database()).openModels(keys);
+}
+
 function help(io: CliIo): number {
   io.out(usage);
   return 0;
@@ -302,5 +311,5 @@ const subcommands: Record<string, Subcommand> = { show, set, test, adopt };
 export const modelsCommand: Command = {
   name: 'models',
   usage,
-  run: (argv, io) => runSubcommand('models', usage, subcommands, argv, io),
+  run: (argv, io, open) => runSubcommand('models', usage, subcommands, argv, io, open),
 };

@@ -13,6 +13,7 @@ import { parsePlan } from '../../silas/work/plan-parser.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { wsTestClients, type Frame, type WsTestClient } from '../../testing/ws-test-client.js';
+import { commandOpener } from '../../app/cli-context.js';
 
 // `silas open` (docs/control-plane.md "Getting back into the cockpit"): a person who closed the
 // cockpit tab gets a link back from a terminal that reaches the OS keyring; what control.json
@@ -102,11 +103,11 @@ describe('silas open', () => {
     const command = createOpenCommand({ opener: () => async (url) => (opened.push(url), true) });
     const out: string[] = [];
     const io = { out: (t: string) => out.push(t), err: () => undefined, env: {}, secretStore: store };
-    expect(await command.run(['--home', r.home], io)).toBe(0);
+    expect(await command.run(['--home', r.home], io, commandOpener(io))).toBe(0);
     expect(opened).toEqual([]);
-    expect(await command.run(['--home', r.home, '--browser'], io)).toBe(0);
+    expect(await command.run(['--home', r.home, '--browser'], io, commandOpener(io))).toBe(0);
     expect(opened).toEqual([expect.stringMatching(new RegExp(`^${r.cockpit!.url.replace(/[.]/g, '\\.')}#token=[A-Za-z0-9_-]{43}$`))]);
-    expect(await command.run(['--home', r.home, '--print'], io)).toBe(0);
+    expect(await command.run(['--home', r.home, '--print'], io, commandOpener(io))).toBe(0);
     expect(opened).toHaveLength(1);
     expect(out.filter((line) => line.startsWith('Cockpit: '))).toHaveLength(3);
   });

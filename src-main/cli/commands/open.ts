@@ -1,5 +1,5 @@
 import { isSilasError } from '../../../src-shared/errors.js';
-import { cockpitLinkSigner } from '../../app/cli-cockpit-link.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import { connectToControlCenter } from '../../control/local-socket-client.js';
 import { homePaths, resolveHome } from '../../home/paths.js';
 import { parseFlags } from '../args.js';
@@ -40,7 +40,7 @@ export function createOpenCommand(deps: OpenCommandDeps = {}): Command {
   return {
     name: 'open',
     usage,
-    async run(argv, io) {
+    async run(argv, io, open) {
       const { values } = parseFlags(argv, { home: { type: 'string' }, print: { type: 'boolean' }, browser: { type: 'boolean' } }, usage);
       if (values.help) {
         io.out(usage);
@@ -48,14 +48,14 @@ export function createOpenCommand(deps: OpenCommandDeps = {}): Command {
       }
       const home = resolveHome(values.home, io.env);
       if (values.print && values.browser) throw new UsageError('give either --print or --browser, not both', usage);
-      return openCockpit(home, values.browser === true, io, deps);
+      return openCockpit(home, values.browser === true, io, open, deps);
     },
   };
 }
 
 export const openCommand = createOpenCommand();
 
-async function openCockpit(home: string, inBrowser: boolean, io: CliIo, deps: OpenCommandDeps): Promise<number> {
+async function openCockpit(home: string, inBrowser: boolean, io: CliIo, open: OpenForCommand, deps: OpenCommandDeps): Promise<number> {
   let client: Awaited<ReturnType<typeof connectToControlCenter>>;
   try {
     client = await connectToControlCenter(homePaths(home).controlFile);
@@ -64,9 +64,10 @@ async function openCockpit(home: string, inBrowser: boolean, io: CliIo, deps: Op
     return 1;
   }
   try {
+    const signers = await (await open(home)).signers();
     let sign: (challenge: string) => string;
     try {
-      sign = cockpitLinkSigner(home, io.secretStore);
+      sign = signers.cockpitLink();
     } catch (error) {
       io.err(`silas open: a cockpit link needs this home's owner key from the OS keyring, and ${messageOf(error)}`);
       return 1;

@@ -5,7 +5,7 @@ import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { runSilas, runSilasChild, runSilasProcess } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { describeExpectation, planApprovalCard, planRationale, planRisk } from '../../silas/review/plan-card.js';
+import { describeExpectation, planApprovalCard, planRationale, planRisk } from '../../review/kinds/plan-card.js';
 import { terminalSafe } from './plan.js';
 
 const tempDir = useTempDirs('silas-plan-cli-');

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
-import { planApprovalCard, type PlanCard } from '../../silas/review/plan-card.js';
+import { planApprovalCard, type PlanCard } from '../../review/kinds/plan-card.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { MAX_PLAN_BYTES, tryParsePlan, type PlanIssue } from '../../silas/work/plan-parser.js';
 import { parseFlags } from '../args.js';
@@ -147,5 +147,5 @@ const subcommands: Record<string, Subcommand> = { check };
 export const planCommand: Command = {
   name: 'plan',
   usage,
-  run: (argv, io) => runSubcommand('plan', usage, subcommands, argv, io),
+  run: (argv, io, open) => runSubcommand('plan', usage, subcommands, argv, io, open),
 };

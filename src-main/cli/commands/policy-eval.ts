@@ -4,10 +4,11 @@ import { createPolicyEngine } from '../../aip/engine.js';
 import { errorResponse, type JsonRpcId } from '../../aip/evaluate/errors.js';
 import { evaluateWithContext, type SimulatedContext } from '../../aip/evaluate/simulated-context.js';
 import { parseFlags } from '../args.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import { UsageError, type CliIo } from '../io.js';
 import { formatPolicyError, keyFlags, loadForCli } from './policy-loading.js';
 
-export const policyEvalUsage = `Usage: silas policy eval --policy FILE [--home DIR] [--public-key HEX]...
+const policyEvalUsage = `Usage: silas policy eval --policy FILE [--home DIR] [--public-key HEX]...
 
 Reads JSON lines on stdin, one request each:
   {"method","tool","args","context","request_id"}
@@ -31,14 +32,14 @@ function malformed(reason: string) {
   };
 }
 
-export async function policyEval(argv: string[], io: CliIo): Promise<number> {
+export async function policyEval(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values } = parseFlags(argv, { ...keyFlags, policy: { type: 'string' } }, policyEvalUsage);
   if (values.help) {
     io.out(policyEvalUsage);
     return 0;
   }
   if (!values.policy) throw new UsageError('--policy FILE is required', policyEvalUsage);
-  const loaded = loadForCli(policyEvalUsage, values.policy, values, io);
+  const loaded = await loadForCli(policyEvalUsage, values.policy, values, io, open);
   if (!loaded.ok) {
     for (const e of loaded.errors) io.err(formatPolicyError(values.policy, e));
     return 1;

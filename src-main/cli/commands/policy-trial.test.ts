@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openLedger } from '../../app/ledger.js';
+import { openHome } from '../../app/home.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 
-// `silas policy test` and `silas policy replay` (issue 14 item 2): a draft against a suite and
+// `silas policy test` and `silas policy replay` (docs/policy-editor.md): a draft against a suite and
 // against the calls a server's proxy recorded in the audit chain.
 const tempDir = useTempDirs('silas-policy-trial-');
 
@@ -80,7 +80,7 @@ describe('silas policy replay', () => {
     const store = new MemorySecretStore();
     const home = join(tempDir(), 'home');
     expect((await runSilas(['init', '--home', home], { secretStore: store })).code).toBe(0);
-    const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: store });
+    const ledger = openHome(home, { create: false, keys: 'signer', secretStore: store });
     const decision = (server: string, tool: string, args: Record<string, string>, decision: string) =>
       ledger.audit.append('aip.decision', { direction: 'upstream', decision, policy_mode: 'enforce', violation: decision !== 'ALLOW', method: 'tools/call', tool, args, server, session_id: 's1' });
     try {

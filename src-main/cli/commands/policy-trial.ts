@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { parseSuite } from '../../aip/trial/suite.js';
 import { replay, runSuite, type ReplayResult, type SuiteResult, type TrialOutcome } from '../../aip/trial/trial.js';
 import type { AgentPolicy } from '../../aip/policy/types.js';
-import { recordedCalls } from '../../app/cli-recorded-calls.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import { resolveHome } from '../../home/paths.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo } from '../io.js';
@@ -11,9 +11,9 @@ import { formatPolicyError, keyFlags, loadForCli } from './policy-loading.js';
 import { terminalSafe } from './plan.js';
 
 /*
- * `silas policy test` and `silas policy replay` (issue 14 item 2): the cockpit's test bench from
- * the terminal. A draft is evaluated beside the policy in force; exit 1 when an expectation fails
- * (test) or when a recorded call would be decided differently (replay).
+ * `silas policy test` and `silas policy replay`: the cockpit's test bench from the terminal
+ * (docs/policy-editor.md "Test bench"). A draft is evaluated beside the policy in force; exit 1
+ * when an expectation fails (test) or when a recorded call would be decided differently (replay).
  */
 
 export const policyTestUsage = `Usage: silas policy test --policy DRAFT --suite FILE [--current POLICY] [--json]
@@ -31,8 +31,8 @@ and shows every call whose decision would change. Exit 0 when none changes, 1 ot
 
 const MAX_LAST = 100_000;
 
-function loadPolicy(usage: string, file: string, values: Record<string, unknown>, io: CliIo): AgentPolicy | null {
-  const loaded = loadForCli(usage, file, values as Parameters<typeof loadForCli>[2], io);
+async function loadPolicy(usage: string, file: string, values: Record<string, unknown>, io: CliIo, open: OpenForCommand): Promise<AgentPolicy | null> {
+  const loaded = await loadForCli(usage, file, values as Parameters<typeof loadForCli>[2], io, open);
   if (!loaded.ok) {
     for (const error of loaded.errors) io.err(formatPolicyError(file, error));
     io.err(`${file}: does not load; fix the errors above (\`silas policy validate ${file}\`)`);
@@ -49,7 +49,7 @@ function describe(outcome: TrialOutcome): string {
   return parts.join(' · ');
 }
 
-export async function policyTest(argv: string[], io: CliIo): Promise<number> {
+export async function policyTest(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values } = parseFlags(argv, { ...keyFlags, policy: { type: 'string' }, suite: { type: 'string' }, current: { type: 'string' }, json: { type: 'boolean' } }, policyTestUsage);
   if (values.help) {
     io.out(policyTestUsage);
@@ -69,9 +69,9 @@ export async function policyTest(argv: string[], io: CliIo): Promise<number> {
     io.err(suite.problem);
     return 1;
   }
-  const draft = loadPolicy(policyTestUsage, values.policy, values, io);
+  const draft = await loadPolicy(policyTestUsage, values.policy, values, io, open);
   if (!draft) return 1;
-  const current = values.current ? loadPolicy(policyTestUsage, values.current, values, io) : null;
+  const current = values.current ? await loadPolicy(policyTestUsage, values.current, values, io, open) : null;
   if (values.current && !current) return 1;
   const results = runSuite(suite.suite, draft, current, { homeDir: homedir(), cwd: process.cwd() });
   const failed = results.filter((result) => !result.passed).length;
@@ -90,7 +90,7 @@ function printSuite(io: CliIo, results: SuiteResult[], failed: number): void {
   io.out(`${results.length - failed} passed, ${failed} failed`);
 }
 
-export async function policyReplay(argv: string[], io: CliIo): Promise<number> {
+export async function policyReplay(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values } = parseFlags(argv, { ...keyFlags, policy: { type: 'string' }, server: { type: 'string' }, last: { type: 'string' }, current: { type: 'string' }, json: { type: 'boolean' } }, policyReplayUsage);
   if (values.help) {
     io.out(policyReplayUsage);
@@ -100,12 +100,12 @@ export async function policyReplay(argv: string[], io: CliIo): Promise<number> {
   if (!values.server) throw new UsageError('--server NAME is required (the name its proxy records, `silas proxy --name`)', policyReplayUsage);
   const last = values.last === undefined ? 100 : Number(values.last);
   if (!Number.isInteger(last) || last < 1 || last > MAX_LAST) throw new UsageError(`--last: expected a whole number from 1 to ${MAX_LAST}, got "${values.last}"`, policyReplayUsage);
-  const draft = loadPolicy(policyReplayUsage, values.policy, values, io);
+  const draft = await loadPolicy(policyReplayUsage, values.policy, values, io, open);
   if (!draft) return 1;
-  const current = values.current ? loadPolicy(policyReplayUsage, values.current, values, io) : null;
+  const current = values.current ? await loadPolicy(policyReplayUsage, values.current, values, io, open) : null;
   if (values.current && !current) return 1;
   const home = resolveHome(values.home, io.env);
-  const { calls, scanned } = recordedCalls(home, values.server, last, io.secretStore);
+  const { calls, scanned } = (await (await open(home)).database()).recordedCalls(values.server, last);
   if (calls.length === 0) {
     io.err(`no recorded tool calls of server "${terminalSafe(values.server)}" in ${home} (${scanned} entries read); check --server against the names on the Servers page`);
     return 1;

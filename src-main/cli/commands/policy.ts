@@ -4,7 +4,7 @@ import { resolveHome } from '../../home/paths.js';
 import { loadPolicyText, readPolicyText } from '../../aip/policy/load.js';
 import { findTool, listTools, SCHEMA_HASH_ALGORITHMS, toolSchemaHash, type SchemaHashAlgorithm } from '../../aip/policy/schema-hash.js';
 import { PolicySignError, signPolicyText } from '../../aip/policy/sign.js';
-import { ownerSignerForHome, policyAnchorsForHome } from '../../app/cli-keyring.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import { anchorPolicyInForce } from '../../aip/policy/in-force.js';
 import { parseFlags } from '../args.js';
 import { policyEval } from './policy-eval.js';
@@ -54,11 +54,11 @@ function oneFile(positionals: string[], sub: string): string {
   return positionals[0]!;
 }
 
-async function validate(argv: string[], io: CliIo): Promise<number> {
+async function validate(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values, positionals } = parseFlags(argv, { ...keyFlags, json: { type: 'boolean' }, 'require-signature': { type: 'boolean' } }, usage, true);
   if (values.help) return help(io);
   const file = oneFile(positionals, 'validate');
-  const result = loadForCli(usage, file, values, io);
+  const result = await loadForCli(usage, file, values, io, open);
   if (values.json) {
     io.out(
       JSON.stringify(
@@ -93,11 +93,11 @@ async function validate(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-async function hash(argv: string[], io: CliIo): Promise<number> {
+async function hash(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values, positionals } = parseFlags(argv, keyFlags, usage, true);
   if (values.help) return help(io);
   const file = oneFile(positionals, 'hash');
-  const result = loadForCli(usage, file, values, io);
+  const result = await loadForCli(usage, file, values, io, open);
   if (!result.ok) {
     for (const error of result.errors) io.err(formatPolicyError(file, error));
     return 1;
@@ -155,7 +155,7 @@ function writeAtomically(target: string, data: string): void {
   writeFileAtomic(target, data, mode);
 }
 
-async function sign(argv: string[], io: CliIo): Promise<number> {
+async function sign(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
   const { values, positionals } = parseFlags(argv, { home: { type: 'string' }, output: { type: 'string', short: 'o' } }, usage, true);
   if (values.help) return help(io);
   const file = oneFile(positionals, 'sign');
@@ -164,8 +164,8 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
     for (const error of text.errors) io.err(formatPolicyError(file, error));
     return 1;
   }
-  const home = resolveHome(values.home, io.env);
-  const { signer, trusted } = ownerSignerForHome(home, io.secretStore);
+  const cli = await open(resolveHome(values.home, io.env));
+  const { signer, trusted } = cli.ownerSigner();
   let signed: string;
   try {
     signed = signPolicyText(text.text, signer);
@@ -177,7 +177,7 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
   }
   const target = resolve(values.output ?? file);
   // Anchored before it is written: a running proxy that sees the new file finds it in force at once.
-  anchorPolicyInForce(policyAnchorsForHome(home, io.secretStore, signer), target, signed);
+  anchorPolicyInForce(cli.policyAnchors(signer), target, signed);
   writeAtomically(target, signed);
   const loaded = loadPolicyText(signed, { trustedKeys: trusted });
   io.out(`Signed ${values.output ?? file} with owner key ${signer.fingerprint}${loaded.ok ? ` (policy hash ${loaded.policy.hash})` : ''}`);
@@ -185,13 +185,13 @@ async function sign(argv: string[], io: CliIo): Promise<number> {
 }
 
 // The test bench loads the ledger and the trial engine only when asked (start-up stays light).
-const policyTest: Subcommand = async (argv, io) => (await import('./policy-trial.js')).policyTest(argv, io);
-const policyReplay: Subcommand = async (argv, io) => (await import('./policy-trial.js')).policyReplay(argv, io);
+const policyTest: Subcommand = async (argv, io, open) => (await import('./policy-trial.js')).policyTest(argv, io, open);
+const policyReplay: Subcommand = async (argv, io, open) => (await import('./policy-trial.js')).policyReplay(argv, io, open);
 
 const subcommands: Record<string, Subcommand> = { validate, hash, 'schema-hash': schemaHash, sign, eval: policyEval, test: policyTest, replay: policyReplay };
 
 export const policyCommand: Command = {
   name: 'policy',
   usage,
-  run: (argv, io) => runSubcommand('policy', usage, subcommands, argv, io),
+  run: (argv, io, open) => runSubcommand('policy', usage, subcommands, argv, io, open),
 };

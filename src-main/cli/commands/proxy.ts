@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { basename, resolve } from 'node:path';
 import { runProxyForHome } from '../../app/compose-proxy.js';
 import { resolveHome } from '../../home/paths.js';
-import { cliSecretStore } from '../../app/cli-keyring.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import type { Approver } from '../../mcp/proxy/approver.js';
 import { DEFAULT_ASK_TIMEOUT_S, DEFAULT_PROGRESS_ASK_TIMEOUT_S, MAX_ASK_TIMEOUT_S } from '../../mcp/proxy/ask-timing.js';
 import { parseFlags, parsePositiveInt } from '../args.js';
@@ -54,7 +54,7 @@ export interface ProxyCommandDeps {
   approver?: Approver;
 }
 
-export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDeps = {}): Promise<number> {
+export async function proxyMain(argv: string[], io: CliIo, open: OpenForCommand, deps: ProxyCommandDeps = {}): Promise<number> {
   const dash = argv.indexOf('--');
   const flagArgs = dash === -1 ? argv : argv.slice(0, dash);
   const commandArgs = dash === -1 ? [] : argv.slice(dash + 1);
@@ -82,7 +82,7 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
 
   const home = resolveHome(values.home, io.env);
   const result = await runProxyForHome(home, {
-    secretStore: cliSecretStore(io.secretStore),
+    secretStore: (await open(home)).secretStore,
     approver: deps.approver,
     server: values.name ?? basename(command[0]!),
     client: values.client ?? null,
@@ -109,5 +109,5 @@ export async function proxyMain(argv: string[], io: CliIo, deps: ProxyCommandDep
 export const proxyCommand: Command = {
   name: 'proxy',
   usage,
-  run: (argv, io) => proxyMain(argv, io),
+  run: (argv, io, open) => proxyMain(argv, io, open),
 };

@@ -3,7 +3,7 @@ import type { Command } from '../io.js';
 /**
  * The command table `silas --help` prints, with each command's module loaded only when that
  * command runs: every MCP client spawns one `silas proxy` per server at launch, so a start must
- * not pay for the other commands' imports (issue 10 item 8). The summary lives only here, so
+ * not pay for the other commands' imports (docs/architecture.md §6). The summary lives only here, so
  * help needs no module; registry.test.ts checks each entry loads the command of its name.
  */
 export interface CommandEntry {

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isSilasError } from '../../../src-shared/errors.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
-import type { SecretStore } from '../../app/cli-keyring.js';
+import type { SecretStore } from '../../app/cli-context.js';
 import type { RecordingAuditLog } from '../../silas/executor/audit.js';
 import { ScriptedExecutorAgent, ScriptParseError, parseScriptedCalls, type ScriptedStep } from '../../silas/executor/scripted-agent.js';
 import type { ExecutorAgent } from '../../silas/executor/types.js';

@@ -4,10 +4,10 @@ import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
-import { openLedger } from '../../app/ledger.js';
+import { openHome } from '../../app/home.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
-import { ApprovalEngine } from '../../silas/approval/engine.js';
-import type { PlanApprover } from '../../silas/review/plan-approver.js';
+import { ApprovalEngine } from '../../approval/engine.js';
+import type { PlanApprover } from '../../silas/executor/plan-approver.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { runSilas } from '../../testing/cli.js';
@@ -15,6 +15,8 @@ import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createRunCommand, type RunCommandDeps } from './run.js';
 import { typedAtTerminal } from '../testing/typed-terminal.js';
+import { commandOpener } from '../../app/cli-context.js';
+import { workItemSubject } from '../../silas/work/plan-subjects.js';
 
 const tempDir = useTempDirs('silas-run-cli-');
 
@@ -97,7 +99,7 @@ async function silasRun(s: Setup, flags: string[], stdin?: string, deps: RunComm
     secretStore: s.store,
     stdin: Readable.from([]),
     stopSignal,
-  });
+  }, commandOpener({ secretStore: s.store }));
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -123,7 +125,7 @@ describe('silas run', () => {
       env: {},
       secretStore: s.store,
       stdin: Readable.from([`${hashOfPlan().slice(0, 8)}\n`]),
-    });
+    }, commandOpener({ secretStore: s.store }));
     expect(code).toBe(1);
     expect(err.join('\n')).toContain('--approve-here needs a terminal; approve in the cockpit instead');
     const events = ledgerEvents(s);
@@ -191,10 +193,10 @@ describe('silas run', () => {
         request: async (request) => {
           asked.push(request.planHash);
           // The control center signs with the same owner key, over its own connection to the ledger.
-          const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: s.store });
+          const ledger = openHome(home, { create: false, keys: 'signer', secretStore: s.store });
           try {
             const engine = new ApprovalEngine({ db: ledger.db, audit: ledger.audit, signer: ledger.signer! });
-            return { outcome: 'approve', token: engine.issueToken(sign(request.item), { verdict: 'approved' }) };
+            return { outcome: 'approve', token: engine.issueToken(workItemSubject(sign(request.item)), { verdict: 'approved' }) };
           } finally {
             ledger.close();
           }
@@ -256,7 +258,7 @@ describe('silas run', () => {
     victim.close();
     let asked = 0;
     const fakeControlCenter: RunCommandDeps = {
-      planApprover: () => ({ request: async (request) => ((asked += 1), { outcome: 'approve', token: forgery.issueToken(request.item, { verdict: 'approved' }) }) }),
+      planApprover: () => ({ request: async (request) => ((asked += 1), { outcome: 'approve', token: forgery.issueToken(workItemSubject(request.item), { verdict: 'approved' }) }) }),
     };
     const result = await silasRun(s, ['--json'], undefined, fakeControlCenter);
     expect(result.code).toBe(1);
@@ -273,7 +275,7 @@ describe('silas run', () => {
     const s = await setup();
     const forger = createTestLedger(tempDir());
     const forgery = new ApprovalEngine({ db: forger.db, audit: forger.audit, signer: forger.signer });
-    const result = await silasRun(s, ['--json'], undefined, { planApprover: () => ({ request: async (request) => ({ outcome: 'approve', token: forgery.issueToken(request.item, { verdict: 'approved' }) }) }) });
+    const result = await silasRun(s, ['--json'], undefined, { planApprover: () => ({ request: async (request) => ({ outcome: 'approve', token: forgery.issueToken(workItemSubject(request.item), { verdict: 'approved' }) }) }) });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.out)).toMatchObject({ status: 'blocked', summary: expect.stringContaining('the approval was refused') });
     expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);

@@ -6,17 +6,17 @@ import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import { formatBudgetUsage, type WorkItem, type WorkItemResult } from '../../../src-shared/silas/work.js';
 import { openRunSession, type RunSession } from '../../app/compose-run.js';
 import { resolveHome } from '../../home/paths.js';
-import { cliSecretStore } from '../../app/cli-keyring.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import type { RecordingAuditLog } from '../../silas/executor/audit.js';
 import { ScriptParseError } from '../../silas/executor/scripted-agent.js';
-import type { PlanApprover } from '../../silas/review/plan-approver.js';
+import type { PlanApprover } from '../../silas/executor/plan-approver.js';
 import { planApproverForHome } from '../../control/socket-asker.js';
-import type { SandboxManager } from '../../silas/sandbox/index.js';
+import type { SandboxManager } from '../../sandbox/index.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { planIdConflict, planIdRefusal } from '../../silas/store/plan-ids.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command } from '../io.js';
-import { planApprovalCard } from '../../silas/review/plan-card.js';
+import { planApprovalCard } from '../../review/kinds/plan-card.js';
 import { fileExistsOutside } from '../../silas/verify/file-confinement.js';
 import { formatPlanCard, onePlanFile, readPlanFile, terminalSafe } from './plan.js';
 import { parseAgentSpec, resolveAgent, type AgentSpec } from './run-agent.js';
@@ -72,7 +72,7 @@ function workDirectory(dir: string | undefined): string {
 }
 
 export function createRunCommand(deps: RunCommandDeps = {}): Command {
-  async function run(argv: string[], io: CliIo): Promise<number> {
+  async function run(argv: string[], io: CliIo, open: OpenForCommand): Promise<number> {
     const { values, positionals } = parseFlags(
       argv,
       { agent: { type: 'string' }, 'approve-here': { type: 'boolean' }, home: { type: 'string' }, workdir: { type: 'string' }, json: { type: 'boolean' } },
@@ -112,7 +112,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
     const hash = planHash(item);
 
     const home = resolveHome(values.home, io.env);
-    const secretStore = cliSecretStore(io.secretStore);
+    const { secretStore } = await open(home);
     const agent = await resolveAgent(agentSpec, home, secretStore);
     if (!agent.ok) return refuse(agent.message);
     let session: RunSession;
@@ -123,7 +123,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       if (isSilasError(error) && error.code === ErrorCode.LedgerTampered) return refuse(error.message);
       throw error;
     }
-    const { audit, executor, engine, store, committedIds } = session;
+    const { audit, executor, approvals, store, committedIds } = session;
     try {
       show(`Plan: ${terminalSafe(file)} (${terminalSafe(item.id)}, ${item.type})`);
       show(`Plan hash: ${hash}`);
@@ -135,7 +135,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): Command {
       // Asked before anyone is asked to approve: an approval for a task that cannot run again would be wasted.
       const taken = planIdConflict(item, { stored: (id) => store.get(id) });
       if (taken) return refuse(`${file}: id: ${planIdRefusal(taken)}`, committedIds());
-      const token = approveHere ? await approveOnTerminal(io, item, hash, audit, engine, deps.terminal ?? io.approvalTerminal ?? controllingTerminal) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
+      const token = approveHere ? await approveOnTerminal(io, item, hash, audit, approvals, deps.terminal ?? io.approvalTerminal ?? controllingTerminal) : await approveInCockpit(io, home, item, hash, resolve(file), audit, deps);
       if ('refused' in token) return refuse(token.refused, committedIds());
 
       // §5.1.2 step 6: the consuming verification; a replayed or mismatched token stops here.
@@ -167,7 +167,7 @@ type Approval = { token: ApprovalToken } | { refused: string };
  * `--approve-here`: the person confirms this exact plan by typing the start of its hash on the
  * controlling terminal (approval-terminal.ts), never on standard input, which any process can fill.
  */
-async function approveOnTerminal(io: CliIo, item: WorkItem, hash: string, audit: RecordingAuditLog, engine: { issueToken: (item: WorkItem, decision: unknown) => ApprovalToken }, source: ApprovalTerminalSource): Promise<Approval> {
+async function approveOnTerminal(io: CliIo, item: WorkItem, hash: string, audit: RecordingAuditLog, approvals: { issueToken: (item: WorkItem, decision: unknown) => ApprovalToken }, source: ApprovalTerminalSource): Promise<Approval> {
   const terminal = source(io);
   if ('refused' in terminal) {
     const reason = `${APPROVE_HERE_NEEDS_TERMINAL} (${terminal.refused})`;
@@ -182,7 +182,7 @@ async function approveOnTerminal(io: CliIo, item: WorkItem, hash: string, audit:
     return { refused: `not approved: ${reason}; nothing ran` };
   }
   audit.append('silas.run.approval_confirmed', { work_item_id: item.id, plan_hash: hash, source: 'terminal' });
-  return { token: engine.issueToken(item, { verdict: 'approved' }) };
+  return { token: approvals.issueToken(item, { verdict: 'approved' }) };
 }
 
 /** Without --approve-here: the cockpit's Review surface, through the running control center. */

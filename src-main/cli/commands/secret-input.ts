@@ -1,5 +1,4 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { MAX_SECRET_BYTES } from '../../app/cli-secrets.js';
 
 /*
  * A secret's value from standard input, for `silas secrets set` and for `silas models set` when it
@@ -12,18 +11,19 @@ export type Stdin = NodeJS.ReadableStream & { isTTY?: boolean };
 /**
  * The whole of standard input, as strict UTF-8: a byte that is not UTF-8 would otherwise become
  * U+FFFD and the stored secret would silently differ from what was piped. Reading stops once the
- * input is past the size limit, so a runaway pipe is not buffered whole.
+ * input is past `maxBytes` (the keyring's limit, CliContext.secretRules), so a runaway pipe is not
+ * buffered whole.
  */
-export async function readSecretValue(stdin: Stdin, name: string): Promise<string> {
+export async function readSecretValue(stdin: Stdin, name: string, maxBytes: number): Promise<string> {
   // Room for the limit plus a trailing CRLF that is stripped before the limit is checked.
-  const limit = MAX_SECRET_BYTES + 2;
+  const limit = maxBytes + 2;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
     chunks.push(bytes);
     size += bytes.length;
-    if (size > limit) throw new SilasError(ErrorCode.InvalidArgs, `the value of secret "${name}" is longer than ${MAX_SECRET_BYTES} bytes (64 KiB); nothing was stored`);
+    if (size > limit) throw new SilasError(ErrorCode.InvalidArgs, `the value of secret "${name}" is longer than ${maxBytes} bytes (64 KiB); nothing was stored`);
   }
   let text: string;
   try {

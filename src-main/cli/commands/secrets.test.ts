@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScratchKeyring } from '../../keys/keyring-test-support.js';
+import { ScratchKeyring } from '../../keys/testing/keyring.js';
 import { NamedSecrets, SECRET_INDEX_ACCOUNT } from '../../keys/named-secrets.js';
 import { OsKeyring } from '../../keys/secret-store.js';
 import { SILAS_BIN } from '../../testing/cli.js';

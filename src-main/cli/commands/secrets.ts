@@ -1,5 +1,6 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { cliNamedSecrets, originsOf, secretNameProblem } from '../../app/cli-secrets.js';
+import type { CliContext, OpenForCommand } from '../../app/cli-context.js';
+import { resolveHome } from '../../home/paths.js';
 import { readSecretValue as readValue, type Stdin } from './secret-input.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
@@ -41,32 +42,36 @@ function args(argv: string[], io: CliIo, origins = false): { positionals: string
 }
 
 /** The one NAME a subcommand takes. Extra arguments are refused without echoing them: one may be the value itself. */
-function nameArg(sub: string, positionals: string[]): string {
+function nameArg(sub: string, positionals: string[], cli: CliContext): string {
   const [name, ...extra] = positionals;
   if (name === undefined) throw new UsageError(`secrets ${sub}: name the secret`, usage);
   if (extra.length > 0) {
     const hint = sub === 'set' ? '; the value is read from standard input, never from arguments (they show in the process list and shell history)' : '';
     throw new UsageError(`secrets ${sub}: takes exactly one NAME, got ${positionals.length} arguments${hint}`, usage);
   }
-  const problem = secretNameProblem(name);
+  const problem = cli.secretRules.nameProblem(name);
   if (problem !== null) throw new UsageError(problem, usage);
   return name;
 }
 
-const set: Subcommand = async (argv, io) => {
+// Secrets belong to the keyring, not to a data home: any home's context reaches the same ones.
+const keyring = (io: CliIo, open: OpenForCommand) => open(resolveHome(undefined, io.env));
+
+const set: Subcommand = async (argv, io, open) => {
   const parsed = args(argv, io, true);
   if (parsed === null) return 0;
-  const name = nameArg('set', parsed.positionals);
+  const cli = await keyring(io, open);
+  const name = nameArg('set', parsed.positionals, cli);
   // Checked before the value is read: a mistyped URL should not cost the person typing the key again.
-  const origins = parsed.origins === undefined ? undefined : checkedOrigins(parsed.origins);
+  const origins = parsed.origins === undefined ? undefined : checkedOrigins(parsed.origins, cli);
   const stdin = io.stdin as Stdin | undefined;
   if (!stdin) throw new UsageError('secrets set: needs standard input to read the value from', usage);
   if (stdin.isTTY) {
     io.err(`Type the value of secret "${name}", then press Enter and Ctrl-D. Or pipe it instead, e.g. \`silas secrets set ${name} < FILE\`, so it does not show on screen.`);
   }
-  const value = await readValue(stdin, name);
+  const value = await readValue(stdin, name, cli.secretRules.maxBytes);
   if (value.length === 0) throw new SilasError(ErrorCode.InvalidArgs, `the value of secret "${name}" is empty; nothing was stored. Pipe or type the value on standard input`);
-  const secrets = cliNamedSecrets(io.secretStore);
+  const secrets = cli.secrets();
   secrets.set(name, value, origins === undefined ? {} : { origins });
   io.out(`stored secret "${name}" in the OS keyring (${secrets.description})`);
   const bound = secrets.boundOrigins(name);
@@ -74,19 +79,19 @@ const set: Subcommand = async (argv, io) => {
   return 0;
 };
 
-function checkedOrigins(urls: string[]): string[] {
+function checkedOrigins(urls: string[], cli: CliContext): string[] {
   try {
-    return originsOf(urls);
+    return cli.secretRules.originsOf(urls);
   } catch (error) {
     throw new UsageError(`secrets set: --origin: ${(error as Error).message}`, usage);
   }
 }
 
-const list: Subcommand = async (argv, io) => {
+const list: Subcommand = async (argv, io, open) => {
   const parsed = args(argv, io);
   if (parsed === null) return 0;
   if (parsed.positionals.length > 0) throw new UsageError('secrets list: takes no arguments', usage);
-  const secrets = cliNamedSecrets(io.secretStore);
+  const secrets = (await keyring(io, open)).secrets();
   const { names, indexCorrupt } = secrets.listing();
   if (indexCorrupt) {
     io.err(
@@ -101,11 +106,12 @@ const list: Subcommand = async (argv, io) => {
   return 0;
 };
 
-const remove: Subcommand = async (argv, io) => {
+const remove: Subcommand = async (argv, io, open) => {
   const parsed = args(argv, io);
   if (parsed === null) return 0;
-  const name = nameArg('delete', parsed.positionals);
-  const secrets = cliNamedSecrets(io.secretStore);
+  const cli = await keyring(io, open);
+  const name = nameArg('delete', parsed.positionals, cli);
+  const secrets = cli.secrets();
   if (!secrets.delete(name)) {
     io.err(`silas secrets delete: there is no secret "${name}" in the OS keyring (${secrets.description})`);
     return 1;
@@ -119,5 +125,5 @@ const subcommands: Record<string, Subcommand> = { set, list, delete: remove };
 export const secretsCommand: Command = {
   name: 'secrets',
   usage,
-  run: (argv, io) => runSubcommand('secrets', usage, subcommands, argv, io),
+  run: (argv, io, open) => runSubcommand('secrets', usage, subcommands, argv, io, open),
 };

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolveHome } from '../../home/paths.js';
 import { buildRuntime } from '../../app/runtime.js';
-import { cliSecretStore } from '../../app/cli-keyring.js';
 import { parseFlags, parsePort } from '../args.js';
 import { UsageError, type Command } from '../io.js';
 import { launchDesktop, desktopAvailability } from '../desktop-launcher.js';
@@ -34,7 +33,7 @@ Options:
 export const startCommand: Command = {
   name: 'start',
   usage,
-  async run(argv, io) {
+  async run(argv, io, open) {
     const { values } = parseFlags(
       argv,
       {
@@ -75,7 +74,7 @@ export const startCommand: Command = {
         insecureRemote: Boolean(values['insecure-remote']),
         ...(io.env.SILAS_COCKPIT_DIR ? { cockpitDir: io.env.SILAS_COCKPIT_DIR } : {}),
       },
-      { secretStore: cliSecretStore(io.secretStore), cockpitBuilder: new ViteCockpitBuilder((text) => io.err(text)) },
+      { secretStore: (await open(home)).secretStore, cockpitBuilder: new ViteCockpitBuilder((text) => io.err(text)) },
     );
     try {
       await runtime.start();

@@ -2,11 +2,12 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BubblewrapSandboxManager } from '../../silas/sandbox/index.js';
+import { BubblewrapSandboxManager } from '../../sandbox/index.js';
 import { runSilas, runSilasChild } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import type { CliIo } from '../io.js';
 import { createVerifyCommand } from './verify.js';
+import { commandOpener } from '../../app/cli-context.js';
 
 const tempDir = useTempDirs('silas-verify-cli-');
 const FIXTURES = join(import.meta.dirname, '../../silas/work/fixtures');
@@ -154,7 +155,7 @@ describe('silas verify without a usable sandbox', () => {
     const file = plan('task-verify-pass', PASSING);
     const dir = workdirWithReport();
     const { io, out } = capture();
-    expect(await command.run([file, '--workdir', dir, '--json'], io)).toBe(1);
+    expect(await command.run([file, '--workdir', dir, '--json'], io, commandOpener(io))).toBe(1);
     const report = JSON.parse(out.join('\n'));
     expect(report.all_passed).toBe(false);
     // file_exists is answered on the host, but its command still has to run in a sandbox first.
@@ -169,7 +170,7 @@ describe('silas verify without a usable sandbox', () => {
     const file = plan('task-slow', ['  - name: slow', '    run: "sleep 2"', '    expect: { exit_code: 0 }']);
     const before = new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('silas-verify-')));
     const { io, err, out } = capture(Promise.resolve('SIGINT'));
-    expect(await command.run([file], io)).toBe(130);
+    expect(await command.run([file], io, commandOpener(io))).toBe(130);
     expect(err).toEqual(['silas verify: interrupted by SIGINT; nothing was verified']);
     expect(out).toEqual([]);
     const after = readdirSync(tmpdir()).filter((name) => name.startsWith('silas-verify-') && !before.has(name));

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { VerificationReport } from '../../../src-shared/silas/execution.js';
-import { BubblewrapSandboxManager, type SandboxManager } from '../../silas/sandbox/index.js';
+import { BubblewrapSandboxManager, type SandboxManager } from '../../sandbox/index.js';
 import { VerificationRunner } from '../../silas/verify/index.js';
 import { parseFlags } from '../args.js';
 import type { CliIo, Command } from '../io.js';

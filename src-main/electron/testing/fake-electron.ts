@@ -9,7 +9,7 @@ import type { DesktopElectron } from '../desktop.js';
 
 type Listener = (...args: unknown[]) => unknown;
 
-export class FakeEmitter {
+class FakeEmitter {
   private readonly listeners = new Map<string, Listener[]>();
 
   on(event: string, listener: Listener): this {
@@ -289,8 +289,6 @@ export function createFakeElectron(options: { singleInstance?: boolean; notifica
     markReady: () => resolveReady(),
   };
 }
-
-export type FakeElectron = ReturnType<typeof createFakeElectron>;
 
 /** A logger that keeps lines for assertions. */
 export function memoryLogger() {

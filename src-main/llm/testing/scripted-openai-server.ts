@@ -1,10 +1,10 @@
 import { ScriptedHttpServer, type ScriptedReply, type SseEvent } from './scripted-http-server.js';
 
 /*
- * A scripted OpenAI-compatible chat-completions server for tests (issue 13): the wire format of
- * POST /v1/chat/completions as OpenAI, Ollama, vLLM and OpenRouter speak it, JSON and SSE
- * (`data: {...}` chunks with `choices[0].delta`, tool calls streamed as argument fragments,
- * `data: [DONE]`). Point a client at `server.baseUrl` and queue what it should answer.
+ * A scripted OpenAI-compatible chat-completions server for tests: the wire format of POST
+ * /v1/chat/completions as OpenAI, Ollama, vLLM and OpenRouter speak it, JSON and SSE (`data: {...}`
+ * chunks with `choices[0].delta`, tool calls streamed as argument fragments, `data: [DONE]`). Point
+ * a client at `server.baseUrl` and queue what it should answer.
  */
 
 export interface ScriptedOpenAIServer {

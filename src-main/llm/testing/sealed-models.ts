@@ -4,7 +4,7 @@ import type { SecretStore } from '../../keys/secret-store.js';
 import { saveSealedModels } from '../sealed-models.js';
 
 /**
- * The seals of an initialised home, made from its keyring the way `openLedger` makes them but
+ * The seals of an initialised home, made from its keyring the way `openHome` makes them but
  * without opening the database (a runtime may hold it): for tests that write models.json as the
  * person would, through Silas. Refusals go to `refused`, when given.
  */

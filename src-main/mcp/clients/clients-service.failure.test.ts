@@ -7,7 +7,7 @@ import { MemorySecretStore } from '../../keys/secret-store.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { ClientsService } from './clients-service.js';
-import { CLAUDE_CONFIG, STDIO_SERVERS, writePolicy } from './test-fixtures.js';
+import { CLAUDE_CONFIG, STDIO_SERVERS, writePolicy } from './testing/fixtures.js';
 
 /** The next atomic rewrite of a client configuration fails, as on a read-only file (tests run as root, where chmod cannot). */
 const failRewrite = vi.hoisted(() => ({ next: false }));

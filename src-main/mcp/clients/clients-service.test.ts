@@ -8,7 +8,7 @@ import { testServices } from '../../testing/handlers.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { ClientsService, diffHash } from './clients-service.js';
 import { readManifest } from './files.js';
-import { CLAUDE_CONFIG, POLICY_YAML, STDIO_SERVERS, writePolicy } from './test-fixtures.js';
+import { CLAUDE_CONFIG, POLICY_YAML, STDIO_SERVERS, writePolicy } from './testing/fixtures.js';
 
 const tempDir = useTempDirs('silas-clients-service-');
 const runtime = { node: '/opt/node/bin/node', bin: '/opt/silas/bin/silas.js' };

@@ -7,7 +7,7 @@ import { parseClientConfig, parseProxyInvocation, withProxyClient } from './entr
 import { readManifest } from './files.js';
 import { findClient, type ClientSpec } from './locations.js';
 import { applyUnwrap, applyWrap, loadConfig, planUnwrap, planUnwrapEntries, planWrap, type WrapOptions } from './operations.js';
-import { CLAUDE_CONFIG, STDIO_SERVERS, writePolicy } from './test-fixtures.js';
+import { CLAUDE_CONFIG, STDIO_SERVERS, writePolicy } from './testing/fixtures.js';
 
 const tempDir = useTempDirs('silas-clients-');
 const claude = findClient('claude-desktop')!;

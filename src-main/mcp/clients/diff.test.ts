@@ -7,7 +7,7 @@ import { diffHash } from './clients-service.js';
 import { MAX_PREVIEW_LINES, unifiedDiff } from './diff.js';
 import { findClient } from './locations.js';
 import { loadConfig, planWrap } from './operations.js';
-import { writePolicy } from './test-fixtures.js';
+import { writePolicy } from './testing/fixtures.js';
 
 const tempDir = useTempDirs('silas-diff-');
 const claude = findClient('claude-desktop')!;

@@ -29,7 +29,7 @@ export interface WrapSpec {
 }
 
 /** The command line that runs `original` behind `silas proxy`. */
-export function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: WrapSpec, original: { command: string; args: readonly string[] }): { command: string; args: string[] } {
+function proxyCommandLine(runtime: ProxyRuntime, server: string, spec: WrapSpec, original: { command: string; args: readonly string[] }): { command: string; args: string[] } {
   const args = [runtime.bin, 'proxy', '--name', server, '--policy', spec.policy];
   if (spec.home !== undefined) args.push('--home', spec.home);
   if (spec.client !== undefined) args.push('--client', spec.client);

@@ -3,7 +3,7 @@ import type { ClientSpec } from './locations.js';
 
 /* Reading the MCP server entries of a client configuration, and recognising a `silas proxy` wrap. */
 
-export type Transport = 'stdio' | 'remote' | 'unknown';
+type Transport = 'stdio' | 'remote' | 'unknown';
 
 export interface ProxyInvocation {
   name?: string;

@@ -6,7 +6,7 @@ import { proxyEnvironment } from './entry-env.js';
 import { readManifest } from './files.js';
 import { findClient } from './locations.js';
 import { applyUnwrap, applyWrap, loadConfig, planUnwrap, planUnwrapEntries, planWrap, type WrapOptions } from './operations.js';
-import { CLAUDE_CONFIG, writePolicy } from './test-fixtures.js';
+import { CLAUDE_CONFIG, writePolicy } from './testing/fixtures.js';
 
 // docs/mcp-proxy.md "Starting under any client": wrap writes the session bus of the wrapping
 // session into each wrapped entry's env, keeps the person's own variables, shows it in the

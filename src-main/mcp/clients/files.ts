@@ -55,7 +55,7 @@ export type WrapRecord = z.infer<typeof WrapRecord>;
 const Manifest = z.object({ version: z.literal(1), wraps: z.array(WrapRecord) });
 export type Manifest = z.infer<typeof Manifest>;
 
-export function manifestPath(silasHome: string): string {
+function manifestPath(silasHome: string): string {
   return join(silasHome, 'clients', 'wraps.json');
 }
 

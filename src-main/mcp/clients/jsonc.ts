@@ -72,7 +72,7 @@ const SCAN_ERRORS: Record<number, string> = {
   6: 'a control character inside a string must be escaped',
 };
 
-export function lineColumn(text: string, offset: number): { line: number; column: number } {
+function lineColumn(text: string, offset: number): { line: number; column: number } {
   let line = 1;
   let lineStart = 0;
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {

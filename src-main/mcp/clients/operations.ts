@@ -69,7 +69,7 @@ export function loadConfig(client: ClientSpec, file: string): LoadedConfig {
 
 // ---------------------------------------------------------------- list
 
-export interface ServerListing {
+interface ServerListing {
   name: string;
   transport: ServerEntry['transport'];
   wrapped: boolean;
@@ -87,7 +87,7 @@ export interface ClientListing {
   servers: ServerListing[];
 }
 
-export function describeServers(parsed: ParsedConfig): ServerListing[] {
+function describeServers(parsed: ParsedConfig): ServerListing[] {
   return parsed.servers.map((entry) => ({
     name: entry.name,
     transport: entry.transport,
@@ -160,7 +160,7 @@ function safeFileName(name: string): boolean {
   return name.length > 0 && !/[\\/\0]/.test(name) && name !== '.' && name !== '..';
 }
 
-export function defaultPolicyPath(silasHome: string, server: string): string | undefined {
+function defaultPolicyPath(silasHome: string, server: string): string | undefined {
   return safeFileName(server) ? join(silasHome, 'policies', `${server}.yaml`) : undefined;
 }
 

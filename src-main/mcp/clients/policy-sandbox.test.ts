@@ -9,7 +9,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { findClient } from './locations.js';
 import { applyWrap, loadConfig, planWrap, type WrapOptions } from './operations.js';
 import { NO_PROFILE_NOTE } from './sandbox-profile.js';
-import { CLAUDE_CONFIG, writePolicy } from './test-fixtures.js';
+import { CLAUDE_CONFIG, writePolicy } from './testing/fixtures.js';
 
 const tempDir = useTempDirs('silas-policy-sandbox-');
 const claude = findClient('claude-desktop')!;

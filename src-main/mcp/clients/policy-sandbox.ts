@@ -50,7 +50,7 @@ export function renderSection(section: Record<string, unknown>, indent = 0, step
  * The policy text with the section appended as the last key of a block-style `spec:`; the
  * reason instead when its layout does not allow a plain insertion.
  */
-export function insertSandboxSection(text: string, section: Record<string, unknown>): { ok: true; text: string } | { ok: false; reason: string } {
+function insertSandboxSection(text: string, section: Record<string, unknown>): { ok: true; text: string } | { ok: false; reason: string } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { version: '1.2', lineCounter, uniqueKeys: true });
   const root = doc.contents;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadPolicyText } from '../../aip/policy/load.js';
-import { policyText } from '../../aip/policy/test-support.js';
+import { policyText } from '../../aip/policy/testing/policy.js';
 import { renderSection } from './policy-sandbox.js';
 import { deriveSandboxProfile, NO_PROFILE_NOTE, type ProfileEntry } from './sandbox-profile.js';
 

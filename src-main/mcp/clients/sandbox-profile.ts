@@ -4,12 +4,12 @@ import { identifyLaunch, type Launcher } from './server-launch.js';
 import { ENV_NAME_PATTERN } from '../../../src-shared/secret-names.js';
 
 /*
- * A starting `x-silas-sandbox` for a server `silas clients wrap` recognises (issue 12 item 3).
- * Without the section a sandboxed server sees nothing, so a freshly wrapped filesystem server
- * would fail on its first call; deriving the grants from its own command line (its directories,
- * its repository, the hosts its package needs) gives the person something to read and accept
- * instead of a blank to fill. Every grant comes with a note saying why, and anything a command
- * line cannot tell is a note, never a guess.
+ * A starting `x-silas-sandbox` for a server `silas clients wrap` recognises. Without the section a
+ * sandboxed server sees nothing, so a freshly wrapped filesystem server would fail on its first
+ * call; deriving the grants from its own command line (its directories, its repository, the hosts
+ * its package needs) gives the person something to read and accept instead of a blank to fill.
+ * Every grant comes with a note saying why, and anything a command line cannot tell is a note,
+ * never a guess.
  */
 
 export interface ProfileEntry {

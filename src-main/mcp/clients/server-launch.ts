@@ -45,13 +45,13 @@ const UV_VALUE_FLAGS = new Set([
 const NODE_VALUE_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--conditions', '-C']);
 
 /** The last path segment, lower case, without a Windows launcher extension. */
-export function commandName(path: string): string {
+function commandName(path: string): string {
   const last = path.split(/[\\/]/).pop() ?? path;
   return last.toLowerCase().replace(/\.(exe|cmd|bat|ps1)$/, '');
 }
 
 /** `@scope/name@1.2`, `name@latest`, `name==1.0`, `name[extra]>=2` → the bare name. */
-export function packageName(spec: string): string {
+function packageName(spec: string): string {
   if (spec.startsWith('@')) {
     const at = spec.indexOf('@', 1);
     return at > 0 ? spec.slice(0, at) : spec;

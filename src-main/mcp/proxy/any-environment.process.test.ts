@@ -8,12 +8,12 @@ import type { GovernedServer } from '../../../src-shared/schemas/servers.js';
 import { silentLogger } from '../../app/logger.js';
 import { buildRuntime } from '../../app/runtime.js';
 import { busSocketPath } from '../../keys/session-bus.js';
-import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../silas/sandbox/bubblewrap.js';
+import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../sandbox/bubblewrap.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { connectThroughProxy, createTestHome, SERVERS, verifiedEntries, writePolicy, type TestHome } from '../testing/proxy-harness.js';
 
-// Issue 25 scope 1 (docs/mcp-proxy.md "Starting under any client"): MCP clients start their
+// docs/mcp-proxy.md "Starting under any client": MCP clients start their
 // servers with an environment of their choosing. Driven by the MCP SDK's own client with its
 // default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER plus the entry's `env`), a wrapped,
 // sandboxed server starts; and with no session bus at all the client is told why, and the Servers

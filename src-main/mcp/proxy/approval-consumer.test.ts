@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { otherSigner } from '../../silas/approval/test-support.js';
-import { ApprovalEngine } from '../../silas/approval/engine.js';
-import { hashOf } from '../../silas/approval/test-support.js';
+import { otherSigner } from '../../approval/testing/engine.js';
+import { ApprovalEngine } from '../../approval/engine.js';
+import { hashOf } from '../../approval/testing/engine.js';
 import { signApprovalFor } from '../testing/test-approver.js';
-import { argumentsHash } from '../../approvals/tool-call-approval.js';
+import { argumentsHash } from '../../approval/tool-call.js';
 import { bindingOf } from '../../testing/approvals.js';
 import { ApprovalConsumer } from './approval-consumer.js';
 
@@ -91,7 +91,7 @@ describe('ApprovalConsumer: tool calls take the approval engine\'s tokens', () =
   it('refuses a plan token presented for a tool call: the scope is part of what is signed', () => {
     const f = fixture();
     const engine = new ApprovalEngine({ db: f.ledger.db, audit: f.ledger.audit, signer: f.ledger.signer });
-    const planToken = engine.issueToken({ id: 'task-1', planHash: hashOf('plan') }, { verdict: 'approved' });
+    const planToken = engine.issueToken({ kind: 'plan', id: 'task-1', hash: hashOf('plan') }, { verdict: 'approved' });
     expect(f.consumer.consume(planToken, binding, () => undefined)).toMatchObject({ ok: false });
     expect(f.count('silas_approval_consumptions')).toBe(0);
   });

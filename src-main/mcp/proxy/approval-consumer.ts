@@ -1,10 +1,10 @@
 import type { AuditAppender } from '../../../src-shared/audit/events.js';
 import type { SqliteDatabase } from '../../store/transaction.js';
-import { StandingApprovalRepository, type StandingLookup } from '../../approvals/standing-approvals.js';
-import { NO_STANDING_GRANTS, type StandingGrants } from '../../approvals/standing-grants.js';
-import { TOOL_CALL_SCOPE, toolCallSubject, type ToolCallBinding } from '../../approvals/tool-call-approval.js';
+import { SignedStandingApprovals, type StandingLookup } from '../../approval/standing/approvals.js';
+import { NO_STANDING_GRANTS, type StandingGrants } from '../../approval/standing/grants.js';
+import { TOOL_CALL_SCOPE, toolCallSubject, type ToolCallBinding } from '../../approval/tool-call.js';
 import type { ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
-import { ApprovalEngine } from '../../silas/approval/engine.js';
+import { ApprovalEngine } from '../../approval/engine.js';
 
 export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | { ok: false; reason: string };
 
@@ -18,7 +18,7 @@ export type Consumption = { ok: true; nonce: string; keyFingerprint: string } | 
  */
 export class ApprovalConsumer {
   private readonly engine: ApprovalEngine;
-  private readonly standingApprovals: StandingApprovalRepository;
+  private readonly standingApprovals: SignedStandingApprovals;
 
   constructor(
     db: SqliteDatabase,
@@ -29,7 +29,7 @@ export class ApprovalConsumer {
     now: () => Date = () => new Date(),
   ) {
     this.engine = new ApprovalEngine({ db, audit, trustedKeys, now });
-    this.standingApprovals = new StandingApprovalRepository(db, now);
+    this.standingApprovals = new SignedStandingApprovals(db, now);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AskWithdrawReason } from '../../../src-shared/schemas/approval.js';
+import type { AskingRule, AskWithdrawReason } from '../../../src-shared/schemas/approval.js';
 import type { AskOutcome } from '../../../src-shared/schemas/review.js';
 
 /**
@@ -19,6 +19,8 @@ export interface ApprovalRequest {
   rule: string;
   reason: string;
   policyName: string;
+  /** The policy rule that asked and its file, for the card's "Why" (docs/review.md "Why"). */
+  askedBy?: AskingRule;
   /** How long the proxy waits for this answer: the card expires with it (`--ask-timeout`, or the longer limit when the client hears progress). */
   timeoutMs?: number;
 }

@@ -1,6 +1,8 @@
 import { aipError } from '../../aip/evaluate/errors.js';
 import { resolveAsk, type EvaluationInput, type PolicyDecision } from '../../aip/evaluate/evaluator.js';
-import { argumentsHash } from '../../approvals/tool-call-approval.js';
+import type { AskingRule } from '../../../src-shared/schemas/approval.js';
+import type { DecisionExtra } from './proxy-audit.js';
+import { argumentsHash } from '../../approval/tool-call.js';
 import type { ApprovalAnswer, AskWithdrawal } from './approver.js';
 import { ASK_PROGRESS_MESSAGE } from './ask-timing.js';
 import { normalizeName } from '../../../src-shared/policy/normalize.js';
@@ -45,7 +47,7 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
   });
   // Withdrawn (the agent cancelled or left): stop waiting and stop the progress at once, whatever the approver does.
   const withdrawn = new Promise<ApprovalAnswer>((resolve) => controller.signal.addEventListener('abort', () => resolve({ outcome: 'timeout' }), { once: true }));
-  const progress = ask.progressToken === undefined ? undefined : keepAlive(ctx, ask.progressToken);
+  const progress = ask.progressToken === undefined ? undefined : keepAlive(ctx, ask.progressToken, ask.id);
   try {
     const request = ctx.approver.request(
       {
@@ -58,6 +60,7 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
         rule: ask.decision.tool ?? ask.tool,
         reason: ask.decision.reason,
         policyName: st.policy.name,
+        ...(ask.decision.askedBy ? { askedBy: askingRule(ask.decision.askedBy, st.policy.sourcePath) } : {}),
         timeoutMs: limitMs,
       },
       controller.signal,
@@ -71,16 +74,21 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
   }
 }
 
+/** The rule that asked, with the file its policy was loaded from: what the card's "Why" names (docs/review.md "Why"). */
+function askingRule(rule: NonNullable<PolicyDecision['askedBy']>, policyFile: string | null): AskingRule {
+  return { ...(policyFile !== null ? { policyFile } : {}), path: rule.path, tool: rule.tool, args: rule.args.map(({ name, pattern }) => ({ name, pattern })) };
+}
+
 /**
  * `notifications/progress` on the request's token while the person decides: a client that asked
  * for it (`resetTimeoutOnProgress`) keeps waiting instead of timing out (ask-timing.ts). Only an
  * ask has this timer; an allowed call has none.
  */
-function keepAlive(ctx: ProxyContext, progressToken: string | number): NodeJS.Timeout {
+function keepAlive(ctx: ProxyContext, progressToken: string | number, requestId: string | number): NodeJS.Timeout {
   let progress = 0;
   return setInterval(() => {
     progress += 1;
-    ctx.toClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message: ASK_PROGRESS_MESSAGE } }));
+    ctx.toClient(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, progress, message: ASK_PROGRESS_MESSAGE } }), requestId);
   }, ctx.progressIntervalMs);
 }
 
@@ -121,7 +129,7 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
     // with a signature over exactly that: no card, the call goes through, and the ledger says why.
     const approved = { ...resolveAsk(ask.decision, 'approve'), reason: 'Allowed by a standing approval' };
     ctx.audit.decision(approved, ask.input, st.policy, st.dlp, { approval: 'standing', standing_id: standing.id, approval_key: standing.keyFingerprint });
-    track(ctx, key, { id: ask.id, method: 'tools/call', tool: ask.tool });
+    track(ctx, key, { id: ask.id, method: 'tools/call', tool: ask.tool, progressToken: ask.progressToken });
     ctx.toServer(ask.outgoing);
     return;
   }
@@ -156,9 +164,9 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
 /** `argsHash` is the hash askHuman computed once for the standing lookup; the token must bind the same. */
 function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer, argsHash: string): void {
   const st = ctx.state();
-  const deny = (decision: PolicyDecision, extra: Record<string, string> = {}) => {
+  const deny = (decision: PolicyDecision, extra: DecisionExtra = {}) => {
     ctx.audit.decision(decision, ask.input, st.policy, st.dlp, { approval: answer.outcome, ...extra });
-    ctx.toClient(errorLine(ask.id, decision.error!));
+    ctx.toClient(errorLine(ask.id, decision.error!), ask.id);
   };
   switch (answer.outcome) {
     case 'deny': {
@@ -188,6 +196,6 @@ function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer, args
     const reason = `Approval refused: ${result.reason}`;
     return deny(refused(ask.decision, aipError('UserDenied', { tool: ask.tool, reason })), { approval_rejected: result.reason });
   }
-  ctx.forwarded.set(idKey(ask.id), { id: ask.id, method: 'tools/call', tool: ask.tool });
+  ctx.forwarded.set(idKey(ask.id), { id: ask.id, method: 'tools/call', tool: ask.tool, progressToken: ask.progressToken });
   ctx.toServer(ask.outgoing);
 }

@@ -10,7 +10,7 @@ import { errorLine, idKey, refused, track, type ProxyContext } from './context.j
 /**
  * Client → server. Everything here is synchronous except a human approval, so messages keep
  * their order and each decision is in the ledger before its effect; an ask continues on its
- * own while later lines are handled (issue 4: an ask never delays other calls).
+ * own while later lines are handled, so an ask never delays other calls (docs/mcp-proxy.md "Asks follow the agent").
  */
 export function handleClientLine(ctx: ProxyContext, line: string): void {
   const parsed = parseClientLine(line);
@@ -18,7 +18,7 @@ export function handleClientLine(ctx: ProxyContext, line: string): void {
   switch (parsed.kind) {
     case 'invalid':
       ctx.audit.event('mcp.message_refused', { reason: parsed.reason, code: parsed.code, request_id: parsed.id ?? undefined, notification: parsed.notification });
-      if (!parsed.notification) ctx.toClient(errorLine(parsed.id, { code: parsed.code, message: parsed.code === INVALID_REQUEST ? 'Invalid Request' : 'Parse error', data: { reason: parsed.reason } }));
+      if (!parsed.notification) ctx.toClient(errorLine(parsed.id, { code: parsed.code, message: parsed.code === INVALID_REQUEST ? 'Invalid Request' : 'Parse error', data: { reason: parsed.reason } }), parsed.id ?? undefined);
       return;
     case 'response':
       // The client answering the server's own request (sampling, roots, elicitation, ping):
@@ -44,7 +44,7 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   if (ctx.forwarded.has(key) || ctx.asking.has(key)) {
     // Two calls in flight with one id cannot be told apart when the answer comes back.
     ctx.audit.event('mcp.message_refused', { reason: 'request id already in flight', code: INVALID_REQUEST, request_id: id });
-    ctx.toClient(errorLine(id, { code: INVALID_REQUEST, message: 'Invalid Request', data: { reason: `request id ${JSON.stringify(id)} is already in flight` } }));
+    ctx.toClient(errorLine(id, { code: INVALID_REQUEST, message: 'Invalid Request', data: { reason: `request id ${JSON.stringify(id)} is already in flight` } }), id);
     return;
   }
   const st = ctx.state();
@@ -52,8 +52,8 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
     const input: EvaluationInput = { method, requestId: id };
     const decision = st.evaluator.evaluate(input);
     ctx.audit.decision(decision, input, st.policy, st.dlp);
-    if (decision.decision !== 'ALLOW') return void ctx.toClient(errorLine(id, decision.error!));
-    track(ctx, key, { id, method, tool: null });
+    if (decision.decision !== 'ALLOW') return void ctx.toClient(errorLine(id, decision.error!), id);
+    track(ctx, key, { id, method, tool: null, progressToken: progressTokenOf(params) });
     ctx.toServer(line);
     return;
   }
@@ -65,7 +65,7 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   const decision = st.evaluator.evaluate(input);
   const answer = (d: PolicyDecision, extra: Record<string, string> = {}) => {
     ctx.audit.decision(d, input, st.policy, st.dlp, extra);
-    ctx.toClient(errorLine(id, d.error!));
+    ctx.toClient(errorLine(id, d.error!), id);
   };
   if (decision.decision === 'BLOCK' || decision.decision === 'RATE_LIMITED') return answer(decision);
 
@@ -101,12 +101,13 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   }
   const outgoing = forwardArgs === args ? line : JSON.stringify({ ...message, params: { ...p, arguments: forwardArgs } });
 
+  const progressToken = progressTokenOf(p);
   if (decision.decision === 'ASK') {
-    askHuman(ctx, { id, tool, args: forwardArgs, input, decision, outgoing, progressToken: progressTokenOf(p) });
+    askHuman(ctx, { id, tool, args: forwardArgs, input, decision, outgoing, progressToken });
     return;
   }
   ctx.audit.decision(decision, input, st.policy, st.dlp, forwardArgs === args ? {} : { dlp: 'redacted' });
-  track(ctx, key, { id, method, tool });
+  track(ctx, key, { id, method, tool, progressToken });
   ctx.toServer(outgoing);
 }
 
@@ -134,8 +135,9 @@ function cancelRequest(ctx: ProxyContext, params: unknown, line: string): void {
 }
 
 /** `params._meta.progressToken`, when the client asked for progress on this request. */
-function progressTokenOf(params: Record<string, unknown>): string | number | undefined {
-  const meta = params._meta;
+function progressTokenOf(params: unknown): string | number | undefined {
+  if (params === null || typeof params !== 'object') return undefined;
+  const meta = (params as Record<string, unknown>)._meta;
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return undefined;
   const token = (meta as Record<string, unknown>).progressToken;
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;

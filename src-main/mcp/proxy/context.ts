@@ -4,7 +4,7 @@ import { announcedRoots, type PathBases } from '../../aip/evaluate/paths/path-ba
 import type { ApprovalConsumer } from './approval-consumer.js';
 import type { Approver } from './approver.js';
 import type { PolicyState } from './policy-source.js';
-import type { ProxyAudit } from './proxy-audit.js';
+import type { DecisionExtra, ProxyAudit } from './proxy-audit.js';
 import type { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 
 /** A client request the proxy forwarded and the server has not answered yet. */
@@ -12,13 +12,15 @@ export interface Forwarded {
   id: string | number;
   method: string;
   tool: string | null;
+  /** The request's `params._meta.progressToken`: the server's progress on it belongs to this request. */
+  progressToken?: string | number;
 }
 
 /** A call waiting for a human: aborting `controller` withdraws the question; `end` records the call's final decision. */
 export interface AskInFlight {
   readonly controller: AbortController;
   /** Records the final `aip.decision` of a call the agent no longer waits for (ask.ts `withdrawAsk`). */
-  end(decision: Partial<PolicyDecision>, extra: Record<string, string>): void;
+  end(decision: Partial<PolicyDecision>, extra: DecisionExtra): void;
 }
 
 /** What the client-side gate and the server-side relay share within one proxy run. */
@@ -46,7 +48,8 @@ export interface ProxyContext {
   /** True once the proxy is shutting down: late answers are dropped. */
   stopped(): boolean;
   toServer(line: string): void;
-  toClient(line: string): void;
+  /** `relatedRequestId`: the client request this line answers or belongs to (transport.ts `ClientSendOptions`). */
+  toClient(line: string, relatedRequestId: string | number | undefined): void;
   log(text: string): void;
 }
 

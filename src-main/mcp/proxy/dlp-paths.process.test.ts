@@ -7,7 +7,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, SERVERS, startInProcessProxy, writePolicy, type InProcessProxy } from '../testing/proxy-harness.js';
 import { ScriptedApprover } from '../testing/test-approver.js';
 
-/* Issue 9 item 7: secrets as object keys, as JSON numbers, and in the client's answers to server requests. */
+/* DLP everywhere a secret can hide: secrets as object keys, as JSON numbers, and in the client's answers to server requests. */
 
 const tempDir = useTempDirs('silas-dlp-paths-');
 const running: InProcessProxy[] = [];

@@ -5,7 +5,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, SERVERS, startInProcessProxy, writePolicy, type InProcessProxy } from '../testing/proxy-harness.js';
 import { ScriptedApprover } from '../testing/test-approver.js';
 
-/* Issue 9 item 6: a message without an id is not a way around the policy. */
+/* Notifications are judged too: a message without an id is not a way around the policy. */
 
 const tempDir = useTempDirs('silas-idless-');
 const running: InProcessProxy[] = [];

@@ -9,7 +9,7 @@ import { SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { childEnv, createTestHome, writePolicy } from '../testing/proxy-harness.js';
 
-// Issue 9 items 8 and 13 through the real `silas proxy`: a filesystem server that resolves
+// Relative paths and their bases, through the real `silas proxy`: a filesystem server that resolves
 // paths against the directory on its command line, the proxy launched from `/` as desktop
 // clients launch it, and an agent that never writes the protected path literally.
 

@@ -16,7 +16,7 @@ export interface PolicyState {
 }
 
 /** A policy file that loads but was not put in force by the owner: refused, the last policy in force stays. */
-export interface PolicyRefusal {
+interface PolicyRefusal {
   reason: PolicyRefusalReason;
   /** Why, and how to put it in force (adopt in the cockpit, or `silas policy sign`). */
   detail: string;
@@ -63,7 +63,7 @@ export type InitialLoad =
 const MAX_REMEMBERED_REFUSALS = 1_000;
 
 /**
- * The policy file of one proxy, hot-reloaded (issue 4 §5): an edit the owner put in force (signed
+ * The policy file of one proxy, hot-reloaded (docs/mcp-proxy.md "Signed policies"): an edit the owner put in force (signed
  * and anchored, aip/policy/in-force.ts) replaces the enforcing state within about a second; an
  * invalid one, or one the owner did not put in force, keeps the last state and is reported once
  * per distinct content. The directory is watched rather than the file, so atomic saves

@@ -8,6 +8,13 @@ import type { AgentPolicy } from '../../aip/policy/types.js';
 
 type Item = AuditItem;
 
+/**
+ * What the proxy adds to a decision besides its server and session: how an ASK ended, what
+ * allowed the call, whether its arguments were redacted. Declared in the ledger catalogue
+ * (src-shared/audit/events-runtime.ts) and read back through `readAipDecision`.
+ */
+export type DecisionExtra = Pick<AuditEventData<typeof AIP_DECISION_EVENT>, 'approval' | 'approval_nonce' | 'approval_key' | 'approval_rejected' | 'standing_id' | 'withdrawn' | 'dlp'>;
+
 /** A proxy event's own fields: `event` adds the server and the proxy session. */
 type ProxyEventData<E extends AuditEventName> = Omit<AuditEventData<E>, 'server' | 'session_id'>;
 
@@ -42,12 +49,12 @@ export class ProxyAudit {
     readonly client: string | null = null,
   ) {}
 
-  decision(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined> = {}): void {
+  decision(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: DecisionExtra = {}): void {
     this.add({ event: AIP_DECISION_EVENT, data: this.decisionData(decision, input, policy, dlp, extra) });
   }
 
   /** Appends at once, never held in a batch: for entries that must share a caller's transaction (a consumed approval nonce). */
-  decisionNow(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined> = {}): void {
+  decisionNow(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: DecisionExtra = {}): void {
     this.log.append(AIP_DECISION_EVENT, this.decisionData(decision, input, policy, dlp, extra));
   }
 
@@ -98,10 +105,11 @@ export class ProxyAudit {
     if (this.units) this.unit().undo.push(undo);
   }
 
-  private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: Record<string, JsonValue | undefined>) {
+  private decisionData(decision: PolicyDecision, input: EvaluationInput, policy: AgentPolicy | null, dlp: DlpEngine | null, extra: DecisionExtra) {
     const data = aipDecisionData(decision, input, { policy, dlp, direction: 'upstream', sessionId: this.sessionId, server: this.server, client: this.client });
-    for (const key in extra) {
-      const value = extra[key];
+    const fields = extra as Record<string, JsonValue | undefined>;
+    for (const key in fields) {
+      const value = fields[key];
       if (value !== undefined) data[key] = value;
     }
     return data;

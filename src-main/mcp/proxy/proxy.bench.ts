@@ -12,7 +12,7 @@ const NULL_RELAY = fileURLToPath(new URL('../testing/servers/null-relay.mjs', im
 const AUDIT_RELAY = fileURLToPath(new URL('../testing/servers/audit-relay.mjs', import.meta.url));
 
 /*
- * `silas proxy` against the same SDK client calling the same server directly (issue 4 §7):
+ * `silas proxy` against the same SDK client calling the same server directly (docs/architecture.md §9):
  * added latency per tools/call round trip (p50, p99), calls/s with 1 and 16 in flight beside a
  * byte-copying relay and an auditing relay (the least a governing proxy must do: parse each
  * message, append an HMAC-linked SQLite row per message before forwarding it), the added p50 of a write_file from 1 KB to 4 MB beside the JSON parse
@@ -148,7 +148,7 @@ try {
   const after = rssKb(pid);
   report('mcp.proxy.rss_after_calls', 'MB', after / 1024, { calls: MEMORY_CALLS, rss_after_warmup_mb: Number((warm / 1024).toFixed(1)), growth_mb: Number(((after - warm) / 1024).toFixed(1)), seconds: Number(seconds.toFixed(1)) });
 
-  // Large arguments (issue 11 item 5): the added p50 of one write_file beside the floor any proxy
+  // Large arguments, whose cost must grow no faster than the bytes (docs/architecture.md §9): the added p50 of one write_file beside the floor any proxy
   // that reads the call must pay, one JSON.parse of the request line in this process. Measured
   // after the memory figure, which multi-megabyte lines would otherwise inflate.
   const files = join(dir, 'files');

@@ -32,14 +32,15 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
   const dlp = ctx.state().dlp;
   if ('method' in message) {
     // The server's own request or notification (sampling, logging, progress): scanned like a result.
+    const related = progressOf(ctx, message);
     if (dlp && message.params !== undefined) {
       const scan = dlp.redactResponse(message.params);
       if (scan.redacted) {
         ctx.audit.dlp('downstream', 'server_message', scan.events, { method: typeof message.method === 'string' ? message.method : undefined });
-        return ctx.toClient(JSON.stringify({ ...message, params: scan.value }));
+        return ctx.toClient(JSON.stringify({ ...message, params: scan.value }), related);
       }
     }
-    return ctx.toClient(line);
+    return ctx.toClient(line, related);
   }
   const id = message.id;
   const pending = typeof id === 'string' || typeof id === 'number' ? ctx.forwarded.get(idKey(id)) : undefined;
@@ -63,7 +64,7 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
       if (!review.ok) {
         const reason = `the server announced tools whose names normalise alike (${review.names.map((n) => JSON.stringify(n)).join(', ')} are both "${review.normalized}"); the list is refused because a policy rule or pin for one would also cover the other`;
         ctx.audit.event('mcp.tools_list_refused', { reason: 'tool names normalise alike', normalized: review.normalized, names: review.names, request_id: pending.id });
-        return ctx.toClient(errorLine(pending.id, aipError('SchemaMismatch', { reason, names: review.names })));
+        return ctx.toClient(errorLine(pending.id, aipError('SchemaMismatch', { reason, names: review.names })), pending.id);
       }
       // Every announced tool is pinned above; the client is offered only what may run.
       const offered = offerTools(ctx.state().policy, review.kept);
@@ -81,7 +82,20 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
       }
     }
   }
-  ctx.toClient(changed ? JSON.stringify(message) : line);
+  ctx.toClient(changed ? JSON.stringify(message) : line, pending.id);
+}
+
+/**
+ * The client request a server's progress notification belongs to, by the `progressToken` that
+ * request carried; the server's other requests and notifications belong to none the proxy can
+ * tell (transport.ts `ClientSendOptions`).
+ */
+function progressOf(ctx: ProxyContext, message: Message): string | number | undefined {
+  if (message.method !== 'notifications/progress' || !isRecord(message.params)) return undefined;
+  const token = message.params.progressToken;
+  if (token === undefined) return undefined;
+  for (const pending of ctx.forwarded.values()) if (pending.progressToken === token) return pending.id;
+  return undefined;
 }
 
 function auditFields(pending: Forwarded) {

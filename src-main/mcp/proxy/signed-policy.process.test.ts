@@ -7,7 +7,7 @@ import { childEnv, connectThroughProxy, createTestHome, signPolicyForHome, verif
 import { SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { rpcError } from '../testing/rpc-error.js';
-import { openLedger } from '../../app/ledger.js';
+import { openHome } from '../../app/home.js';
 import { PolicyVersionRepository } from '../../store/repositories/policy-versions.js';
 
 /*
@@ -116,7 +116,7 @@ describe('a running proxy enforces only the policy the owner put in force', () =
     const home = createTestHome(join(dir, 'home'));
     const policy = writePolicy(dir, BLOCKS_ECHO);
     // The cockpit's history holds the text in force (as a save does).
-    const ledger = openLedger(home.home, { create: false, keys: 'signer', secretStore: home.secretStore });
+    const ledger = openHome(home.home, { create: false, keys: 'signer', secretStore: home.secretStore });
     try {
       const saved = readFileSync(policy, 'utf8');
       new PolicyVersionRepository(ledger.db).append({ path: policy, text: saved, textSha256: sha256(saved), policyHash: 'a'.repeat(64), signer: home.signer.fingerprint, action: 'save', savedAt: new Date().toISOString() }, () => 'unused');

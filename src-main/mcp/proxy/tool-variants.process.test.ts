@@ -8,7 +8,7 @@ import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { toolPinSealer } from '../tool-pin-seals.js';
 import { rpcError } from '../testing/rpc-error.js';
 
-/* Issue 9 item 5: a hostile server re-announces a pinned tool under a name that normalises alike. */
+/* Tool pins by normalised name: a hostile server re-announces a pinned tool under a name that normalises alike. */
 
 const tempDir = useTempDirs('silas-variants-');
 const running: InProcessProxy[] = [];

@@ -3,10 +3,10 @@ import { toolStanding } from '../../aip/evaluate/tool-standing.js';
 import type { AgentPolicy } from '../../aip/policy/types.js';
 
 /** Begins the description of a tool whose calls wait for the person. */
-export const ASK_MARK = '(Silas asks the person before this tool runs)';
+const ASK_MARK = '(Silas asks the person before this tool runs)';
 
 /** How one announced tool is shown to the client under a policy. */
-export type Offer = 'omit' | 'mark' | 'plain';
+type Offer = 'omit' | 'mark' | 'plain';
 
 /**
  * Offer only what may run (docs/mcp-proxy.md "What tools/list offers"): a tool the policy blocks
@@ -14,7 +14,7 @@ export type Offer = 'omit' | 'mark' | 'plain';
  * says so, so the agent can tell the person; `x-silas-tools-list` turns either off. Only what
  * the client sees changes: the pins and the evaluator keep the definitions as announced.
  */
-export function offerOf(policy: AgentPolicy, normalizedTool: string): Offer {
+function offerOf(policy: AgentPolicy, normalizedTool: string): Offer {
   const standing = toolStanding(policy, normalizedTool);
   if (standing === 'block' && policy.toolsList.blocked === 'omit') return 'omit';
   if (standing === 'ask' && policy.toolsList.ask === 'mark') return 'mark';

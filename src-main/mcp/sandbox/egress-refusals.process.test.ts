@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectThroughProxy, createTestHome, verifiedEntries, writePolicy, type ProxiedClient } from '../testing/proxy-harness.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../silas/sandbox/bubblewrap.js';
+import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../sandbox/bubblewrap.js';
 
 // docs/mcp-sandbox.md, "Refusals in the ledger": a sandboxed server retrying refused hosts in a
 // loop gets one entry per host and window with a count, not one entry per attempt; nothing is lost.

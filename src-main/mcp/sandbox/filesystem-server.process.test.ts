@@ -5,10 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { connectThroughProxy, createTestHome, writePolicy, type ProxiedClient } from '../testing/proxy-harness.js';
 import { useTempDirs } from '../../testing/temp.js';
 
-// Issue 12: the real @modelcontextprotocol/server-filesystem, as people run it, inside its
-// sandbox: it works in the folder it was granted, and sees nothing else of the machine.
+// The real @modelcontextprotocol/server-filesystem, as people run it, inside its sandbox: it works
+// in the folder it was granted, and sees nothing else of the machine.
 
-const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const require = createRequire(import.meta.url);
+const FILESYSTEM_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const tempDir = useTempDirs('silas-fs-server-');
 const open: ProxiedClient[] = [];
 afterEach(async () => {

@@ -1,18 +1,19 @@
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { isWithin } from '../../silas/sandbox/paths.js';
+import { isWithin } from '../../sandbox/paths.js';
 
 /*
- * What a governed server's own program needs to run inside its sandbox (issue 12 item 2): the
- * command resolved as the kernel would run it, the interpreter named by its `#!` line, and the
- * folders their packages live in (a node_modules tree, a virtualenv, a package's root). Found
- * from the command itself, so a person does not have to list them; all mounted read-only.
+ * What a governed server's own program needs to run inside its sandbox (docs/mcp-sandbox.md "The
+ * program's own files"): the command resolved as the kernel would run it, the interpreter named by
+ * its `#!` line, and the folders their packages live in (a node_modules tree, a virtualenv, a
+ * package's root). Found from the command itself, so a person does not have to list them; all
+ * mounted read-only.
  */
 
 /** Mounted for every sandbox already (bwrap-args.ts), so nothing below them is added again. */
 export const SYSTEM_TREES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
-export class ServerCommandError extends Error {}
+class ServerCommandError extends Error {}
 
 export interface ResolvedCommand {
   /** The command as the kernel runs it: absolute, symlinks resolved. */
@@ -33,7 +34,7 @@ function executable(path: string): boolean {
 }
 
 /** `name` through PATH as execvp would, or a path with a slash against `cwd`. */
-export function findOnPath(name: string, pathVariable: string | undefined, cwd: string): string | null {
+function findOnPath(name: string, pathVariable: string | undefined, cwd: string): string | null {
   if (name.includes('/')) {
     const candidate = isAbsolute(name) ? name : resolve(cwd, name);
     return executable(candidate) ? candidate : null;
@@ -47,7 +48,7 @@ export function findOnPath(name: string, pathVariable: string | undefined, cwd: 
 }
 
 /** The interpreter and its first argument from a `#!` line, or null for a binary. */
-export function readShebang(file: string): { interpreter: string; argument: string | null } | null {
+function readShebang(file: string): { interpreter: string; argument: string | null } | null {
   const buffer = Buffer.alloc(256);
   const fd = openSync(file, 'r');
   let length: number;
@@ -80,7 +81,7 @@ function ancestorWith(start: string, marker: string, stopAt: number): string | n
  * dependencies are hoisted there), else its virtualenv (pyvenv.cfg), else its package root
  * (package.json or pyproject.toml, up to 6 levels), else its own folder.
  */
-export function runtimeRoot(file: string): string | null {
+function runtimeRoot(file: string): string | null {
   if (isSystem(file)) return null;
   const nodeModules = file.indexOf(`${sep}node_modules${sep}`);
   if (nodeModules !== -1) return file.slice(0, nodeModules + `${sep}node_modules`.length);
@@ -93,7 +94,7 @@ export function runtimeRoot(file: string): string | null {
  * script kept directly in the home directory, a package root above the data home), only the
  * program's own folder is used, and failing that the file alone.
  */
-export function narrowed(root: string, file: string, forbidden: readonly string[]): string {
+function narrowed(root: string, file: string, forbidden: readonly string[]): string {
   const exposes = (dir: string) => forbidden.some((path) => isWithin(path, dir));
   if (!exposes(root)) return root;
   const folder = dirname(file);

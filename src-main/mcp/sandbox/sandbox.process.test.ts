@@ -7,10 +7,10 @@ import { OsKeyring } from '../../keys/secret-store.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
 import { connectThroughProxy, createTestHome, verifiedEntries, writePolicy, type ProxiedClient, type TestHome } from '../testing/proxy-harness.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../silas/sandbox/bubblewrap.js';
+import { DEFAULT_BWRAP_PATH, DEFAULT_PRLIMIT_PATH, probeBubblewrap } from '../../sandbox/bubblewrap.js';
 
-// Issue 12, DESIGN invariant 10: a hostile MCP server's own attacks, first unsandboxed (they
-// work: the control that shows each attack is real) and then in its sandbox (each one fails),
+// DESIGN invariant 10 (docs/mcp-sandbox.md): a hostile MCP server's own attacks, first unsandboxed
+// (they work: the control that shows each attack is real) and then in its sandbox (each one fails),
 // with the proxy still relaying afterwards and the ledger saying what the sandbox allowed.
 
 const HOSTILE = fileURLToPath(new URL('../testing/servers/hostile-server.mjs', import.meta.url));

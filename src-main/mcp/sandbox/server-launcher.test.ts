@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loaded, policyText } from '../../aip/policy/test-support.js';
-import type { RunLimiter } from '../../silas/sandbox/run-limits.js';
+import { loaded, policyText } from '../../aip/policy/testing/policy.js';
+import type { RunLimiter } from '../../sandbox/run-limits.js';
 import { sandboxedLauncher, unsandboxedLauncher } from './server-launcher.js';
 
-// How `silas proxy` starts its server: never unsandboxed without the person's word (issue 12).
+// How `silas proxy` starts its server: never unsandboxed without the person's word
+// (docs/mcp-sandbox.md "`--no-sandbox` and a missing backend").
 
 const noCgroups: RunLimiter = { mechanism: null, unavailableReason: 'none', create: () => { throw new Error('unavailable'); } };
 const events = { connection: () => undefined };

@@ -3,16 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentPolicy } from '../../aip/policy/types.js';
 import type { ServerSandboxSummary } from '../../../src-shared/schemas/server-sandbox.js';
-import type { RunLimiter, RunLimitReport } from '../../silas/sandbox/run-limits.js';
-import type { SandboxAvailability } from '../../silas/sandbox/types.js';
+import type { RunLimiter, RunLimitReport } from '../../sandbox/run-limits.js';
+import type { SandboxAvailability } from '../../sandbox/types.js';
 import { EgressProxy } from './egress/egress-proxy.js';
 import { egressOf, prepareSandboxedServer, SandboxSetupError, unsandboxedSummary } from './server-sandbox.js';
-import { INSTALL_HINT } from '../../silas/sandbox/bubblewrap.js';
+import { INSTALL_HINT } from '../../sandbox/bubblewrap.js';
 
 /*
- * How `silas proxy` starts its server (issue 12 item 1): in a bubblewrap sandbox built from the
- * policy by default; without one only when the person said `--no-sandbox`, and then the ledger
- * and the Servers page say so. A missing backend is never a silent downgrade: the proxy refuses.
+ * How `silas proxy` starts its server (docs/mcp-sandbox.md "`--no-sandbox` and a missing backend"):
+ * in a bubblewrap sandbox built from the policy by default; without one only when the person said
+ * `--no-sandbox`, and then the ledger and the Servers page say so. A missing backend is never a
+ * silent downgrade: the proxy refuses.
  */
 
 /** One started server's program, arguments, environment and what its sandbox allows. */
@@ -26,7 +27,7 @@ export interface ServerLaunchPlan {
 }
 
 /** What the sandbox's boundary reports, for the ledger. */
-export interface SandboxEvents {
+interface SandboxEvents {
   /** A refusal's `count` and window: several refusals of one host in one entry (egress/refusal-window.ts). */
   connection(decision: { allowed: boolean; host: string; port: number; reason: string; count?: number; windowStart?: string; windowMs?: number }): void;
 }

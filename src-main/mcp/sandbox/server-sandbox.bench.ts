@@ -10,11 +10,11 @@ import { childEnv, createTestHome, SERVERS, writePolicy } from '../testing/proxy
 import { EgressProxy } from './egress/egress-proxy.js';
 
 /*
- * What the sandbox costs (issue 12): a server's start through `silas proxy` with and without it
- * (beside the server started directly, the floor), tools/call latency through a sandboxed server
- * against the same server unsandboxed (the sandbox should add nothing per call: the kernel's
- * namespaces are not on the pipe's path), and a connection through the egress proxy against a
- * direct one to the same local listener.
+ * What the sandbox costs (docs/mcp-sandbox.md): a server's start through `silas proxy` with and
+ * without it (beside the server started directly, the floor), tools/call latency through a
+ * sandboxed server against the same server unsandboxed (the sandbox should add nothing per call:
+ * the kernel's namespaces are not on the pipe's path), and a connection through the egress proxy
+ * against a direct one to the same local listener.
  */
 
 const STARTS = 7;

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandboxSchema, type SandboxDocument } from '../../../src-shared/policy/schema-sandbox.js';
-import type { RunLimiter } from '../../silas/sandbox/run-limits.js';
+import type { RunLimiter } from '../../sandbox/run-limits.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { prepareSandboxedServer, SandboxSetupError, type ServerSandboxInput } from './server-sandbox.js';
 import { resolveServerCommand } from './runtime-paths.js';

@@ -2,18 +2,18 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_SERVER_MAX_MEMORY_MB, DEFAULT_SERVER_MAX_PROCESSES, SANDBOX_KEY, type SandboxDocument } from '../../../src-shared/policy/schema-sandbox.js';
 import type { ServerSandboxSummary } from '../../../src-shared/schemas/server-sandbox.js';
-import { buildBwrapArgs, discoverSystemEntries, orderMounts, presentEtcEntries, type Mount } from '../../silas/sandbox/bwrap-args.js';
-import { isWithin, resolveSandboxPath } from '../../silas/sandbox/paths.js';
-import { inCgroup, type RunCgroup, type RunLimiter } from '../../silas/sandbox/run-limits.js';
-import type { SandboxAvailability } from '../../silas/sandbox/types.js';
+import { buildBwrapArgs, discoverSystemEntries, orderMounts, presentEtcEntries, type Mount } from '../../sandbox/bwrap-args.js';
+import { isWithin, resolveSandboxPath } from '../../sandbox/paths.js';
+import { inCgroup, type RunCgroup, type RunLimiter } from '../../sandbox/run-limits.js';
+import type { SandboxAvailability } from '../../sandbox/types.js';
 import { bridgeArgv, DEFAULT_BRIDGE_PORT, proxyEnvironment } from './egress/egress-bridge.js';
 import { resolveServerCommand, SYSTEM_TREES } from './runtime-paths.js';
 
 /*
- * The sandbox of one governed MCP server (issue 12, DESIGN invariant 10; docs/mcp-sandbox.md):
- * from the policy's `spec.x-silas-sandbox` and the server command, the bubblewrap invocation that
- * shows the server only what it was granted. Built before anything starts, so every mistake in
- * the policy is an error that names the field, and nothing runs half-configured.
+ * The sandbox of one governed MCP server (DESIGN invariant 10; docs/mcp-sandbox.md): from the
+ * policy's `spec.x-silas-sandbox` and the server command, the bubblewrap invocation that shows the
+ * server only what it was granted. Built before anything starts, so every mistake in the policy is
+ * an error that names the field, and nothing runs half-configured.
  */
 
 export class SandboxSetupError extends Error {}
@@ -79,7 +79,7 @@ function realOrSelf(path: string): string {
  * socket), the policy file, the default data and config folders of Silas, the keyring's files,
  * and every absolute protected path of the policy.
  */
-export function forbiddenPaths(input: Pick<ServerSandboxInput, 'protectedPaths' | 'policyFile' | 'homeDir' | 'dataHome'> & { environment?: NodeJS.ProcessEnv }): string[] {
+function forbiddenPaths(input: Pick<ServerSandboxInput, 'protectedPaths' | 'policyFile' | 'homeDir' | 'dataHome'> & { environment?: NodeJS.ProcessEnv }): string[] {
   // The session bus may live anywhere its address says (dbus-run-session puts it in /tmp).
   const bus = /(?:^|;)unix:path=([^,;]+)/.exec(input.environment?.DBUS_SESSION_BUS_ADDRESS ?? '')?.[1];
   const always = [input.dataHome, input.policyFile, join(input.homeDir, '.local', 'share', 'silas'), join(input.homeDir, '.config', 'silas'), join(input.homeDir, '.local', 'share', 'keyrings'), ...(bus ? [bus] : [])];

@@ -16,7 +16,7 @@ import { toolPinSealer } from '../tool-pin-seals.js';
 import { toolChangeDecisionId } from './tool-change-id.js';
 import type { ReviewQueueView } from '../../../src-shared/schemas/review.js';
 import { ServersService } from './servers-service.js';
-import { sandboxSummary } from '../../../src-shared/schemas/server-sandbox-test-support.js';
+import { sandboxSummary } from '../../../src-shared/schemas/testing/server-sandbox.js';
 
 const tempDir = useTempDirs();
 const H1 = `sha256:${'1'.repeat(64)}`;

@@ -77,9 +77,9 @@ function startFailureOf(
 }
 
 /**
- * The sandbox the latest start recorded. Proxies older than issue 12 wrote no `sandbox` key, and
- * a key that does not parse (a tampered row, a newer writer) is shown as not recorded rather than
- * half-read: the page must never claim a boundary it cannot read.
+ * The sandbox the latest start recorded. Proxies from before sandboxed servers wrote no `sandbox`
+ * key, and a key that does not parse (a tampered row, a newer writer) is shown as not recorded
+ * rather than half-read: the page must never claim a boundary it cannot read.
  */
 function sandboxOf(started: AuditEntry | null): ServerSandboxSummary | null {
   const parsed = ServerSandboxSummary.safeParse(started?.data.sandbox);

@@ -6,10 +6,11 @@ import { withProxyClient } from '../clients/entries.js';
 import { loadConfig } from '../clients/operations.js';
 
 /**
- * The MCP servers the person has connected (issue 13 item 5): the stdio entries of the known
- * agent clients' configurations that already run through `silas proxy`. Silas starts exactly the
- * command line those clients start, so its calls are governed by the same policy, DLP, sandbox
- * and approvals as any other agent's. A server named twice (two clients) is used once, the first.
+ * The MCP servers the person has connected (docs/silas/stream.md "MCP servers"): the stdio entries
+ * of the known agent clients' configurations that already run through `silas proxy`. Silas starts
+ * exactly the command line those clients start, so its calls are governed by the same policy, DLP,
+ * sandbox and approvals as any other agent's. A server named twice (two clients) is used once, the
+ * first.
  */
 export interface ConnectedServer {
   name: string;
@@ -21,9 +22,9 @@ export interface ConnectedServer {
 }
 
 /**
- * The policies of this installation (issue 14 item 3): every `--policy` of a wrapped client entry,
- * and the YAML files in HOME/policies (where `silas clients wrap` puts per-server policies). The
- * cockpit may write these and no other file.
+ * The policies of this installation (docs/policy-editor.md "Saving, history, outside edits"): every
+ * `--policy` of a wrapped client entry, and the YAML files in HOME/policies (where `silas clients
+ * wrap` puts per-server policies). The cockpit may write these and no other file.
  */
 export function installationPolicies(ctx: LocationContext, silasHome: string): string[] {
   const paths = new Set<string>();

@@ -5,14 +5,14 @@ import type { ToolDefinition } from '../../silas/executor/tools.js';
 import type { ConnectedServer } from './connected-servers.js';
 
 /*
- * Silas as an MCP client of the servers the person connected (issue 13 item 5). Each server is
- * started through its `silas proxy` command line, so every call Silas makes passes the server's
- * AIP policy, DLP and approvals like any other agent's (an `ask` rule reaches the person in
- * Review); the proxy also runs the server in its sandbox. Tools are offered to the executor as
- * `mcp__SERVER__TOOL`; results are external input (taint `external`).
+ * Silas as an MCP client of the servers the person connected (docs/silas/stream.md "MCP servers").
+ * Each server is started through its `silas proxy` command line, so every call Silas makes passes
+ * the server's AIP policy, DLP and approvals like any other agent's (an `ask` rule reaches the
+ * person in Review); the proxy also runs the server in its sandbox. Tools are offered to the
+ * executor as `mcp__SERVER__TOOL`; results are external input (taint `external`).
  */
 
-export const MCP_TOOL_PREFIX = 'mcp__';
+const MCP_TOOL_PREFIX = 'mcp__';
 const MAX_ARGS_CHARS = 1_000_000;
 const SAFE = /[^A-Za-z0-9_-]/g;
 

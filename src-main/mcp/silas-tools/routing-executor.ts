@@ -1,6 +1,6 @@
 import { ExecutionResult, type ExecutionEnvelopeInput } from '../../../src-shared/silas/execution.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
-import type { EphemeralExecutor } from '../../silas/sandbox/ephemeral-executor.js';
+import type { EphemeralExecutor } from '../../sandbox/ephemeral-executor.js';
 import type { McpToolbox } from './mcp-toolbox.js';
 
 /**

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { commandOpener } from '../../app/cli-context.js';
 import { proxyMain } from '../../cli/commands/proxy.js';
 import type { SecretStore } from '../../keys/secret-store.js';
 import type { Approver } from '../proxy/approver.js';
@@ -24,7 +25,7 @@ export async function startProxyCommand(options: { home: string; secretStore: Se
   const err: string[] = [];
   const argv = ['--policy', options.policy, '--home', options.home, '--name', 'files', '--no-sandbox', ...(options.flags ?? []), '--', process.execPath, options.server];
   const io = { out: (text: string) => output.write(`${text}\n`), err: (text: string) => void err.push(text), env: childEnv(), secretStore: options.secretStore, stdin: input };
-  const done = proxyMain(argv, io, { approver: options.approver });
+  const done = proxyMain(argv, io, commandOpener(io), { approver: options.approver });
   const client = new Client({ name: 'proxy-command-test', version: '1.0.0' });
   await client.connect(new StreamClientTransport(input, output));
   return {

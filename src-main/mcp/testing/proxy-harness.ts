@@ -10,8 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { openLedger, recordInitialisation, type Ledger } from '../../app/ledger.js';
-import type { StandingGrants } from '../../approvals/standing-grants.js';
+import { openHome, recordInitialisation, type Ledger } from '../../app/home.js';
+import type { StandingGrants } from '../../approval/standing/grants.js';
 import { formatPolicyError } from '../../cli/commands/policy-loading.js';
 import { OwnerKeyVault, ownerAccountForHome, type OwnerSigner } from '../../keys/owner-key.js';
 import { OsKeyring, type SecretStore } from '../../keys/secret-store.js';
@@ -51,11 +51,11 @@ let lastTestHome: TestHome | null = null;
 export function createTestHome(home: string): TestHome {
   // The real OS keyring (a throwaway one under scripts/with-keyring.sh): proxy children need it to write the ledger.
   const secretStore = new OsKeyring();
-  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore });
+  const ledger = openHome(home, { create: true, keys: 'signer', secretStore });
   recordInitialisation(ledger);
   ledger.close();
   const signer = new OwnerKeyVault(secretStore, ownerAccountForHome(home)).load()!;
-  lastTestHome = { home, signer, secretStore, open: () => openLedger(home, { create: false, keys: 'verify', secretStore }) };
+  lastTestHome = { home, signer, secretStore, open: () => openHome(home, { create: false, keys: 'verify', secretStore }) };
   return lastTestHome;
 }
 
@@ -228,7 +228,7 @@ export async function startInProcessProxy(options: {
   /** `--allow-unsigned`: enforce the file whether the owner signed it or not. */
   allowUnsigned?: boolean;
 }): Promise<InProcessProxy> {
-  const ledger = openLedger(options.home, { create: false, keys: 'verify', secretStore: options.secretStore ?? new OsKeyring() });
+  const ledger = openHome(options.home, { create: false, keys: 'verify', secretStore: options.secretStore ?? new OsKeyring() });
   const trusted = ledger.trustedKeys();
   const input = new PassThrough();
   const output = new PassThrough();

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
-import { argumentsHash, issueToolCallToken } from '../../approvals/tool-call-approval.js';
+import { argumentsHash, issueToolCallToken } from '../../approval/tool-call.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
-import { ApprovalEngine } from '../../silas/approval/engine.js';
+import { ApprovalEngine } from '../../approval/engine.js';
 import { openDatabase } from '../../store/database.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from '../proxy/approver.js';
+import { closeDatabase } from '../../store/transaction.js';
 
 /**
  * Issues a tool-call token for a request the way the runtime does — the approval engine, the
@@ -22,7 +23,7 @@ export function signApprovalFor(req: ApprovalRequest, signer: OwnerSigner, optio
     const call = { server: req.server, tool: req.tool, argsHash: argumentsHash(req.args), requestId: req.requestId, sessionId: req.sessionId };
     return issueToolCallToken(engine, call, options.ttlMs ?? 60_000);
   } finally {
-    db.close();
+    closeDatabase(db);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src-shared/errors.js';
 import { emptyBudgetUsed } from '../../../src-shared/silas/work.js';
-import { openLedger } from '../../app/ledger.js';
+import { openHome } from '../../app/home.js';
 import { silentLogger } from '../../app/logger.js';
 import { buildRuntime } from '../../app/runtime.js';
 import type { Runtime } from '../../app/types.js';
@@ -13,8 +13,8 @@ import { planHash } from '../../silas/work/hashes.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { useTempDirs } from '../../testing/temp.js';
 
-// `plans.requestApproval` with a plan whose id already ran to done in this home (issue 25 item 6;
-// docs/silas/store-and-cli.md "Plan ids"): refused before a card is queued, in the person's words,
+// `plans.requestApproval` with a plan whose id already ran to done in this home
+// (docs/silas/store-and-cli.md "Plan ids"): refused before a card is queued, in the person's words,
 // because the executor would refuse the plan after the person signed it.
 const tempDir = useTempDirs('silas-plan-ids-');
 let runtime: Runtime | null = null;
@@ -29,7 +29,7 @@ const args = { item, planHash: planHash(item), source: '/plans/greeting.md', tim
 
 /** The greeting already ran to done in this home, recorded by another process on the same ledger (as `silas run` does). */
 function alreadyDone(home: string, keyring: MemorySecretStore): void {
-  const ledger = openLedger(home, { create: false, keys: 'signer', secretStore: keyring });
+  const ledger = openHome(home, { create: false, keys: 'signer', secretStore: keyring });
   try {
     const store = new SqliteWorkItemStore({ db: ledger.db, audit: ledger.audit });
     store.save(item);

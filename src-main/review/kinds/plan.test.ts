@@ -13,6 +13,7 @@ import { testServices } from '../../testing/handlers.js';
 import { parsePlan } from '../../silas/work/plan-parser.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { ControlSocketPlanApprover } from '../../control/socket-asker.js';
+import { workItemSubject } from '../../silas/work/plan-subjects.js';
 
 const FIX_BUG = fileURLToPath(new URL('../../silas/work/fixtures/spec-13-1-fix-bug.md', import.meta.url));
 const tempDir = useTempDirs('silas-plan-approval-');
@@ -60,9 +61,9 @@ describe('the plan kind', () => {
     expect(events()).toEqual(expect.arrayContaining(['silas.plan_approval.requested', 'silas.plan_approval.approved']));
 
     const edited = { ...item, body: `${item.body}\nAlso delete the tests.` };
-    expect(engine.verify(result.token, edited)).toMatchObject({ ok: false });
-    expect(engine.verify(result.token, item)).toMatchObject({ ok: true });
-    expect(engine.verify(result.token, item)).toMatchObject({ ok: false });
+    expect(engine.verify(result.token, workItemSubject(edited))).toMatchObject({ ok: false });
+    expect(engine.verify(result.token, workItemSubject(item))).toMatchObject({ ok: true });
+    expect(engine.verify(result.token, workItemSubject(item))).toMatchObject({ ok: false });
   });
 
   it('refuses a request whose plan hash is not the hash of the plan it carries, and queues nothing', () => {

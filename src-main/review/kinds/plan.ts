@@ -6,7 +6,7 @@ import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { planHash } from '../../silas/work/hashes.js';
 import { planIdConflict, planIdRefusal, type PlanIdLookup } from '../../silas/store/plan-ids.js';
-import { planApprovalCard } from '../../silas/review/plan-card.js';
+import { planApprovalCard } from './plan-card.js';
 import type { DecisionKind } from '../decision-queue.js';
 
 const APPROVE = {
@@ -17,7 +17,7 @@ const APPROVE = {
 const DENY = { choice: 'deny', label: 'Deny', consequence: 'Nothing runs' };
 
 /** What is decided: one plan, bound to this runtime's hash of it. */
-export interface PlanSubject {
+interface PlanSubject {
   item: WorkItem;
   hash: string;
   source: string;
@@ -33,7 +33,7 @@ export interface PlanKindDeps {
   planIds: PlanIdLookup;
 }
 
-export const PLAN_KIND = 'plan' as const;
+const PLAN_KIND = 'plan' as const;
 
 /** A plan `silas run` or the Stream asks about: approving issues a token bound to the plan hash. */
 export function planKind(deps: PlanKindDeps): PlanKind {
@@ -85,10 +85,12 @@ export function planKind(deps: PlanKindDeps): PlanKind {
         },
         requestedAt: requestedAt.toISOString(),
         expiresAt: expiresAt.toISOString(),
+        // Written on the card so the desktop shell and the browser say the same words.
+        notification: { title: `Approve plan "${item.title}"?`.slice(0, 300), body: `${facts.risk_reasons.join('; ')}. Plan ${hash.slice(0, 8)}.`.slice(0, 1000) },
       };
     },
-    notification(card, { item, hash }) {
-      return { title: `Approve plan "${item.title}"?`, body: `${card.riskReasons.join('; ')}. Plan ${hash.slice(0, 8)}.`, urgency: card.riskLevel === 'low' || card.riskLevel === 'medium' ? 'normal' : 'critical' };
+    notification(card) {
+      return { ...card.notification!, urgency: card.riskLevel === 'low' || card.riskLevel === 'medium' ? 'normal' : 'critical' };
     },
     requested(id, { item, hash, source }) {
       audit.append('silas.plan_approval.requested', { approval_id: id, work_item_id: item.id, plan_hash: hash, type: item.type, source });

@@ -4,13 +4,14 @@ import { orderActions } from '../../../src-shared/review/cta.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { normalizeName } from '../../../src-shared/policy/normalize.js';
-import type { StandingApprovalService } from '../../approvals/standing-service.js';
-import { argumentsHash, displayMismatch, issueToolCallToken } from '../../approvals/tool-call-approval.js';
-import type { ApprovalEngine } from '../../silas/approval/engine.js';
+import type { StandingApprovalService } from '../../approval/standing/service.js';
+import { argumentsHash, displayMismatch, issueToolCallToken } from '../../approval/tool-call.js';
+import type { ApprovalEngine } from '../../approval/engine.js';
 import type { DecisionKind } from '../decision-queue.js';
+import { shownRule, toolCallNotification, whyAsked } from './tool-call-why.js';
 
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
-export const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
+const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
 
 const HIGH_RISK_WORDS = new Set(['delete', 'remove', 'rm', 'rmdir', 'unlink', 'erase', 'wipe', 'purge', 'destroy', 'truncate', 'exec', 'execute', 'run', 'shell', 'write', 'overwrite', 'send', 'deploy', 'drop', 'kill', 'transfer', 'pay', 'push']);
 
@@ -47,7 +48,7 @@ const ALWAYS_ALLOW = {
 const DENY = { choice: 'deny', label: 'Deny', consequence: 'The agent receives an error (-32004)' };
 
 /** What is decided: one call, bound to the hash of the arguments the card shows. */
-export interface ToolCallSubject {
+interface ToolCallSubject {
   request: ToolCallApprovalRequest;
   /** Computed here from `request.args`, never taken from the asker. */
   argsHash: string;
@@ -63,7 +64,7 @@ export interface ToolCallKindDeps {
   engine: Pick<ApprovalEngine, 'issueToken'>;
 }
 
-export const TOOL_CALL_KIND = 'tool_call' as const;
+const TOOL_CALL_KIND = 'tool_call' as const;
 
 /**
  * The human side of `action: ask`: a card per call, and an approval signed with the owner key
@@ -88,21 +89,31 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
     },
     card(id, { request }, requestedAt, expiresAt) {
       const riskLevel = riskOf(request.tool);
+      const rationale = whyAsked(request);
       return {
         kind: TOOL_CALL_KIND,
         id,
         intent: `${request.tool} on ${request.server} wants to run`,
         riskLevel,
         riskReasons: [riskLevel === 'high' ? `"${request.tool}" names an action that can change or destroy data` : `policy ${request.policyName} asks before this tool runs`],
-        rationale: request.reason || `Policy ${request.policyName} asks before this call (rule ${request.rule}).`,
+        rationale,
         actions: orderActions(riskLevel, [ALLOW, ALWAYS_ALLOW], DENY),
-        details: { server: request.server, tool: request.tool, args: request.display, rule: request.rule, reason: request.reason, policyName: request.policyName },
+        details: {
+          server: request.server,
+          tool: request.tool,
+          args: request.display,
+          rule: request.rule,
+          reason: request.reason,
+          policyName: request.policyName,
+          ...(request.askedBy ? { askedBy: shownRule(request.askedBy) } : {}),
+        },
         requestedAt: requestedAt.toISOString(),
         expiresAt: expiresAt.toISOString(),
+        notification: toolCallNotification(request, riskLevel, rationale),
       };
     },
     notification(card, { request }) {
-      return { title: `Approve ${request.tool} on ${request.server}?`, body: request.reason || `Policy ${request.policyName} asks before this call.`, urgency: card.riskLevel === 'high' ? 'critical' : 'normal' };
+      return { ...(card.notification ?? toolCallNotification(request, card.riskLevel, card.rationale)), urgency: card.riskLevel === 'high' ? 'critical' : 'normal' };
     },
     requested(id, { request, argsHash }) {
       audit.append('approvals.requested', { approval_id: id, server: request.server, tool: request.tool, args_hash: argsHash, request_id: request.requestId, session_id: request.sessionId, rule: request.rule });

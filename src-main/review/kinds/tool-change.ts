@@ -7,7 +7,7 @@ import { type PinSealer, ToolPinRepository, type ToolPin } from '../../store/rep
 import { toolChangeDecisionId } from '../../mcp/servers/tool-change-id.js';
 import type { StandingDecisions } from '../decision-queue.js';
 
-export const TOOL_CHANGE_KIND = 'tool_change' as const;
+const TOOL_CHANGE_KIND = 'tool_change' as const;
 
 const APPROVE = { choice: 'approve', label: 'Accept the new definition', consequence: 'The agent sees the tool again and calls to it are judged by your policy' };
 const KEEP_BLOCKED = { choice: 'keep_blocked', label: 'Keep it blocked', consequence: 'The tool stays hidden and refused; you can still accept it later on the Servers page' };

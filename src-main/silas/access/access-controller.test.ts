@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { GateResult } from '../../../src-shared/silas/gates.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { MemoryAudit } from '../gates/test-support.js';
+import { MemoryAudit } from '../gates/testing/gates.js';
 import { AccessController, accessControllerFactory, type CustomerContextLoader } from './access-controller.js';
 import { FileCustomerContextLoader } from './customer-context.js';
 

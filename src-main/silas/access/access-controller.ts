@@ -39,7 +39,7 @@ export interface AccessControllerDeps {
 }
 
 /** Validates a goal's `access_levels`; the error names the field. */
-export function parseAccessLevels(levels: unknown): AccessLevels {
+function parseAccessLevels(levels: unknown): AccessLevels {
   const parsed = AccessLevels.safeParse(levels);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -196,7 +196,7 @@ export function accessControllerFactory(base: Omit<AccessControllerDeps, 'connec
  * would not do: the plan hash is over canonical JSON, which sorts keys, so reordering two
  * levels would change who gets which tools without changing the hash the owner approved.
  */
-export function levelRanks(levels: Readonly<Record<string, AccessLevel>>): ReadonlyMap<string, number> {
+function levelRanks(levels: Readonly<Record<string, AccessLevel>>): ReadonlyMap<string, number> {
   const names = Object.keys(levels).sort((a, b) => levels[a]!.requires.length - levels[b]!.requires.length || (a < b ? -1 : a > b ? 1 : 0));
   return new Map(names.map((name, i) => [name, i]));
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { StructuredOutputEvent } from '../../../src-shared/silas/agents.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { GREETING_CHECK, executorFixture, taskPlan } from '../executor/test-support.js';
+import { GREETING_CHECK, executorFixture, taskPlan } from '../executor/testing/executor.js';
 import type { ExecutorAgentContext, StepReport, ToolCall, ToolCallOutcome } from '../executor/types.js';
 import { EXECUTOR_OUTPUT_INVALID } from './fallbacks.js';
 import { EXECUTOR_TURN_LIMIT, LlmExecutorAgent } from './llm-executor-agent.js';

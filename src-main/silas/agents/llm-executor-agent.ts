@@ -24,8 +24,8 @@ export interface LlmExecutorAgentOptions {
   maxToolOutputChars?: number;
 }
 
-export const DEFAULT_MAX_EXECUTOR_TURNS = 50;
-export const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 8000;
+const DEFAULT_MAX_EXECUTOR_TURNS = 50;
+const DEFAULT_MAX_TOOL_OUTPUT_CHARS = 8000;
 export const EXECUTOR_TURN_LIMIT = 'executor_turn_limit_reached';
 
 const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max)}…[${text.length - max} more characters]` : text);

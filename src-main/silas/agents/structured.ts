@@ -20,7 +20,7 @@ export interface AgentPrompt {
   messages: readonly AgentMessage[];
 }
 
-export interface ModelUsage {
+interface ModelUsage {
   tokens?: number;
   cost_usd?: number;
 }
@@ -40,7 +40,7 @@ export interface StructuredCallResult {
  */
 export type StructuredCall = (prompt: AgentPrompt, repairNote?: string, options?: { signal?: AbortSignal }) => Promise<StructuredCallResult>;
 
-export type StructuredSource = 'model' | 'repaired' | 'fallback';
+type StructuredSource = 'model' | 'repaired' | 'fallback';
 
 export interface StructuredFailure {
   agent: AgentName;
@@ -89,7 +89,7 @@ export function jsonPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /** One line per problem, each naming its JSON path; capped so it fits a prompt and the ledger. */
-export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const lines = issues.slice(0, MAX_ISSUES).map((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return `${jsonPath(issue.path)}: unknown field(s) ${issue.keys.map((key) => JSON.stringify(clip(key, 60))).join(', ')}; remove them`;
@@ -103,7 +103,7 @@ export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
 type Checked<T> = { ok: true; value: T } | { ok: false; summary: string };
 
 /** Validates the structured object, or the text as JSON when the provider gave no object. */
-export function checkAnswer<S extends z.ZodType>(schema: S, answer: StructuredCallResult): Checked<z.output<S>> {
+function checkAnswer<S extends z.ZodType>(schema: S, answer: StructuredCallResult): Checked<z.output<S>> {
   let candidate = answer.object;
   if (candidate === undefined) {
     try {

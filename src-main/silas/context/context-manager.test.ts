@@ -3,7 +3,7 @@ import { isSilasError } from '../../../src-shared/errors.js';
 import { ContextErrorCode, TokenBudget, type TokenBudgetInput } from '../../../src-shared/silas/context.js';
 import { ContextManager, type ContextManagerDeps } from './context-manager.js';
 import { toolResultSource } from './eviction.js';
-import { FIXED_NOW, FakeTokenCounter, draft, words } from './test-support.js';
+import { FIXED_NOW, FakeTokenCounter, draft, words } from './testing/context.js';
 import { HeuristicTokenCounter } from './token-counter.js';
 
 /**

@@ -52,10 +52,10 @@ export type ContextItemDraft = Omit<ContextItemInput, 'ctx_id' | 'created_at' | 
   token_count?: number;
 };
 
-export type EvictionReason = 'trivial_acknowledgement' | 'zone_policy';
+type EvictionReason = 'trivial_acknowledgement' | 'zone_policy';
 
 /** An item removed by `enforceBudget`; the Stream stores its content in memory (§5.1 step 5). */
-export interface EvictedItem {
+interface EvictedItem {
   item: ContextItem;
   reason: EvictionReason;
 }

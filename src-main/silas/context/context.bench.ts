@@ -1,8 +1,8 @@
-// Prompt render time (issue 13 benchmark: "prompt render time at 128k tokens of context"), at 8k,
-// 32k and 128k tokens of context in one scope, beside a floor: joining the same content strings
-// with the same separator, which any render must at least do. Also the §5.13 count of the whole
-// rendered prompt (the Stream counts every prompt) and how render time grows with the context.
-// Masking is set out of reach so every token is rendered; `enforceBudget` is not part of render.
+// Prompt render time (docs/silas/context.md "Figures"), at 8k, 32k and 128k tokens of context in
+// one scope, beside a floor: joining the same content strings with the same separator, which any
+// render must at least do. Also the §5.13 count of the whole rendered prompt (the Stream counts
+// every prompt) and how render time grows with the context. Masking is set out of reach so every
+// token is rendered; `enforceBudget` is not part of render.
 import { TokenBudget, type ContextItemKind, type ContextZone } from '../../../src-shared/silas/context.js';
 import { medianUs, report } from '../../testing/bench.js';
 import { ContextManager, type ContextItemDraft } from './context-manager.js';

@@ -50,7 +50,7 @@ export function shouldMask(item: ContextItem, turnNumber: number, maskAfterTurns
 /** §5.7 Tier 1 step 2's default pattern, matched without regard to case ("OK", "Thanks!"). */
 export const DEFAULT_TRIVIAL_ACK = /^(ok|thanks|got it|sure|yes|no|👍)\s*[.!?]*$/iu;
 /** §5.7: only acknowledgements shorter than this many tokens are trivial. */
-export const TRIVIAL_MAX_TOKENS = 20;
+const TRIVIAL_MAX_TOKENS = 20;
 
 /**
  * The text of a chronicle message without the speaker prefix the Stream writes (§5.1 step 3:

@@ -8,7 +8,7 @@ import { ZONE_ORDER, type ContextItem, type ContextZone } from '../../../src-sha
  * the same context always renders to the same bytes.
  */
 
-export const BLOCK_END = '--- end ---';
+const BLOCK_END = '--- end ---';
 export const BLOCK_SEPARATOR = '\n\n';
 
 /** One zone's rendered blocks (zones without items are left out). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHARS_PER_TOKEN, HeuristicTokenCounter, codePointLength } from './token-counter.js';
-import { FakeTokenCounter } from './test-support.js';
+import { FakeTokenCounter } from './testing/context.js';
 
 describe('HeuristicTokenCounter (§5.13: int(len(text) / 3.5))', () => {
   const counter = new HeuristicTokenCounter();

@@ -4,7 +4,7 @@ import { ExecutionResult, ExecutorAgentOutput, SandboxErrorCode, type SandboxCon
 import type { GateResult } from '../../../src-shared/silas/gates.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { ActiveGateSet, GateRunner } from '../gates/runner.js';
-import type { EphemeralExecutor } from '../sandbox/ephemeral-executor.js';
+import type { EphemeralExecutor } from '../../sandbox/ephemeral-executor.js';
 import { auditArgs, auditText, clip } from './audit.js';
 import type { BudgetTracker } from './budget.js';
 import { approvePausedAction, type ApprovalPort } from './gate-approval.js';
@@ -45,7 +45,7 @@ export interface AttemptInput {
 }
 
 /** Why an attempt ended early; `stuck` is a budget stop, `blocked` a gate, `failed` a sandbox that cannot run anything. */
-export interface AttemptStop {
+interface AttemptStop {
   status: 'stuck' | 'blocked' | 'failed';
   reason: string;
 }

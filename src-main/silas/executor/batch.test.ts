@@ -4,7 +4,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { batchHash } from '../work/hashes.js';
 import { parsePlan } from '../work/plan-parser.js';
 import type { BatchActionHandler, BatchOutcomeRecorder, BatchReviewAnswer } from './batch.js';
-import { executorFixture } from './test-support.js';
+import { executorFixture } from './testing/executor.js';
 
 const tempDir = useTempDirs('silas-batch-');
 
@@ -89,9 +89,9 @@ describe('WorkItemExecutor: reviewed batch execution (§5.2.4)', () => {
   it('refuses a reviewer token signed for a different batch and a replayed one', async () => {
     let first: BatchReviewAnswer['token'];
     const h = harness((proposal) => {
-      const other = { id: 'goal-inbox', planHash: batchHash({ goal_id: 'goal-inbox', action: 'archive', item_ids: ['mail-99'] }) };
+      const other = { kind: 'plan', id: 'goal-inbox', hash: batchHash({ goal_id: 'goal-inbox', action: 'archive', item_ids: ['mail-99'] }) };
       if (!first) {
-        first = h.f.engine.issueToken({ id: 'goal-inbox', planHash: batchHash({ goal_id: 'goal-inbox', action: 'archive', item_ids: proposal.items.map((i) => i.item_id) }) }, { verdict: 'approved' }, { scope: 'connection_act' });
+        first = h.f.engine.issueToken({ kind: 'plan', id: 'goal-inbox', hash: batchHash({ goal_id: 'goal-inbox', action: 'archive', item_ids: proposal.items.map((i) => i.item_id) }) }, { verdict: 'approved' }, { scope: 'connection_act' });
         return { decision: { verdict: 'approve' }, token: first };
       }
       return { decision: { verdict: 'approve' }, token: proposal.items[0]!.item_id === 'mail-2' ? h.f.engine.issueToken(other, { verdict: 'approved' }, { scope: 'connection_act' }) : first };

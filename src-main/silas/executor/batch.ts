@@ -28,7 +28,7 @@ export interface BatchReviewAnswer {
   token?: ApprovalToken;
 }
 
-export interface BatchReviewer {
+interface BatchReviewer {
   /** Disconnects and timeouts must answer `decline` (§8.1); a throw counts as decline too. */
   review(proposal: BatchProposal, signal?: AbortSignal): Promise<BatchReviewAnswer>;
 }
@@ -64,7 +64,7 @@ export interface BatchOutcome {
   error: string | null;
 }
 
-export const DEFAULT_BATCH_SIZE = 10;
+const DEFAULT_BATCH_SIZE = 10;
 
 export class BatchRunner {
   constructor(private readonly deps: { approvals: ApprovalPort; audit: ExecutorAuditSink; now?: () => Date; newId?: () => string }) {}
@@ -153,7 +153,7 @@ export class BatchRunner {
         continue;
       }
 
-      const subject = { id: proposal.goal_id, planHash: hash };
+      const subject = { kind: 'plan', id: proposal.goal_id, hash };
       const scope = request.scope ?? 'connection_act';
       let token = answer.token;
       if (token === undefined) {

@@ -1,13 +1,14 @@
 import type { SqliteDatabase } from '../../store/transaction.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { OwnerSigner } from '../../keys/owner-key.js';
-import { ApprovalEngine } from '../approval/engine.js';
+import { ApprovalEngine } from '../../approval/engine.js';
+import { PlanApprovals } from '../work/plan-approvals.js';
 import { SqliteNonceStore } from '../../store/repositories/nonce-store.js';
 import { ContentGateProvider } from '../gates/content-provider.js';
 import { PredicateGateProvider } from '../gates/predicate-provider.js';
 import type { GateCheckProvider } from '../gates/provider.js';
 import { GateRunner } from '../gates/runner.js';
-import { BubblewrapSandboxManager, SandboxedEphemeralExecutor, type SandboxManager } from '../sandbox/index.js';
+import { BubblewrapSandboxManager, SandboxedEphemeralExecutor, type SandboxManager } from '../../sandbox/index.js';
 import { SqliteWorkItemStore } from '../store/work-item-store.js';
 import { VerificationRunner } from '../verify/index.js';
 import type { ExecutorDeps } from './deps.js';
@@ -41,13 +42,14 @@ export interface ExecutorOnLedgerOptions {
 export function createSandboxedExecutor(
   options: ExecutorOnLedgerOptions,
   rest: Pick<ExecutorDeps, 'agentFor'> & Partial<Omit<ExecutorDeps, 'agentFor'>>,
-): { executor: WorkItemExecutor; engine: ApprovalEngine; store: SqliteWorkItemStore } {
+): { executor: WorkItemExecutor; engine: ApprovalEngine; approvals: PlanApprovals; store: SqliteWorkItemStore } {
   const engine = new ApprovalEngine({ db: options.db, audit: options.audit, signer: options.signer, trustedKeys: options.trustedKeys, now: options.now });
+  const approvals = new PlanApprovals(engine);
   const store = new SqliteWorkItemStore({ db: options.db, audit: options.audit, now: options.now });
   const manager = options.sandboxManager ?? new BubblewrapSandboxManager({ baseDir: options.workDir });
   const providers = [new PredicateGateProvider({ fileRoots: [options.workDir] }), new ContentGateProvider(), ...(options.gateProviders ?? [])];
   const executor = new WorkItemExecutor({
-    approvals: engine,
+    approvals,
     approvalKeys: options.trustedKeys,
     nonces: new SqliteNonceStore(options.db, options.now),
     store,
@@ -59,5 +61,5 @@ export function createSandboxedExecutor(
     now: options.now,
     ...rest,
   });
-  return { executor, engine, store };
+  return { executor, engine, approvals, store };
 }

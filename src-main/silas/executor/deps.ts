@@ -2,8 +2,8 @@ import type { SandboxConfigInput } from '../../../src-shared/silas/execution.js'
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { NonceStore } from '../../store/repositories/nonce-store.js';
 import type { GateRunner } from '../gates/runner.js';
-import type { PlanApprover } from '../review/plan-approver.js';
-import type { EphemeralExecutor } from '../sandbox/ephemeral-executor.js';
+import type { PlanApprover } from './plan-approver.js';
+import type { EphemeralExecutor } from '../../sandbox/ephemeral-executor.js';
 import type { WorkItemStore } from '../store/work-item-store.js';
 import type { ApprovalPort } from './gate-approval.js';
 import type { ToolRegistry } from './tools.js';

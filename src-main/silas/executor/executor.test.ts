@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
 import { ScriptedExecutorAgent } from './scripted-agent.js';
-import { GREETING_CHECK, executorFixture, py, sh, taskPlan } from './test-support.js';
+import { GREETING_CHECK, executorFixture, py, sh, taskPlan } from './testing/executor.js';
 import type { ExecutorAgent, ToolCallOutcome } from './types.js';
 
 const tempDir = useTempDirs('silas-executor-');
@@ -280,7 +280,7 @@ escalation:
   it('refuses a gate approval signed for another call', async () => {
     const dir = tempDir();
     const f = executorFixture(dir, {
-      gateApprover: { request: async (request) => f.engine.issueToken({ ...request.subject, planHash: 'f'.repeat(64) }, { verdict: 'approved' }, { scope: 'single_step' }) },
+      gateApprover: { request: async (request) => f.engine.issueToken({ ...request.subject, hash: 'f'.repeat(64) }, { verdict: 'approved' }, { scope: 'single_step' }) },
     });
     f.script([sh('touch x')]);
     const gates = 'gates:\n  - { name: ask, on: on_tool_call, type: approval_always }\n';
@@ -325,7 +325,7 @@ escalation:
 
   it('fails closed when the sandbox cannot isolate the network', async () => {
     const dir = tempDir();
-    const { BubblewrapSandboxManager, SandboxedEphemeralExecutor } = await import('../sandbox/index.js');
+    const { BubblewrapSandboxManager, SandboxedEphemeralExecutor } = await import('../../sandbox/index.js');
     const f = executorFixture(dir, { ephemeral: new SandboxedEphemeralExecutor({ manager: new BubblewrapSandboxManager({ baseDir: dir, bwrapPath: '/nonexistent/bwrap' }) }) });
     f.script([sh('touch x'), sh('touch y')]);
     const result = await f.executor.execute(f.approve(taskPlan('task-nosandbox', GREETING_CHECK)));

@@ -1,12 +1,12 @@
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import type { GateResult } from '../../../src-shared/silas/gates.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
-import type { ApprovalEngine } from '../approval/engine.js';
-import { payloadHash } from '../approval/signing.js';
+import type { PlanApprovals } from '../work/plan-approvals.js';
+import { payloadHash } from '../../approval/signing.js';
 import { clip } from './audit.js';
 import type { ExecutorAuditSink, GateApprovalRequester } from './types.js';
 
-export type ApprovalPort = Pick<ApprovalEngine, 'verify' | 'check' | 'issueToken'>;
+export type ApprovalPort = Pick<PlanApprovals, 'verify' | 'check' | 'issueToken'>;
 
 /**
  * A `require_approval` gate result pauses the action (§5.2.1 c2, d): the person is asked, the
@@ -19,13 +19,13 @@ export async function approvePausedAction(
   request: { kind: 'tool_call' | 'after_step'; item: WorkItem; payload: JsonObject; results: readonly GateResult[] },
   signal: AbortSignal,
 ): Promise<{ granted: true } | { granted: false; reason: string }> {
-  const subject = { id: request.item.id, planHash: payloadHash(request.payload) };
+  const subject = { kind: 'gate_payload', id: request.item.id, hash: payloadHash(request.payload) };
   const gates = request.results.map((r) => r.gate_name);
   const record = (granted: boolean, reason: string) =>
     deps.audit.append('silas.executor.gate_approval', {
       work_item_id: request.item.id,
       kind: request.kind,
-      payload_hash: subject.planHash,
+      payload_hash: subject.hash,
       gates,
       granted,
       reason: clip(reason),

@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { spawnedTaskPolicyHash } from '../approval/subjects.js';
+import { spawnedTaskPolicyHash } from '../work/plan-subjects.js';
 import { planHash, spawnPolicyHash } from '../work/hashes.js';
 import { parsePlan } from '../work/plan-parser.js';
 import type { ExecutorDeps } from './deps.js';
 import { buildFixTask } from './goal-cycle.js';
-import { executorFixture, sh, type ExecutorFixture } from './test-support.js';
+import { executorFixture, sh, type ExecutorFixture } from './testing/executor.js';
 
 const tempDir = useTempDirs('silas-goal-');
 const WEEK = 7 * 24 * 60 * 60_000;

@@ -3,8 +3,8 @@ import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import type { ApprovalReasonCode } from '../../../src-shared/silas/approval.js';
 import type { VerificationReport } from '../../../src-shared/silas/execution.js';
 import { WorkItem, WorkItemResult, mergeBudgetUsed, type WorkItemResultStatus } from '../../../src-shared/silas/work.js';
-import { validateToken } from '../approval/validate.js';
-import { FAILED_CHECKS_PLACEHOLDER, spawnedTaskPolicyHash } from '../approval/subjects.js';
+import { validateToken } from '../../approval/validate.js';
+import { FAILED_CHECKS_PLACEHOLDER, spawnedTaskPolicyHash } from '../work/plan-subjects.js';
 import { transitionRefusal } from '../store/work-item-store.js';
 import { planHash, spawnPolicyHash } from '../work/hashes.js';
 import { clip, verificationSummary } from './audit.js';
@@ -21,7 +21,7 @@ import type { TaskRunner } from './task-runner.js';
  */
 
 /** The failed checks as they replace `$failed_checks` in the goal's `failure_context` template. */
-export function describeFailedChecks(report: VerificationReport): string {
+function describeFailedChecks(report: VerificationReport): string {
   return report.failed
     .map((check) => {
       const output = check.output.trim();
@@ -57,7 +57,7 @@ export function buildFixTask(goal: WorkItem, report: VerificationReport, id: str
   });
 }
 
-export function spawnsFixTasks(goal: WorkItem): boolean {
+function spawnsFixTasks(goal: WorkItem): boolean {
   return goal.on_failure === 'spawn_task' || goal.escalation[goal.on_failure]?.action === 'spawn_task';
 }
 
@@ -158,7 +158,7 @@ export class GoalCycleRunner {
       record(false, 'no approval token', 'E_APPROVAL_MISSING');
       return { ok: false, code: 'E_APPROVAL_MISSING', reason: 'E_APPROVAL_MISSING: the goal has no approval token' };
     }
-    const subject = { id: goal.id, planHash: hash, parent: goal.id, spawnPolicyHash: spawnPolicyHash(goal) };
+    const subject = { kind: 'plan', id: goal.id, hash, parent: goal.id, spawnPolicyHash: spawnPolicyHash(goal) };
     const scope = token.scope === 'standing' ? 'standing' : 'full_plan';
     const validated = validateToken(token, subject, 'check', { scope }, { trustedKeys: this.deps.approvalKeys(), now: this.now(), clockSkewMs: 60_000, allowConditional: false });
     if (!validated.ok) {

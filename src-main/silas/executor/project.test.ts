@@ -5,7 +5,7 @@ import type { WorkItem } from '../../../src-shared/silas/work.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { parsePlan } from '../work/plan-parser.js';
 import { ScriptedExecutorAgent } from './scripted-agent.js';
-import { executorFixture, sh, taskPlan, type ExecutorFixture } from './test-support.js';
+import { executorFixture, sh, taskPlan, type ExecutorFixture } from './testing/executor.js';
 
 const tempDir = useTempDirs('silas-project-');
 

@@ -21,7 +21,7 @@ export interface ScriptedAgentOptions {
   usagePerCall?: { tokens?: number; cost_usd?: number };
 }
 
-export const MAX_SCRIPTED_STEPS = 1000;
+const MAX_SCRIPTED_STEPS = 1000;
 
 /** A script per attempt: the same list every attempt, or one chosen by attempt number (1-based). */
 export type Script = readonly ScriptedStep[] | ((attempt: number) => readonly ScriptedStep[]);

@@ -27,7 +27,7 @@ export interface TaskRunOptions {
 }
 
 /** §5.2.1 b: the briefing, then the previous failure, then the planner's guidance. */
-export function buildInstructions(item: WorkItem, failure: AttemptFailure | undefined, guidance: string | null, artifactKeys: readonly string[]): string {
+function buildInstructions(item: WorkItem, failure: AttemptFailure | undefined, guidance: string | null, artifactKeys: readonly string[]): string {
   const parts = [item.body];
   if (artifactKeys.length > 0) parts.push(`## Input artifacts\nFrom ${item.follow_up_of}: ${artifactKeys.join(', ')}`);
   if (failure) {

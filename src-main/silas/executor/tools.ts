@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 
 /**
- * The executor registry of spec 002 §9.2, reduced to what this issue ships: `shell_exec` and
+ * The executor registry of spec 002 §9.2, reduced to what is built so far: `shell_exec` and
  * `python_exec`, both run by the sandboxed EphemeralExecutor in the task's work directory.
  * Arguments are validated against a strict schema before anything reaches the sandbox (§5.2.1
  * c2): a bad call gets a deterministic error naming the field, and nothing runs.
@@ -18,9 +18,9 @@ export function describeInvalidArgs(tool: string, invalid: { field: string; mess
   return `${tool}: ${invalid.field}: ${invalid.message}`;
 }
 
-export const MAX_ARGV = 1000;
-export const MAX_ARG_LENGTH = 100_000;
-export const MAX_PYTHON_SOURCE = 200_000;
+const MAX_ARGV = 1000;
+const MAX_ARG_LENGTH = 100_000;
+const MAX_PYTHON_SOURCE = 200_000;
 
 const argString = z
   .string({ error: 'expected a string' })
@@ -59,8 +59,8 @@ function schemaTool(name: string, schema: z.ZodType<JsonObject>): ToolDefinition
   };
 }
 
-export const shellExecTool = schemaTool('shell_exec', ShellExecArgs);
-export const pythonExecTool = schemaTool('python_exec', PythonExecArgs);
+const shellExecTool = schemaTool('shell_exec', ShellExecArgs);
+const pythonExecTool = schemaTool('python_exec', PythonExecArgs);
 
 /** The tools offered to executor agents, by name. */
 export type ToolRegistry = ReadonlyMap<string, ToolDefinition>;

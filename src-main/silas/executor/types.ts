@@ -2,6 +2,7 @@ import type { JsonObject } from '../../../src-shared/schemas/json.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 import type { ExecutorAgentOutput, VerificationReport, VerificationResult } from '../../../src-shared/silas/execution.js';
 import type { GateResult } from '../../../src-shared/silas/gates.js';
+import type { ApprovalSubject } from '../../approval/engine.js';
 import type { WorkItem } from '../../../src-shared/silas/work.js';
 import type { AuditAppender } from '../../../src-shared/audit/events.js';
 
@@ -81,14 +82,14 @@ export interface ExecutorAgent {
 }
 
 /** §5.2.1 e: consulted after repeated failures when `on_stuck: consult_planner`. */
-export interface PlannerConsultation {
+interface PlannerConsultation {
   item: WorkItem;
   attempt: number;
   failures: readonly AttemptFailure[];
   previousGuidance: string | null;
 }
 
-export interface PlannerGuidance {
+interface PlannerGuidance {
   guidance: string;
   tokens_used?: number;
   cost_usd?: number;
@@ -103,11 +104,11 @@ export interface PlannerConsultant {
  * token the owner signed over `subject` with scope `single_step`, or null when declined or
  * unanswered; the executor verifies (consumes) the token before resuming.
  */
-export interface GateApprovalRequest {
+interface GateApprovalRequest {
   kind: 'tool_call' | 'after_step';
   item: WorkItem;
   /** What the token must bind: the work item id and the hash of the paused action's payload. */
-  subject: { id: string; planHash: string };
+  subject: ApprovalSubject;
   payload: JsonObject;
   results: readonly GateResult[];
 }

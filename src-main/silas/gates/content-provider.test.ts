@@ -5,7 +5,7 @@ import { findPii, findSecrets, ibanValid, luhnValid, redact } from './content/de
 import { JailbreakDetector } from './content/jailbreak.js';
 import { normaliseMapped, phraseSkeleton } from './content/normalise.js';
 import { GateConfigError } from './provider.js';
-import { gate } from './test-support.js';
+import { gate } from './testing/gates.js';
 
 const provider = new ContentGateProvider();
 const check = async (input: Parameters<typeof gate>[0], context: GateContext) => provider.prepare(gate({ provider: 'guardrails_ai', ...input }))(context);

@@ -7,7 +7,7 @@ import { compileRegex, parseNumber } from './predicate-provider.js';
  * verification runner, applied to the script's trimmed stdout and exit code. Compiled once per gate.
  */
 
-export interface ScriptOutcome {
+interface ScriptOutcome {
   stdout: string;
   exitCode: number | null;
 }

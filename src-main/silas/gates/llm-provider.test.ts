@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GateInput } from '../../../src-shared/silas/gates.js';
 import { buildJudgePrompt, LlmGateProvider, type QualityJudge, type QualityJudgeRequest } from './llm-provider.js';
-import { gate } from './test-support.js';
+import { gate } from './testing/gates.js';
 
 /** FakeLLMGateProvider of spec §14: a judge that answers what the test scripts, recording each request. */
 function fakeJudge(answer: (request: QualityJudgeRequest) => unknown | Promise<unknown>) {

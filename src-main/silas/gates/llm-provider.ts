@@ -5,7 +5,7 @@ import { displayValue, lookupPath, parseProviderConfig, subjectPath, type GateCh
 
 /**
  * The `llm` provider (spec 002 §5.5.3) behind an injected `QualityJudge`, so no model client is
- * wired here: the Stream issue plugs in the quality-tier model, tests plug in a fake. Quality lane:
+ * wired here: the Stream plugs in the quality-tier model, tests plug in a fake. Quality lane:
  * advisory, and any failure fails OPEN (`continue`, flag `llm_error`). Promoted to the policy lane:
  * the judge's action is enforced, and any failure fails CLOSED (`block`).
  */
@@ -26,8 +26,8 @@ export interface QualityJudgeRequest {
 /** Returns the model's structured output, unparsed; the provider validates it. */
 export type QualityJudge = (request: QualityJudgeRequest) => Promise<unknown>;
 
-export const QualityVerdict = z.object({ score: z.number().min(0).max(1), flags: z.array(GateFlag.regex(/^[a-z0-9_]+$/)).max(16), reason: z.string().max(2000) }).strict();
-export const PolicyVerdict = z.object({ action: GateAction, reason: z.string().max(2000), score: z.number().min(0).max(1).nullable().optional() }).strict();
+const QualityVerdict = z.object({ score: z.number().min(0).max(1), flags: z.array(GateFlag.regex(/^[a-z0-9_]+$/)).max(16), reason: z.string().max(2000) }).strict();
+const PolicyVerdict = z.object({ action: GateAction, reason: z.string().max(2000), score: z.number().min(0).max(1).nullable().optional() }).strict();
 
 const LlmConfig = z
   .object({

@@ -6,14 +6,14 @@ import { isAllowedMutation, type AllowedMutation, type GateContext } from '../..
  * what this returns. The filter runs on every `modified_context`, whichever provider produced it.
  */
 
-export type RejectionReason = 'not_allowed' | 'wrong_type' | 'unsafe_key' | 'quality_lane';
+type RejectionReason = 'not_allowed' | 'wrong_type' | 'unsafe_key' | 'quality_lane';
 
-export interface RejectedMutation {
+interface RejectedMutation {
   key: string;
   reason: RejectionReason;
 }
 
-export interface AcceptedMutation {
+interface AcceptedMutation {
   key: AllowedMutation;
   original: JsonValue | null;
   modified: JsonValue;

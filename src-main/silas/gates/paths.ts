@@ -7,8 +7,8 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
  * resolved, so a link planted in the work directory cannot point a check at `~/.ssh`.
  */
 
-export const OUTSIDE = 'Path outside permitted directories';
-export const NOT_FOUND = 'File not found';
+const OUTSIDE = 'Path outside permitted directories';
+const NOT_FOUND = 'File not found';
 
 export type FileCheck =
   | { ok: true; path: string; size: number }

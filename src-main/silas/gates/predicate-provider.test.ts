@@ -5,7 +5,7 @@ import type { GateContext } from '../../../src-shared/silas/gates.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { PredicateGateProvider, parseNumber } from './predicate-provider.js';
 import { GateConfigError } from './provider.js';
-import { gate } from './test-support.js';
+import { gate } from './testing/gates.js';
 
 const provider = new PredicateGateProvider();
 const run = async (g: ReturnType<typeof gate>, context: GateContext, p = provider) => p.prepare(g)(context);

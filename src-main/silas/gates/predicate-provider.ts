@@ -10,7 +10,7 @@ import { displayValue, GateConfigError, lookupPath, parseProviderConfig, subject
  * checks and always-approve. Deterministic, no I/O except `file_valid`'s stat.
  */
 
-export const MAX_REGEX_SOURCE = 2000;
+const MAX_REGEX_SOURCE = 2000;
 const MAX_REGEX_INPUT = 1_000_000;
 
 /** A check of one already-extracted value; shared with the script provider's `extract` path. */

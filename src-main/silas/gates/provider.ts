@@ -28,7 +28,7 @@ export interface GateCheckProvider {
 /** Compatible with `AuditLog.append` (src-main/audit): the runner's only way to record what it did. */
 export type GateAuditSink = AuditAppender;
 
-export const GATE_CONFIG_ERROR = 'E_GATE_CONFIG';
+const GATE_CONFIG_ERROR = 'E_GATE_CONFIG';
 
 export class GateConfigError extends SilasError {
   readonly gate: string;
@@ -46,7 +46,7 @@ export class GateConfigError extends SilasError {
  * gate to the named tools (the spec's Gate has no tool filter, and without one a gate about
  * `tool_args.position_usd` would block every other tool for lack of that argument).
  */
-export const RUNNER_CONFIG_KEYS = ['tools'] as const;
+const RUNNER_CONFIG_KEYS = ['tools'] as const;
 
 /** Parses the provider-specific part of `gate.config` with a strict schema; errors name the field. */
 export function parseProviderConfig<S extends z.ZodType>(gate: Gate, schema: S): z.infer<S> {

@@ -8,7 +8,7 @@ import { LlmGateProvider, type QualityJudge } from './llm-provider.js';
 import { PredicateGateProvider } from './predicate-provider.js';
 import { GateConfigError, type GateCheckProvider, type GateVerdict } from './provider.js';
 import { GateRunner } from './runner.js';
-import { MemoryAudit } from './test-support.js';
+import { MemoryAudit } from './testing/gates.js';
 
 /** A provider whose verdict the test chooses, counting how often gates are prepared and run. */
 class ScriptedProvider implements GateCheckProvider {

@@ -6,7 +6,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { GateRunner } from './runner.js';
 import { parseScriptOutput, ScriptGateProvider, splitCommand } from './script-provider.js';
 import { spawnScript, type ScriptRunRequest, type ScriptRunResult } from './spawn.js';
-import { gate, MemoryAudit } from './test-support.js';
+import { gate, MemoryAudit } from './testing/gates.js';
 
 const temp = useTempDirs('silas-script-gate-');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyBudgetUsed, type WorkItem } from '../../../src-shared/silas/work.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { executorFixture, taskPlan } from '../executor/test-support.js';
+import { executorFixture, taskPlan } from '../executor/testing/executor.js';
 import { planIdConflict, planIdRefusal, reidentifyPlan, type PlanIdLookup } from './plan-ids.js';
 
 // The one check every path asks before a plan's card is offered (docs/silas/store-and-cli.md "Plan ids").

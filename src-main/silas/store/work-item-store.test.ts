@@ -9,10 +9,12 @@ import { AuditRepository } from '../../store/repositories/audit-repository.js';
 import { openDatabase } from '../../store/database.js';
 import { createTestLedger, type TestLedger } from '../../testing/ledger.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { ApprovalEngine } from '../approval/engine.js';
+import { ApprovalEngine } from '../../approval/engine.js';
+import { PlanApprovals } from '../work/plan-approvals.js';
 import { planHash, spawnPolicyHash } from '../work/hashes.js';
 import { parsePlan } from '../work/plan-parser.js';
 import { MAX_VERIFICATION_HISTORY, SqliteWorkItemStore, transitionRefusal } from './work-item-store.js';
+import { sqliteConnection } from '../../store/transaction.js';
 
 const tempDir = useTempDirs('silas-work-store-');
 const FIXTURES = join(import.meta.dirname, '../work/fixtures');
@@ -25,7 +27,7 @@ function fixture(name: string): WorkItem {
 function setup(audit?: Pick<AuditLog, 'appendBatch'>) {
   const ledger = createTestLedger(tempDir());
   const store = new SqliteWorkItemStore({ db: ledger.db, audit: audit ?? ledger.audit, now: () => T0 });
-  const engine = new ApprovalEngine({ db: ledger.db, audit: ledger.audit, signer: ledger.signer });
+  const engine = new PlanApprovals(new ApprovalEngine({ db: ledger.db, audit: ledger.audit, signer: ledger.signer }));
   return { ledger, store, engine };
 }
 
@@ -339,12 +341,12 @@ describe('SqliteWorkItemStore: rows edited outside Silas', () => {
   it('refuses an audit log on another connection instead of writing without it (fails closed, nothing written)', () => {
     const ledger = createTestLedger(tempDir());
     const otherConnection = openDatabase(ledger.file, { create: false }).db;
-    otherConnection.pragma('busy_timeout = 50');
+    sqliteConnection(otherConnection).pragma('busy_timeout = 50');
     const foreign = new SqliteAuditLog({ repository: new AuditRepository(otherConnection), keys: ledger.keys });
     const store = new SqliteWorkItemStore({ db: ledger.db, audit: foreign });
     // The second connection waits for the first's write lock; SQLite gives up with SQLITE_BUSY.
     expect(() => store.save(task())).toThrow(/locked|busy/i);
     expect(store.get('task-1')).toBeNull();
-    otherConnection.close();
+    sqliteConnection(otherConnection).close();
   });
 });

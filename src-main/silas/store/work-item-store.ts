@@ -1,4 +1,4 @@
-import { WorkItemRows, type WorkItemListColumn, type WorkItemRow } from '../../store/repositories/work-item-rows.js';
+import { WorkItemRepository, type WorkItemListColumn, type WorkItemRow } from '../../store/repositories/work-item-repository.js';
 import { inImmediateTransaction, type SqliteDatabase } from '../../store/transaction.js';
 import { SilasError } from '../../../src-shared/errors.js';
 import type { AuditEventData } from '../../../src-shared/audit/events.js';
@@ -73,7 +73,7 @@ export interface SqliteWorkItemStoreDeps {
 type Row = WorkItemRow;
 
 /** A stored row that does not validate; the message names the field. */
-export class CorruptWorkItemError extends SilasError {
+class CorruptWorkItemError extends SilasError {
   constructor(
     readonly workItemId: string,
     readonly field: string,
@@ -86,11 +86,11 @@ export class CorruptWorkItemError extends SilasError {
 
 export class SqliteWorkItemStore implements WorkItemStore {
   private readonly now: () => Date;
-  private readonly rows: WorkItemRows;
+  private readonly rows: WorkItemRepository;
 
   constructor(private readonly deps: SqliteWorkItemStoreDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.rows = new WorkItemRows(deps.db);
+    this.rows = new WorkItemRepository(deps.db);
   }
 
   save(input: WorkItemInput): WorkItem {

@@ -1,6 +1,6 @@
 /**
  * Streams the text of the `"message"` field of a JSON answer while the model is still writing it
- * (issue 13: streamed tokens in the Stream). The Proxy and the Planner answer with one JSON object
+ * (docs/silas/stream.md "Streamed tokens"). The Proxy and the Planner answer with one JSON object
  * (§5.1.0); the person should see the message as it is written, not the JSON around it. This
  * decoder follows the text piece by piece, finds the first `"message": "` outside any string, and
  * emits the string's decoded characters until its closing quote. It never emits anything that is

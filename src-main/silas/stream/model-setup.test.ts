@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelsStatus, ModelsTestResult } from '../../../src-shared/schemas/stream.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
-import { encodingsOf, fakeApiKey } from '../../llm/llm-test-support.js';
+import { encodingsOf, fakeApiKey } from '../../llm/testing/llm.js';
 import { openaiReply } from '../../llm/testing/scripted-openai-server.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { homeIn, startStreamHarness, type StreamHarness } from './stream-test-support.js';
+import { homeIn, startStreamHarness, type StreamHarness } from './testing/stream.js';
 
-// First run from the cockpit (§1.5, issue 13 item 7): models.configure, models.status, models.test.
+// First run from the cockpit (§1.5): models.configure, models.status, models.test.
 const tempDir = useTempDirs('silas-model-setup-');
 let harness: StreamHarness | null = null;
 

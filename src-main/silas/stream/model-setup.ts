@@ -13,13 +13,13 @@ import { probeModel } from '../../llm/probe.js';
 import type { StreamModels } from './stream-models.js';
 
 /**
- * First run from the cockpit (spec 002 §1.5, issue 13 item 7): choose a provider and a model for
- * the roles, put the API key in the OS keyring, and make a test call. The key is written to the
- * keyring before the configuration that names it and is never returned, logged or audited; the
- * models file gets the secret's name only (DESIGN invariant 5). Saving is the person's decision
- * (the `decide` capability of the cockpit credential): the file is sealed with the owner key and
- * anchored in the keyring, and the key's secret is bound to the new base URL's origin, so it is
- * released there and nowhere else (docs/silas/models.md).
+ * First run from the cockpit (spec 002 §1.5): choose a provider and a model for the roles, put the
+ * API key in the OS keyring, and make a test call. The key is written to the keyring before the
+ * configuration that names it and is never returned, logged or audited; the models file gets the
+ * secret's name only (DESIGN invariant 5). Saving is the person's decision (the `decide` capability
+ * of the cockpit credential): the file is sealed with the owner key and anchored in the keyring,
+ * and the key's secret is bound to the new base URL's origin, so it is released there and nowhere
+ * else (docs/silas/models.md).
  */
 export interface ModelSetupService {
   status(): ModelsStatus;

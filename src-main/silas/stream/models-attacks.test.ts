@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelsStatus, ModelsTestResult, StreamOpenResult } from '../../../src-shared/schemas/stream.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
-import { encodingsOf, fakeApiKey } from '../../llm/llm-test-support.js';
+import { encodingsOf, fakeApiKey } from '../../llm/testing/llm.js';
 import { startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../../llm/testing/scripted-openai-server.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { directRoute, homeIn, startStreamHarness, streamedJson, type StreamHarness, type TestConnection } from './stream-test-support.js';
+import { directRoute, homeIn, startStreamHarness, streamedJson, type StreamHarness, type TestConnection } from './testing/stream.js';
 
 // HOME/models.json from the side of a local process that can write the data home but cannot reach
 // the OS keyring (docs/silas/models.md, "models.json is sealed" and "Where a key may go"). The

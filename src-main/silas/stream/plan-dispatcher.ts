@@ -24,7 +24,7 @@ export interface PlanExecutionPorts {
 }
 
 /** Where dispatched work is kept across restarts, sealed (`SealedWorkLedger`). */
-export interface WorkLedger {
+interface WorkLedger {
   record(work: DispatchedWork, status: string, at: Date): void;
   setStatus(workItemId: string, status: string, at: Date): void;
   /** Unfinished work whose seal holds; `refused` counts the rows that failed it (already reported). */
@@ -64,7 +64,7 @@ export interface PlanRun {
  * the conversation and the taint of the answer that proposed the plan; the requester is worded
  * from those facts, never from anything the model wrote.
  */
-export function planCardOrigin(scope: string, origin: PlanOrigin): CardOrigin {
+function planCardOrigin(scope: string, origin: PlanOrigin): CardOrigin {
   const requester =
     origin.channel === 'cockpit'
       ? 'your Stream conversation in the cockpit'
@@ -86,7 +86,7 @@ const MAX_CHIPS = 5;
  * such and never sends one as the person's words unless the person picks it (the cockpit puts its
  * text in the composer; `silas chat` sends it unsigned, as external). docs/silas/stream.md.
  */
-export function suggestionChips(nextSteps: readonly string[]): { value: string; label: string; source: 'executor'; taint: 'external' }[] {
+function suggestionChips(nextSteps: readonly string[]): { value: string; label: string; source: 'executor'; taint: 'external' }[] {
   return nextSteps
     .map((step) => step.trim())
     .filter((step) => step !== '')

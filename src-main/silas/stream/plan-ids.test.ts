@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent, StreamOpenResult } from '../../../src-shared/schemas/stream.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { executorWritesGreeting, homeIn, planCards, plannerAnswer, plannerRoute, startStreamHarness, streamedJson, until, type StreamHarness } from './stream-test-support.js';
+import { executorWritesGreeting, homeIn, planCards, plannerAnswer, plannerRoute, startStreamHarness, streamedJson, until, type StreamHarness } from './testing/stream.js';
 
-// A plan the model proposes with the id of a work item that already ran to done (issue 25 item 6,
-// docs/silas/stream.md "Plan ids"): the Stream gives it a fresh id before its hash is computed and
+// A plan the model proposes with the id of a work item that already ran to done
+// (docs/silas/stream.md "Plan ids"): the Stream gives it a fresh id before its hash is computed and
 // its card built, says so in the conversation, and the card the person signs can run.
 const tempDir = useTempDirs('silas-stream-plan-ids-');
 let harness: StreamHarness | null = null;

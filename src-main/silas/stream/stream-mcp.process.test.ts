@@ -7,11 +7,11 @@ import { configLocation, type LocationContext } from '../../mcp/clients/location
 import { SERVERS, createTestHome, writePolicy } from '../../mcp/testing/proxy-harness.js';
 import { SILAS_BIN } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { GREETING_PLAN, directRoute, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from './stream-test-support.js';
+import { GREETING_PLAN, directRoute, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from './testing/stream.js';
 
-// Issue 13 item 5: Silas uses the MCP servers the person connected, through `silas proxy`, so the
-// server's AIP policy governs Silas exactly as it governs any other agent. Real processes: the
-// runtime, the proxy child (unsandboxed, as the relay tests run it), the SDK file-tools server.
+// Silas uses the MCP servers the person connected, through `silas proxy`, so the server's AIP
+// policy governs Silas exactly as it governs any other agent. Real processes: the runtime, the
+// proxy child (unsandboxed, as the relay tests run it), the SDK file-tools server.
 const tempDir = useTempDirs('silas-stream-mcp-');
 let harness: StreamHarness | null = null;
 

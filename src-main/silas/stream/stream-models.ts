@@ -23,7 +23,7 @@ export interface StreamModels {
 }
 
 /** The roles a conversation needs: the Proxy answers, the Planner plans, the executor runs. */
-export const CONVERSATION_ROLES: readonly ModelRole[] = ['proxy', 'planner', 'executor'];
+const CONVERSATION_ROLES: readonly ModelRole[] = ['proxy', 'planner', 'executor'];
 
 /** Async so that the AI SDK is loaded with the first model call, not with the runtime. */
 export type ClientFactory = (role: ModelRole, config: RoleModelConfig) => Promise<ModelClient>;

@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent, StreamOpenResult } from '../../../src-shared/schemas/stream.js';
-import { openLedger } from '../../app/ledger.js';
+import { openHome } from '../../app/home.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
 import { openaiReply } from '../../llm/testing/scripted-openai-server.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { planHash } from '../work/hashes.js';
 import { parsePlan } from '../work/plan-parser.js';
-import { directRoute, GREETING_PLAN, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from './stream-test-support.js';
+import { directRoute, GREETING_PLAN, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from './testing/stream.js';
+import { sqliteConnection } from '../../store/transaction.js';
 
 // The Stream's state and channels from a local adversary's side (docs/silas/stream.md "Sealed
 // state", "Taint of what the executor wrote", "Limits"): a process that can write the database
@@ -30,12 +31,12 @@ const ledger = (h: StreamHarness, event: string) => h.runtime.audit.tail(5000).f
 const ofType = <T extends StreamEvent['type']>(events: StreamEvent[], type: T) => events.filter((event): event is Extract<StreamEvent, { type: T }> => event.type === type);
 
 /** The adversary's handle on the database: no keyring (an empty store), so no ledger key and no owner key. */
-function asDatabaseWriter<T>(h: StreamHarness, act: (db: ReturnType<typeof openLedger>['db']) => T): T {
-  const handle = openLedger(h.home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() });
+function asDatabaseWriter<T>(h: StreamHarness, act: (db: ReturnType<typeof sqliteConnection>) => T): T {
+  const handle = openHome(h.home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() });
   try {
-    return act(handle.db);
+    return act(sqliteConnection(handle.db));
   } finally {
-    handle.db.close();
+    sqliteConnection(handle.db).close();
   }
 }
 
@@ -76,7 +77,7 @@ describe('sealed stream state (a database writer without the keyring)', () => {
     await until(() => planCards(h).length === 1, 'the plan card');
 
     const swapped = parsePlan(plan('Delete every file in the home directory.'));
-    asDatabaseWriter(h, (db) => db.prepare('UPDATE silas_stream_work SET item_json = ?, plan_hash = ? WHERE work_item_id = ?').run(JSON.stringify(swapped), planHash(swapped), swapped.id));
+    asDatabaseWriter(h, (db) => sqliteConnection(db).prepare('UPDATE silas_stream_work SET item_json = ?, plan_hash = ? WHERE work_item_id = ?').run(JSON.stringify(swapped), planHash(swapped), swapped.id));
     await h.restart();
     expect(planCards(h)).toEqual([]);
     expect(ledger(h, 'silas.stream.started').at(-1)).toMatchObject({ resumed_work: 0, refused_work: 1 });
@@ -90,7 +91,7 @@ describe('sealed stream state (a database writer without the keyring)', () => {
 
     const attackerKey = randomBytes(32).toString('base64url');
     asDatabaseWriter(h, (db) =>
-      db.prepare('UPDATE silas_stream_scopes SET key_sha256 = ? WHERE scope_id = ?').run(createHash('sha256').update(attackerKey, 'utf8').digest('hex'), opened.scope),
+      sqliteConnection(db).prepare('UPDATE silas_stream_scopes SET key_sha256 = ? WHERE scope_id = ?').run(createHash('sha256').update(attackerKey, 'utf8').digest('hex'), opened.scope),
     );
     const intruder = h.connect('session-intruder', 'local-socket');
     const takeover = await intruder.call('stream.open', { resume: { scope: opened.scope, key: attackerKey } });

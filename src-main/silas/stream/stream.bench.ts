@@ -1,4 +1,4 @@
-// The Stream's benchmarks (issue 13):
+// The Stream's benchmarks (docs/silas/stream.md):
 // 1. Turn overhead excluding the model: a direct turn through every §5.1 step with an in-process
 //    model that answers at once, p50/p99, with 1,000 chronicle items and 10,000 (then 100,000), then 100,000 chronicle items
 //    memory items in the scope, beside its floor: a JSON.parse of the same model answer.
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamEvent, StreamOpenResult } from '../../../src-shared/schemas/stream.js';
 import { composeStream } from '../../app/compose-stream.js';
-import { openLedger } from '../../app/ledger.js';
+import { openHome } from '../../app/home.js';
 import { EventBus } from '../../control/event-bus.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
 import { createModelClient } from '../../llm/ai-sdk-client.js';
@@ -20,7 +20,7 @@ import { ChronicleRepository } from '../../store/repositories/chronicle.js';
 import { chronicleSealer, memorySealer } from '../memory/memory-seals.js';
 import { MemoryRepository } from '../../store/repositories/memory.js';
 import { report } from '../../testing/bench.js';
-import { directRoute, startStreamHarness, streamedJson } from './stream-test-support.js';
+import { directRoute, startStreamHarness, streamedJson } from './testing/stream.js';
 import type { StreamModels } from './stream-models.js';
 
 const ANSWER = JSON.stringify(directRoute('Done. The build passed and the report is in the workspace.'));
@@ -56,7 +56,7 @@ function sentence(seed: number): string {
 async function turnOverhead(memoryItems: number, chronicleItems = 1_000): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'silas-stream-bench-'));
   const store = new MemorySecretStore();
-  const ledger = openLedger(home, { create: true, keys: 'signer', secretStore: store });
+  const ledger = openHome(home, { create: true, keys: 'signer', secretStore: store });
   try {
     const client = instantClient();
     const models: StreamModels = { client: () => Promise.resolve({ ok: true, client, config: { provider: 'openai-compatible', model: 'instant', baseUrl: 'http://127.0.0.1:1/v1', timeoutMs: 1000, maxRetries: 0 } }), status: () => ({ ready: true, problem: null, roles: [] }) };

@@ -2,17 +2,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent, StreamOpenResult } from '../../../src-shared/schemas/stream.js';
-import { fakeApiKey } from '../../llm/llm-test-support.js';
+import { fakeApiKey } from '../../llm/testing/llm.js';
 import { openaiReply } from '../../llm/testing/scripted-openai-server.js';
 import { anthropicReply, startScriptedAnthropicServer } from '../../llm/testing/scripted-anthropic-server.js';
 import { NamedSecrets } from '../../keys/named-secrets.js';
 import { saveModelsAsOwner } from '../../llm/testing/sealed-models.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { PLANNER_FALLBACK_MESSAGE, PROXY_FALLBACK_MESSAGE } from '../agents/fallbacks.js';
-import { planCards, directRoute, executorWritesGreeting, homeIn, plannerAnswer, plannerRoute, startStreamHarness, streamedJson, until, type StreamHarness } from './stream-test-support.js';
+import { planCards, directRoute, executorWritesGreeting, homeIn, plannerAnswer, plannerRoute, startStreamHarness, streamedJson, until, type StreamHarness } from './testing/stream.js';
 
-// The Stream end to end in the runtime (spec 002 §5.1, §5.1.2; issue 13): the scripted
-// OpenAI-compatible server plays every model role; ledger, queue, approval engine and sandbox are real.
+// The Stream end to end in the runtime (spec 002 §5.1, §5.1.2; docs/silas/stream.md): the scripted
+// OpenAI-compatible server plays every model role; ledger, queue, approval engine and sandbox are
+// real.
 const tempDir = useTempDirs('silas-stream-');
 let harness: StreamHarness | null = null;
 

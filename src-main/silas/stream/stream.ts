@@ -27,7 +27,7 @@ import { TurnMeter } from './turn-meter.js';
 export const MAX_LOADED_SCOPES = 200;
 
 /** The chronicle source of what the executor wrote (history shows it as a system line, taint `external`). */
-export const EXECUTOR_SOURCE = 'system:executor';
+const EXECUTOR_SOURCE = 'system:executor';
 
 export interface StreamDeps {
   audit: Pick<AuditLog, 'append'>;

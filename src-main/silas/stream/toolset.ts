@@ -21,13 +21,13 @@ export interface Toolset {
 }
 
 /** §5.1 step 6: the core retrieval tools every role sees. */
-export const CORE_TOOLS: readonly ToolEntry[] = [
+const CORE_TOOLS: readonly ToolEntry[] = [
   { name: 'memory_search', description: 'keyword search over what was said and stored in this conversation (ask for it with memory_queries)' },
   { name: 'context_inspection', description: 'what is in the context window now (its zones are shown above)' },
 ];
 
 /** The executor's own tools; each runs only inside an approved plan. */
-export const EXECUTOR_TOOLS: readonly ToolEntry[] = [
+const EXECUTOR_TOOLS: readonly ToolEntry[] = [
   { name: 'shell_exec', description: 'run a program with an argument list in the sandboxed work directory (no network)' },
   { name: 'python_exec', description: 'run Python source in the sandboxed work directory (no network)' },
 ];

@@ -5,7 +5,7 @@ import type { ModelClient } from '../../llm/model-client.js';
 import type { ModelCallRecord } from '../agents/model-call.js';
 
 /**
- * What one turn spent (issue 13: a visible cost and token meter per turn; §5.13 counts every
+ * What one turn spent (the Stream page shows a cost and token meter per turn; §5.13 counts every
  * prompt): the counted prompt tokens, the provider's reported tokens and the priced cost of every
  * model call, each call also a `silas.agent.model_usage` entry in the ledger.
  */

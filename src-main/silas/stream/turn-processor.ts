@@ -29,7 +29,7 @@ import { TurnMeter } from './turn-meter.js';
  * the plan/approval rule, taint and verification are this deterministic code.
  */
 
-export interface StreamTurnConfig {
+interface StreamTurnConfig {
   /** `gates.system` (§11): checked on every message and every answer. */
   systemGates: readonly unknown[];
   /** `context.profiles` names and `context.default_profile`. */
@@ -297,4 +297,3 @@ export class TurnProcessor {
 }
 
 export type { ActiveGateSet };
-export { SILAS };

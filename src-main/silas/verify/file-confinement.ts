@@ -69,9 +69,9 @@ export function lookupConfined(path: string, baseDir: string, roots: readonly st
 }
 
 /**
- * Before anything runs (issue 5 "Bad input"): every `file_exists` of the plan's checks must name a
- * place inside the permitted directories. Lexical only: what the path leads through is checked
- * again, with lstat, when the check runs.
+ * Before anything runs, so a bad plan is refused with the field named and nothing half-done: every
+ * `file_exists` of the plan's checks must name a place inside the permitted directories. Lexical
+ * only: what the path leads through is checked again, with lstat, when the check runs.
  */
 export function fileExistsOutside(checks: readonly { expect: { file_exists?: string | null } }[], baseDir: string, roots: readonly string[]): { field: string; reason: string } | null {
   const canonical = canonicalRoots(roots);

@@ -3,15 +3,15 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from '../../testing/temp.js';
-import { executorFixture, py, taskPlan } from '../executor/test-support.js';
-import { BubblewrapSandboxManager } from '../sandbox/sandbox-manager.js';
+import { executorFixture, py, taskPlan } from '../executor/testing/executor.js';
+import { BubblewrapSandboxManager } from '../../sandbox/sandbox-manager.js';
 import { VerificationRunner } from './verification-runner.js';
 
 /**
- * Issue 9 item 2, from the attacker's side: the agent writes files into its work directory so
- * that the checks judging its work pass although the work is broken. Each attack must leave a
- * check on broken code failing, and the same check on fixed code passing (with the plants still
- * there), so honesty is not bought by breaking verification.
+ * Honest checks, from the attacker's side: the agent writes files into its work directory so that
+ * the checks judging its work pass although the work is broken. Each attack must leave a check on
+ * broken code failing, and the same check on fixed code passing (with the plants still there), so
+ * honesty is not bought by breaking verification.
  */
 
 const tempDir = useTempDirs('silas-honest-');
@@ -70,7 +70,7 @@ async function verify(workDir: string, checks: readonly unknown[]) {
   return new VerificationRunner({ sandboxManager, workDir }).runChecks(checks);
 }
 
-describe('Verification stays honest against files the agent plants (issue 9 item 2)', () => {
+describe('Verification stays honest against files the agent plants', () => {
   for (const attack of PLANTS) {
     it(`${attack.name}: broken code still fails every check, fixed code still passes`, async () => {
       const workDir = tempDir();

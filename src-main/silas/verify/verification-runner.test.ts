@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { VerificationReport } from '../../../src-shared/silas/execution.js';
 import type { VerificationCheck } from '../../../src-shared/silas/work.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { BubblewrapSandboxManager, FRESH_HOME } from '../sandbox/sandbox-manager.js';
+import { BubblewrapSandboxManager, FRESH_HOME } from '../../sandbox/sandbox-manager.js';
 import { checkEnvironment, VerificationRunner } from './verification-runner.js';
 
 const tempDir = useTempDirs('silas-verify-');

@@ -7,19 +7,20 @@ import {
   VerificationResult,
 } from '../../../src-shared/silas/execution.js';
 import { VerificationCheck } from '../../../src-shared/silas/work.js';
-import { isWithin } from '../sandbox/paths.js';
-import type { Sandbox, SandboxManager } from '../sandbox/types.js';
+import { isWithin } from '../../sandbox/paths.js';
+import type { Sandbox, SandboxManager } from '../../sandbox/types.js';
 import { evaluateExpectation } from './expectations.js';
 import { canonicalRoots, lookupConfined } from './file-confinement.js';
 
 /** §5.3: the system directories only; interpreters are never found in the agent's work dir. */
-export const VERIFY_PATH = '/usr/local/bin:/usr/bin:/bin';
+const VERIFY_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 /**
- * Everything a check's tools would otherwise read from places the agent wrote (issue 9 item 2):
- * Python's user site and script/cwd entry on sys.path (a planted .pth, usercustomize or ast.py),
- * cached bytecode next to the sources, git's global and system config, pip's config files.
- * HOME itself is an empty tmpfs of the check's own sandbox, never the work dir.
+ * Everything a check's tools would otherwise read from places the agent wrote, so the agent cannot
+ * make a check on its own work pass (docs/silas/sandbox.md "VerificationRunner"): Python's user
+ * site and script/cwd entry on sys.path (a planted .pth, usercustomize or ast.py), cached bytecode
+ * next to the sources, git's global and system config, pip's config files. HOME itself is an empty
+ * tmpfs of the check's own sandbox, never the work dir.
  */
 export function checkEnvironment(home: string): Record<string, string> {
   return {
@@ -55,7 +56,7 @@ export interface VerificationRunnerOptions {
  * Keeps the first 1000 characters (UTF-16 units, as JavaScript and the schema count them),
  * dropping a lone high surrogate at the cut so the result is still well-formed text.
  */
-export function truncateOutput(text: string): string {
+function truncateOutput(text: string): string {
   if (text.length <= VERIFICATION_OUTPUT_MAX_CHARS) return text;
   const cut = text.slice(0, VERIFICATION_OUTPUT_MAX_CHARS);
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;

@@ -11,7 +11,7 @@ import type { WorkItem } from '../../../src-shared/silas/work.js';
  * (non-ASCII is written raw, not `\uXXXX`; 2.0 is written `2`) are recorded in docs/silas/work-models.md.
  */
 
-export function sha256Hex(text: string): string {
+function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 

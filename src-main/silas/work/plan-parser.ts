@@ -175,7 +175,7 @@ function yamlMessage(code: string, message: string): string {
 type Path = ReadonlyArray<PropertyKey>;
 
 /** `verify[0].expect` style, as a person would write the field. */
-export function formatFieldPath(path: Path): string {
+function formatFieldPath(path: Path): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;

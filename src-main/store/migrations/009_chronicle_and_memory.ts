@@ -1,6 +1,6 @@
 /**
  * The persistence a Stream turn needs (spec 002 §4.14, §5.1 steps 3, 3.5, 4, 9–11.5, 16, §5.1.3,
- * §6.1; issue 13).
+ * §6.1; docs/silas/chronicle-and-memory.md).
  *
  * `silas_chronicle` holds the conversation of each scope (`"owner"`, or a connection id) as the
  * §3.5 ContextItems the Stream added, so a restart continues the same conversation. Entries are

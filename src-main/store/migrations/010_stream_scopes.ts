@@ -1,8 +1,9 @@
 /**
- * Conversation scopes of the Stream (spec 002 §5.1, §8.1; issue 13). A scope's id is public (it
- * is in the ledger and in the chronicle's rows); continuing it from a new connection (a reload,
- * a restart) needs its resume key, of which only a SHA-256 is kept, so a process that can read
- * the database can neither resume a conversation nor read one through the control plane.
+ * Conversation scopes of the Stream (spec 002 §5.1, §8.1; docs/silas/stream.md "Scopes"). A scope's
+ * id is public (it is in the ledger and in the chronicle's rows); continuing it from a new
+ * connection (a reload, a restart) needs its resume key, of which only a SHA-256 is kept, so a
+ * process that can read the database can neither resume a conversation nor read one through the
+ * control plane.
  *
  * `silas_stream_work` is the work the Stream dispatched (§5.1 step 12) and where it stands, so a
  * restart resumes what was not finished (§5.1.3 step 6): the plan is asked for again (an approval

@@ -1,7 +1,7 @@
 /**
- * Every saved version of a policy file (issue 14 item 3): its text, hashes, the key that signed it
- * and why it was written (save, restore, adopt). A version whose text no longer matches its
- * recorded hash (edited in the database) is reported as corrupt and never restored.
+ * Every saved version of a policy file (docs/policy-editor.md "History"): its text, hashes, the key
+ * that signed it and why it was written (save, restore, adopt). A version whose text no longer
+ * matches its recorded hash (edited in the database) is reported as corrupt and never restored.
  */
 export const sql = `
 CREATE TABLE IF NOT EXISTS policy_versions (

@@ -1,7 +1,7 @@
 /**
- * Alignment (issue 15, spec 003): the Alignment Card of each governed agent, every version kept
- * (only one active per agent), the AP-Traces made from real decisions with their verification and
- * drift figures (the Alignment page reads these; the traces themselves are also `aap.trace`
+ * Alignment (spec 003, docs/alignment.md): the Alignment Card of each governed agent, every version
+ * kept (only one active per agent), the AP-Traces made from real decisions with their verification
+ * and drift figures (the Alignment page reads these; the traces themselves are also `aap.trace`
  * entries of the hash chain, which is what `silas audit verify` covers), and how far the recorder
  * has read the chain. The drift state is also kept, per agent.
  */

@@ -1,5 +1,5 @@
+import { sqliteConnection, type SqliteDatabase } from '../transaction.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
-import type { SqliteDatabase } from '../transaction.js';
 import { rowToEntry, type EntryRow } from './audit-repository.js';
 
 /** The chain's alignment entries the Alignment page's views are checked against. */
@@ -17,7 +17,8 @@ export class AlignmentChainReader {
   private readonly countStatement;
   private readonly proxyStartStatement;
 
-  constructor(db: SqliteDatabase) {
+  constructor(database: SqliteDatabase) {
+    const db = sqliteConnection(database);
     this.rangeStatement = db.prepare("SELECT * FROM audit_entries WHERE event = ? AND idx > ? AND idx <= ? AND json_extract(data, '$.agent_id') = ? ORDER BY idx LIMIT ?");
     this.newestStatement = db.prepare("SELECT * FROM audit_entries WHERE event = ? AND idx < ? AND json_extract(data, '$.agent_id') = ? ORDER BY idx DESC LIMIT ?");
     this.countStatement = db.prepare("SELECT COUNT(*) FROM audit_entries WHERE event = ? AND json_extract(data, '$.agent_id') = ?").pluck();

@@ -1,5 +1,4 @@
-import type { SqliteDatabase } from '../transaction.js';
-import { inImmediateTransaction } from '../transaction.js';
+import { inImmediateTransaction, sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 
 /** One version of an agent's Alignment Card (migration 012). */
 export interface AlignmentCardRow {
@@ -124,7 +123,10 @@ export class AlignmentRepository {
   private readonly countStatement;
   private readonly countsOfStatement;
 
-  constructor(private readonly db: SqliteDatabase) {
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    const db = sqliteConnection(database);
+    this.db = db;
     this.insertTraceStatement = db.prepare(
       `INSERT INTO aap_traces (agent_id, trace_id, card_id, ts, source_index, audit_index, action_name, action_type, escalated, verified, violations_json, similarity, drift_similarity, drift_alert, values_json, seal)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 import BetterSqlite from 'better-sqlite3';
 import type { AuditCheckpoint, AuditEntry, ChainHead } from '../../../src-shared/schemas/audit.js';
 import { GENESIS_HASH, type EntryBody } from '../../audit/chain.js';
@@ -47,7 +47,7 @@ export class AuditRepository {
   private readonly headStmt;
   private readonly insertStmt;
   /** INSERT statements for 2…ROWS_PER_INSERT rows, prepared on first use. */
-  private readonly insertRowsStmts = new Map<number, Database.Statement>();
+  private readonly insertRowsStmts = new Map<number, BetterSqlite.Statement>();
   private readonly pageStmt;
   private readonly pageBeforeStmt;
   private readonly afterStmt;
@@ -60,14 +60,17 @@ export class AuditRepository {
   private readonly insertCheckpointStmt;
   private readonly writeTx;
 
-  constructor(private readonly db: Database.Database) {
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    const db = sqliteConnection(database);
+    this.db = db;
     this.headStmt = db.prepare('SELECT idx, hash FROM audit_entries ORDER BY idx DESC LIMIT 1');
     this.insertStmt = db.prepare(`${INSERT_COLUMNS}(?, ?, ?, ?, ?, ?, ?)`);
     this.pageStmt = db.prepare('SELECT * FROM audit_entries ORDER BY idx DESC LIMIT ?');
     this.pageBeforeStmt = db.prepare('SELECT * FROM audit_entries WHERE idx < ? ORDER BY idx DESC LIMIT ?');
     this.afterStmt = db.prepare('SELECT * FROM audit_entries WHERE idx > ? ORDER BY idx ASC LIMIT ?');
     // Raw rows (arrays) made into objects here: half the cost of better-sqlite3's own row objects,
-    // and every checkpoint walks up to 1,000 entries through these pages (issue 11 item 5).
+    // and every checkpoint walks up to 1,000 entries through these pages (a proxy's cost per call).
     this.pageAfterStmt = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE idx > ? AND idx <= ? ORDER BY idx ASC LIMIT ?`).raw(true);
     this.pageAfterSinceStmt = db.prepare(`SELECT ${ROW_COLUMNS} FROM audit_entries WHERE idx > ? AND idx <= ? AND ts >= ? ORDER BY idx ASC LIMIT ?`).raw(true);
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM audit_entries');

@@ -1,12 +1,12 @@
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { ContextItem, ScopeId, type ContextItemInput } from '../../../src-shared/silas/context.js';
-import { inImmediateTransaction, type SqliteDatabase } from '../transaction.js';
+import { inImmediateTransaction, sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 import type { MemorySealer } from './memory.js';
 
 /** The most entries one read returns: §11's rehydration default is 50; this bounds a mistaken caller. */
 export const MAX_CHRONICLE_READ = 10_000;
 /** Rows one `pruneBefore` call deletes, so a retention sweep never holds the event loop (docs/architecture.md §1). */
-export const DEFAULT_PRUNE_BATCH = 1_000;
+const DEFAULT_PRUNE_BATCH = 1_000;
 
 interface ChronicleRow {
   ctx_id: string;
@@ -53,11 +53,14 @@ export class ChronicleRepository {
   private readonly incrementStmt;
   private readonly pruneStmt;
 
+  private readonly db: SqliteConnection;
   constructor(
-    private readonly db: SqliteDatabase,
+    database: SqliteDatabase,
     private readonly sealer: MemorySealer,
     private readonly now: () => Date = () => new Date(),
   ) {
+    const db = sqliteConnection(database);
+    this.db = db;
     this.insertStmt = db.prepare(`INSERT INTO silas_chronicle
       (scope_id, ctx_id, turn_number, kind, source, taint, content, token_count, relevance, masked, pinned, created_at, seal)
       VALUES (@scope_id, @ctx_id, @turn_number, @kind, @source, @taint, @content, @token_count, @relevance, @masked, @pinned, @created_at, @seal)`);

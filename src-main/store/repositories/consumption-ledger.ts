@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { sqliteConnection, type SqliteDatabase } from '../transaction.js';
 import type { ApprovalToken } from '../../../src-shared/silas/approval.js';
 
 export interface TokenState {
@@ -16,7 +16,7 @@ export interface Consumption {
 }
 
 /** `{token_id}:{bound_hash}:{execution_index}`: deterministic, so the same use always has the same key. */
-export function consumptionKey(tokenId: string, boundHash: string, executionIndex: number): string {
+function consumptionKey(tokenId: string, boundHash: string, executionIndex: number): string {
   return `${tokenId}:${boundHash}:${executionIndex}`;
 }
 
@@ -43,7 +43,8 @@ export class ConsumptionLedger {
   private readonly findStmt;
   private readonly noncesStmt;
 
-  constructor(db: Database.Database) {
+  constructor(database: SqliteDatabase) {
+    const db = sqliteConnection(database);
     this.stateStmt = db.prepare('SELECT executions_used, max_executions FROM silas_approval_tokens WHERE token_id = ?');
     this.insertTokenStmt = db.prepare(
       `INSERT INTO silas_approval_tokens (token_id, work_item_id, plan_hash, scope, key_fingerprint, expires_at, max_executions, executions_used, first_used_at)

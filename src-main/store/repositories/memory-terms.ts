@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../transaction.js';
+import { sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 import type { TermStat } from './fts-query.js';
 
 /** Document counts below this are read fresh (tens of microseconds); above it a lookup reads a long doclist. */
@@ -21,7 +21,10 @@ export class MemoryTermStats {
   private readonly totalStmt;
   private readonly cache = new Map<string, { df: number; atTotal: number }>();
 
-  constructor(private readonly db: SqliteDatabase) {
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    const db = sqliteConnection(database);
+    this.db = db;
     // Temp objects live with this connection only; they are no schema of the file (so no migration).
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.silas_memory_query_words USING fts5(word, tokenize = 'porter unicode61 tokenchars ''_-''');
       CREATE VIRTUAL TABLE IF NOT EXISTS temp.silas_memory_query_stems USING fts5vocab(temp, silas_memory_query_words, instance);

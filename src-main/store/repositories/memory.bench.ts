@@ -9,11 +9,13 @@ import { ChronicleRepository } from './chronicle.js';
 import { memorySeals } from '../../testing/seals.js';
 import { chronicleSealer, memorySealer } from '../../silas/memory/memory-seals.js';
 import { MemoryRepository } from './memory.js';
+import { sqliteConnection } from '../transaction.js';
 
-// What a turn reads from SQLite (issue 13 benchmarks): keyword recall over the raw lane at 10k and
-// 100k memories, and the chronicle's last 50 entries at 1k and 100k, each beside a floor measured
-// in the same run: one row fetched by its key. A real file in WAL mode with the runtime's pragmas.
-// Every memory and entry sits in one scope ("owner", single-user mode): the scope filter gets no help.
+// What a turn reads from SQLite (docs/silas/chronicle-and-memory.md "Figures"): keyword recall over
+// the raw lane at 10k and 100k memories, and the chronicle's last 50 entries at 1k and 100k, each
+// beside a floor measured in the same run: one row fetched by its key. A real file in WAL mode with
+// the runtime's pragmas. Every memory and entry sits in one scope ("owner", single-user mode): the
+// scope filter gets no help.
 
 let seed = 0x51a5;
 const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
@@ -59,8 +61,8 @@ try {
   const sealer = memorySealer(memorySeals().seals);
   const memory = new MemoryRepository(db, sealer);
   const chronicle = new ChronicleRepository(db, chronicleSealer(memorySeals().seals));
-  const byMemoryId = db.prepare('SELECT * FROM silas_memory_items WHERE memory_id = ?');
-  const byChronicleSeq = db.prepare('SELECT * FROM silas_chronicle WHERE seq = ?');
+  const byMemoryId = sqliteConnection(db).prepare('SELECT * FROM silas_memory_items WHERE memory_id = ?');
+  const byChronicleSeq = sqliteConnection(db).prepare('SELECT * FROM silas_chronicle WHERE seq = ?');
   const draft = (): MemoryDraft => ({ content: sentence(30), source_kind: 'conversation_raw', taint: 'owner', token_count: 50 });
 
   // Queries as the Stream issues them: a whole message (step 4, stopwords included) and an agent's
@@ -114,7 +116,7 @@ try {
     const append = percentiles(() => chronicle.append('owner', entry()), 200);
     report(`chronicle.append.${label}`, 'us', append.p50, { p99_us: append.p99, synchronous: 'NORMAL' });
   }
-  db.close();
+  sqliteConnection(db).close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

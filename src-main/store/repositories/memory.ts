@@ -1,3 +1,4 @@
+import { inImmediateTransaction, sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
@@ -10,7 +11,6 @@ import {
   lowerTaint,
   type ReingestionTier,
 } from '../../../src-shared/silas/memory.js';
-import { inImmediateTransaction, type SqliteDatabase } from '../transaction.js';
 import { anyOf, chooseTerms, queryWords } from './fts-query.js';
 import { MemoryTermStats } from './memory-terms.js';
 
@@ -30,7 +30,7 @@ export interface MemoryHit {
 
 export interface MemorySearchOptions {
   limit: number;
-  /** One lane only; both when left out. Until vector retrieval, recall searches the raw lane (issue 13). */
+  /** One lane only; both when left out. Until vector retrieval, recall searches the raw lane. */
   tier?: ReingestionTier;
 }
 
@@ -93,11 +93,14 @@ export class MemoryRepository {
   private readonly searchStmts;
   private readonly terms;
 
+  private readonly db: SqliteConnection;
   constructor(
-    private readonly db: SqliteDatabase,
+    database: SqliteDatabase,
     private readonly sealer: MemorySealer,
     options: MemoryRepositoryOptions = {},
   ) {
+    const db = sqliteConnection(database);
+    this.db = db;
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? randomUUID;
     this.insertStmt = db.prepare(`INSERT INTO silas_memory_items

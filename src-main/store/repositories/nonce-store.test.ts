@@ -3,7 +3,8 @@ import { openDatabase } from '../database.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestLedger } from '../../testing/ledger.js';
 import { NONCE_SAFETY_BUFFER_MS, NonceDomain, NonceReplayError, SqliteNonceStore, execBinding } from './nonce-store.js';
-import { hashOf } from '../../silas/approval/test-support.js';
+import { hashOf } from '../../approval/testing/engine.js';
+import { sqliteConnection } from '../transaction.js';
 
 const tempDir = useTempDirs();
 const MINUTE = 60_000;
@@ -82,7 +83,7 @@ describe('SqliteNonceStore', () => {
     const { nonces, ledger } = store();
     const { db } = openDatabase(ledger.file, { create: false });
     new SqliteNonceStore(db).record('msg', 'n-1');
-    db.close();
+    sqliteConnection(db).close();
     expect(nonces.isUsed('msg', 'n-1')).toBe(true);
     expect(() => nonces.record('msg', 'n-1')).toThrow(NonceReplayError);
   });

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { sqliteConnection, type SqliteDatabase } from '../transaction.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 
 /**
@@ -63,9 +63,10 @@ export class SqliteNonceStore implements NonceStore {
   private readonly pruneStmt;
 
   constructor(
-    db: Database.Database,
+    database: SqliteDatabase,
     private readonly now: () => Date = () => new Date(),
   ) {
+    const db = sqliteConnection(database);
     this.selectStmt = db.prepare('SELECT 1 FROM silas_nonces WHERE domain = ? AND nonce = ?').pluck();
     this.insertStmt = db.prepare('INSERT INTO silas_nonces (domain, nonce, recorded_at) VALUES (?, ?, ?)');
     this.pruneStmt = db.prepare('DELETE FROM silas_nonces WHERE recorded_at < ?');

@@ -1,5 +1,4 @@
-import type { SqliteDatabase } from '../transaction.js';
-import { inImmediateTransaction } from '../transaction.js';
+import { inImmediateTransaction, sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 
 /** One saved version of a policy file (migration 011). */
 export interface PolicyVersionRow {
@@ -44,7 +43,10 @@ const fromRow = (row: Row): PolicyVersionRow => ({
 
 /** The history of every policy file the cockpit saved: append-only, numbered per file. */
 export class PolicyVersionRepository {
-  constructor(private readonly db: SqliteDatabase) {}
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    this.db = sqliteConnection(database);
+  }
 
   /**
    * Appends the next version of `path` (its seq is one more than the last), sealed by `sealOf`

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 
 export interface RegisteredKey {
   fingerprint: string;
@@ -18,7 +18,10 @@ interface Row {
 
 /** The public halves of owner keys this home has used, so old signatures stay verifiable. */
 export class PublicKeyRepository {
-  constructor(private readonly db: Database.Database) {}
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    this.db = sqliteConnection(database);
+  }
 
   register(key: RegisteredKey): void {
     this.db

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../transaction.js';
+import { sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 
 /**
  * The conversation scopes of the Stream. Only a SHA-256 of a scope's resume key is stored, with
@@ -7,7 +7,10 @@ import type { SqliteDatabase } from '../transaction.js';
  * conversation nor hands one to another key.
  */
 export class StreamScopeRepository {
-  constructor(private readonly db: SqliteDatabase) {}
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    this.db = sqliteConnection(database);
+  }
 
   create(scopeId: string, keySha256: string, keySeal: string, at: Date): void {
     const now = at.toISOString();
@@ -56,7 +59,10 @@ const toRecord = (row: WorkRow): StreamWorkRecord => ({
 const COLUMNS = 'work_item_id, scope_id, plan_hash, item_json, status, origin_json, seal';
 
 export class StreamWorkRepository {
-  constructor(private readonly db: SqliteDatabase) {}
+  private readonly db: SqliteConnection;
+  constructor(database: SqliteDatabase) {
+    this.db = sqliteConnection(database);
+  }
 
   /** A (re)dispatched plan: a work item id proposed again replaces its old row. */
   record(work: StreamWorkRecord, at: Date): void {

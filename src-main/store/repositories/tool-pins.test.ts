@@ -5,6 +5,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { memorySeals } from '../../testing/seals.js';
 import { sealPinsFromBeforeSeals, toolPinSealer } from '../../mcp/tool-pin-seals.js';
 import { ToolPinRepository } from './tool-pins.js';
+import { sqliteConnection } from '../transaction.js';
 
 const tempDir = useTempDirs('silas-pins-');
 const db = () => openDatabase(join(tempDir(), 'silas.db'), { create: true }).db;
@@ -41,7 +42,7 @@ describe('ToolPinRepository', () => {
 
   it('adopts the oldest pin written under an announced name, dropping variants an attacker got pinned', () => {
     const database = db();
-    const insert = database.prepare('INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES (?, ?, ?, ?, ?)');
+    const insert = sqliteConnection(database).prepare('INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES (?, ?, ?, ?, ?)');
     insert.run('srv', 'readFile', 'sha256:genuine', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z');
     insert.run('srv', 'ReadFile', 'sha256:poisoned', '2024-02-01T00:00:00.000Z', '2024-02-01T00:00:00.000Z');
     const pins = new ToolPinRepository(database, sealer());
@@ -60,7 +61,7 @@ describe('tool pins from the side of a database writer', () => {
     const { seals, refusals } = memorySeals();
     const pins = new ToolPinRepository(database, toolPinSealer(seals));
     expect(pins.observe('srv', 'read_file', 'sha256:genuine')).toEqual({ kind: 'pinned', hash: 'sha256:genuine' });
-    database.prepare("UPDATE mcp_tool_pins SET approved_hash = 'sha256:poisoned' WHERE server = 'srv' AND tool = 'read_file'").run();
+    sqliteConnection(database).prepare("UPDATE mcp_tool_pins SET approved_hash = 'sha256:poisoned' WHERE server = 'srv' AND tool = 'read_file'").run();
     expect(pins.observe('srv', 'read_file', 'sha256:poisoned')).toMatchObject({ kind: 'changed', actual: 'sha256:poisoned', fresh: true });
     expect(pins.get('srv', 'read_file')).toMatchObject({ sealed: false, pendingHash: 'sha256:poisoned' });
     expect(refusals).toMatchObject([{ kind: 'tool-pin', reason: 'mismatch' }]);
@@ -74,10 +75,10 @@ describe('tool pins from the side of a database writer', () => {
     const { seals } = memorySeals();
     const pins = new ToolPinRepository(database, toolPinSealer(seals));
     pins.observe('srv', 'read_file', 'sha256:a');
-    database.prepare("INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES ('srv', 'write_file', 'sha256:evil', 'x', 'x')").run();
+    sqliteConnection(database).prepare("INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES ('srv', 'write_file', 'sha256:evil', 'x', 'x')").run();
     expect(pins.observe('srv', 'write_file', 'sha256:evil')).toMatchObject({ kind: 'changed' });
-    const seal = (database.prepare("SELECT seal FROM mcp_tool_pins WHERE tool = 'read_file'").get() as { seal: string }).seal;
-    database.prepare("UPDATE mcp_tool_pins SET approved_hash = 'sha256:a', seal = ?, pending_hash = NULL WHERE tool = 'write_file'").run(seal);
+    const seal = (sqliteConnection(database).prepare("SELECT seal FROM mcp_tool_pins WHERE tool = 'read_file'").get() as { seal: string }).seal;
+    sqliteConnection(database).prepare("UPDATE mcp_tool_pins SET approved_hash = 'sha256:a', seal = ?, pending_hash = NULL WHERE tool = 'write_file'").run(seal);
     expect(pins.observe('srv', 'write_file', 'sha256:a')).toMatchObject({ kind: 'changed' });
     expect(pins.list('srv').map((p) => [p.tool, p.sealed])).toEqual([['read_file', true], ['write_file', false]]);
   });
@@ -85,7 +86,7 @@ describe('tool pins from the side of a database writer', () => {
   it('rows from before seals are sealed once per home; an unsealed row written later is never adopted', () => {
     const database = db();
     const { seals } = memorySeals();
-    const insert = database.prepare("INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES ('srv', ?, ?, 'x', 'x')");
+    const insert = sqliteConnection(database).prepare("INSERT INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at) VALUES ('srv', ?, ?, 'x', 'x')");
     insert.run('old', 'sha256:old');
     const pins = new ToolPinRepository(database, toolPinSealer(seals));
     expect(sealPinsFromBeforeSeals(pins, seals)).toBe(1);

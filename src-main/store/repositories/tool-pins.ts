@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import { sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 import { normalizeName } from '../../../src-shared/policy/normalize.js';
 
 /**
@@ -64,11 +64,14 @@ export class ToolPinRepository {
   // has not changed need not be MACed again (docs/architecture.md §9: the per-call budget).
   private readonly verified = new Map<string, string>();
 
+  private readonly db: SqliteConnection;
   constructor(
-    private readonly db: Database.Database,
+    database: SqliteDatabase,
     private readonly sealer: PinSealer,
     private readonly now: () => Date = () => new Date(),
   ) {
+    const db = sqliteConnection(database);
+    this.db = db;
     this.getStmt = db.prepare('SELECT * FROM mcp_tool_pins WHERE server = ? AND tool = ?');
     this.insertStmt = db.prepare('INSERT OR IGNORE INTO mcp_tool_pins (server, tool, approved_hash, first_seen_at, approved_at, seal) VALUES (?, ?, ?, ?, ?, ?)');
     this.pendingStmt = db.prepare('UPDATE mcp_tool_pins SET pending_hash = ?, pending_since = ? WHERE server = ? AND tool = ?');

@@ -1,7 +1,7 @@
 import { useCockpit } from '../../app/cockpit-context.js';
 import type { ConnectionState } from '../../lib/transport.js';
 
-export const CONNECTION_LABELS: Record<ConnectionState, string> = {
+const CONNECTION_LABELS: Record<ConnectionState, string> = {
   connected: 'Connected',
   connecting: 'Connecting…',
   reconnecting: 'Reconnecting…',

@@ -9,7 +9,7 @@ import { formatCount } from '../activity/audit-format.js';
 export { formatCount };
 
 /** "1 trace", "1,234 traces". */
-export function countOf(n: number, one: string, many = `${one}s`): string {
+function countOf(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 

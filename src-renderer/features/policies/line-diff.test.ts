@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffCounts, diffLineText, lineDiff, MAX_DIFF_CELLS, splitLines } from './line-diff.js';
+import { diffCounts, diffLineText, lineDiff, MAX_DIFF_EDITS, splitLines } from './line-diff.js';
 
 const render = (before: string, after: string) => lineDiff(before, after).map(diffLineText);
 
@@ -33,7 +33,7 @@ describe('lineDiff', () => {
   });
 
   it('still answers, without alignment, for texts too large to align', () => {
-    const side = Math.ceil(Math.sqrt(MAX_DIFF_CELLS)) + 1;
+    const side = MAX_DIFF_EDITS / 2 + 1;
     const before = Array.from({ length: side }, (_, i) => `old ${i}`).join('\n');
     const after = Array.from({ length: side }, (_, i) => `new ${i}`).join('\n');
     const lines = lineDiff(`head\n${before}\ntail`, `head\n${after}\ntail`);

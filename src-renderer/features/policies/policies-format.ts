@@ -3,7 +3,7 @@ import type { StandingApproval } from '../../store/standing-slice.js';
 /* Pure text for the Policies page, kept apart from components so it is tested on its own. */
 
 /** Hex characters shown of a key fingerprint; the full value is one hover (title) away. */
-export const SHORT_FINGERPRINT_LENGTH = 12;
+const SHORT_FINGERPRINT_LENGTH = 12;
 
 /** `ed25519:9f2c1be07a51d4c3…` → `ed25519:9f2c1be07a51`; a missing fingerprint reads as an em dash. */
 export function shortFingerprint(fingerprint: string): string {

@@ -11,11 +11,11 @@ describe('servers format', () => {
   });
 
   it('reads a decision row from an aip.decision entry, defensively', () => {
-    const blocked = auditEntry(3, { data: { tool: 'delete_file', decision: 'BLOCK', violation: true, reason: 'tool is not allowed', failed_rule: 'allowed_tools' } });
+    const blocked = auditEntry(3, { event: 'aip.decision', data: { tool: 'delete_file', decision: 'BLOCK', violation: true, reason: 'tool is not allowed', failed_rule: 'allowed_tools' } });
     expect(decisionRow(blocked)).toEqual({ id: 'entry-3', ts: blocked.ts, tool: 'delete_file', decision: 'BLOCK', violation: true, detail: 'tool is not allowed' });
     const methodOnly = auditEntry(4, { data: { method: 'resources/read', decision: 'allow', violation: false, reason: 'ignored' } });
     expect(decisionRow(methodOnly)).toMatchObject({ tool: 'resources/read', decision: 'ALLOW', violation: false, detail: null });
-    expect(decisionRow(auditEntry(5, { data: { tool: 7, violation: 'yes' } }))).toMatchObject({ tool: '—', decision: 'UNKNOWN', violation: false });
+    expect(decisionRow(auditEntry(5, { event: 'aip.decision', data: { tool: 7, violation: 'yes' } }))).toMatchObject({ tool: '—', decision: 'UNKNOWN', violation: false });
     expect(decisionRow(auditEntry(6, { data: { tool: 'x', decision: 'BLOCK', violation: true, failed_rule: 'tool_rules[0]' } })).detail).toBe('tool_rules[0]');
   });
 

@@ -1,7 +1,8 @@
+import { readAipDecision } from '../../../src-shared/audit/aip-decision.js';
 import type { AuditEntry } from '../../../src-shared/schemas/audit.js';
 
 /** Hex characters shown of a hash; the full value is one hover (title) away. */
-export const SHORT_HASH_LENGTH = 12;
+const SHORT_HASH_LENGTH = 12;
 
 /** `sha256:9f2c…` → `9f2c1be07a51`; a missing hash reads as an em dash. */
 export function shortHash(hash: string | null | undefined): string {
@@ -12,7 +13,7 @@ export function shortHash(hash: string | null | undefined): string {
 
 export type DecisionTone = 'allow' | 'ask' | 'block' | 'other';
 
-/** One row of "Recent decisions", read defensively from an `aip.decision` entry's data. */
+/** One row of "Recent decisions", from an `aip.decision` entry through its one reader (`readAipDecision`). */
 export interface DecisionRow {
   id: string;
   ts: string;
@@ -24,17 +25,17 @@ export interface DecisionRow {
   detail: string | null;
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
+const text = (value: string | null | undefined): string | null => (value ? value : null);
 
 export function decisionRow(entry: AuditEntry): DecisionRow {
-  const { data } = entry;
+  const record = readAipDecision(entry);
   return {
     id: entry.id,
     ts: entry.ts,
-    tool: text(data.tool) ?? text(data.method) ?? '—',
-    decision: text(data.decision)?.toUpperCase() ?? 'UNKNOWN',
-    violation: data.violation === true,
-    detail: data.violation === true ? (text(data.reason) ?? text(data.failed_rule)) : null,
+    tool: text(record?.tool) ?? text(record?.method) ?? '—',
+    decision: text(record?.decision)?.toUpperCase() ?? 'UNKNOWN',
+    violation: record?.violation ?? false,
+    detail: record?.violation ? (text(record.reason) ?? text(record.failedRule)) : null,
   };
 }
 

@@ -70,7 +70,7 @@ export const PROVIDER_OPTIONS: readonly { value: ModelProvider; label: string }[
   { value: 'anthropic', label: 'Anthropic' },
 ];
 
-export const LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
+const LOCAL_BASE_URL = 'http://127.0.0.1:11434/v1';
 
 /** What the base URL field shows when empty: the local example, or the public endpoint used when it stays empty. */
 export function baseUrlPlaceholder(provider: ModelProvider): string {
@@ -159,7 +159,7 @@ export function modelFieldOf(message: string): ModelField | null {
 
 const ROLE_NAMES: Record<ModelRole, string> = { proxy: 'Proxy', planner: 'Planner', executor: 'Executor', scorer: 'Scorer' };
 
-export function roleLabel(role: ModelRole): string {
+function roleLabel(role: ModelRole): string {
   return ROLE_NAMES[role];
 }
 

@@ -1,7 +1,8 @@
 /**
- * Cold plain words (issue 11 item 2): most words of a long text — identifiers, numbers, names
- * like `f0.md` — can neither match a protected path lexically nor need a filesystem lookup, and
- * the protected-path matcher need not hash, store or join them at all.
+ * Cold plain words, so a long argument costs the matcher work in proportion to its length
+ * (docs/protected-paths.md "Cost and file-system lookups"): most words of a long text —
+ * identifiers, numbers, names like `f0.md` — can neither match a protected path lexically nor need
+ * a filesystem lookup, and the protected-path matcher need not hash, store or join them at all.
  *
  * A word is "plain" when it is made of `[A-Za-z0-9_+.-]` only and does not start with `.`:
  * `expand` returns it unchanged, its only variant is itself without trailing dots, it holds no

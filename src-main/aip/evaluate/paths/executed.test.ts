@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProtectedPathMatcher } from '../protected-paths.js';
+import { ProtectedPathMatcher } from '../protected-paths/index.js';
 import { isCommandKey, isExecutingTool, nameParts } from './executed.js';
 
 describe('executed arguments: which strings a tool runs as commands', () => {

@@ -1,8 +1,8 @@
 import { normalizeName } from '../../../../src-shared/policy/normalize.js';
 
 /*
- * Which argument strings a tool plausibly runs as a command (issue 9 item 8;
- * docs/protected-paths.md, "Output that cannot be known").
+ * Which argument strings a tool plausibly runs as a command (docs/protected-paths.md "Output
+ * that cannot be known").
  *
  * The protected-path matcher reads every string as a shell command, and refuses one in which a
  * substitution or variable whose value cannot be known makes up part of a path (`$(tool)/x`).

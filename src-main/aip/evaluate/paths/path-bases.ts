@@ -3,12 +3,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /*
- * Path bases (issue 9 item 13): every directory a governed MCP server may resolve a relative
- * path against. The proxy's working directory is only one of them: a filesystem server resolves
- * against the directory named on its command line, or against the MCP roots the client
- * announces. The protected-path matcher joins each relative argument with every base and blocks
- * when any join is protected, so a base too many can only block more, a base missing lets a
- * relative path through.
+ * Path bases (docs/protected-paths.md "Relative paths: every directory the server may use"): every
+ * directory a governed MCP server may resolve a relative path against. The proxy's working
+ * directory is only one of them: a filesystem server resolves against the directory named on its
+ * command line, or against the MCP roots the client announces. The protected-path matcher joins
+ * each relative argument with every base and blocks when any join is protected, so a base too many
+ * can only block more, a base missing lets a relative path through.
  */
 
 /** More bases than this (a client announcing hundreds of roots) fail closed for relative paths. */

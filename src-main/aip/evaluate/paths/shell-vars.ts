@@ -6,19 +6,20 @@
  * instead of replacing it, and a `for` variable holds each of its words. An alternative may be
  * UNKNOWN_OUTPUT (`read X`, `X=$(tool)`, a name the environment does not tell): the reader's
  * rule for unknowable output then applies. Everything is bounded: names per scope, alternatives
- * per name.
+ * per name. The reader runs over every string the proxy relays, so the collections here are made
+ * and grown as cheaply as possible (docs/protected-paths.md "Cost and file-system lookups").
  */
 
 import { CURRENT_DIR as CURRENT_DIR_MARKER, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './shell-markers.js';
 
 // Module-level copies of the markers: where modules are compiled to CommonJS (tsx: the tests
 // and benchmarks), every use of an imported binding is a getter call, which profiles showed
-// in the per-word loops (issue 11).
+// in the per-word loops.
 const CURRENT_DIR = CURRENT_DIR_MARKER;
 const UNKNOWN_OUTPUT = UNKNOWN_OUTPUT_MARKER;
 
 /** Names one script may assign; past this, every name it has not assigned is unknowable. */
-export const MAX_VARIABLES = 256;
+const MAX_VARIABLES = 256;
 /** Alternatives one name (or one word) may hold; past this, it is unknowable. */
 export const MAX_ALTERNATIVES = 64;
 
@@ -46,7 +47,7 @@ const EMPTY: Value = Object.freeze({ alts: [''], maybeUnset: true }) as Value;
 
 export class VarScope {
   // The collections are made on first use: a long script derives a scope per substitution and
-  // per nested script, and most assign nothing (issue 11).
+  // per nested script, and most assign nothing.
   private own: Map<string, Variable> | null = null;
   private overflow = false;
   /** Every value each name received in this scope: what a loop or function body may see (second pass). */
@@ -112,7 +113,7 @@ export class VarScope {
     const kept = capped(next);
     own.set(name, { alts: kept.alts, maybeUnset: kept.maybeUnset, exported: exported || (before?.exported ?? false) || this.inherited(name) });
     // Added to in place (each list is this map's own, kept without duplicates), not copied per
-    // assignment: a long script assigns the same names again and again (issue 11).
+    // assignment: a long script assigns the same names again and again.
     const everMap = (this.ever ??= new Map());
     const ever = everMap.get(name);
     if (ever === undefined) everMap.set(name, capped({ alts: [...value.alts], maybeUnset: false }).alts);

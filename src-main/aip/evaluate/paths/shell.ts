@@ -1,13 +1,16 @@
 /*
- * Shell reading for the protected-path matcher (issue 9 item 8): the words a POSIX shell would
- * see in a command string, with quotes removed, escapes decoded, command substitutions (`$(…)`,
- * backquotes) evaluated where their output can be known (`echo`, `printf '%s'`, `pwd`, nested)
- * and variables expanded (paths/shell-vars.ts: assignments of the script itself, then the
- * server's environment when it is known). Words that hold shell syntax (`bash -c 'cd ~ && cat
- * .ssh/id_rsa'`, `ssh host '…'`) are read again as scripts, up to `maxDepth` levels. Each level
- * reads each character once, and variable expansion may add at most EXPANSION_FACTOR times the
- * text (past that the reading reports `overflow`), so the work stays linear in the text. The
- * matcher resolves the words; this module only reads.
+ * Shell reading for the protected-path matcher, so a protected path reached through a nested shell,
+ * a substitution or a `cd` is still found (docs/protected-paths.md "Shell commands"): the words a
+ * POSIX shell would see in a command string, with quotes removed, escapes decoded, command
+ * substitutions (`$(…)`, backquotes) evaluated where their output can be known (`echo`, `printf
+ * '%s'`, `pwd`, nested) and variables expanded (paths/shell-vars.ts: assignments of the script
+ * itself, then the server's environment when it is known). Words that hold shell syntax (`bash -c
+ * 'cd ~ && cat .ssh/id_rsa'`, `ssh host '…'`) are read again as scripts, up to `maxDepth` levels.
+ * Each level reads each character once, and variable expansion may add at most EXPANSION_FACTOR
+ * times the text (past that the reading reports `overflow`), so the work stays linear in the text.
+ * The matcher resolves the words; this module only reads. It reads every string of every call the
+ * proxy relays, which is why its loops are written for speed (docs/protected-paths.md "Cost and
+ * file-system lookups").
  */
 
 import { CURRENT_DIR as CURRENT_DIR_MARKER, UNKNOWN_OUTPUT as UNKNOWN_OUTPUT_MARKER } from './shell-markers.js';
@@ -16,7 +19,7 @@ import { WordSet } from './word-set.js';
 
 // Module-level copies of the markers: where modules are compiled to CommonJS (tsx: the tests
 // and benchmarks), every use of an imported binding is a getter call, which profiles showed
-// in the per-word loops (issue 11).
+// in the per-word loops.
 export const CURRENT_DIR = CURRENT_DIR_MARKER;
 export const UNKNOWN_OUTPUT = UNKNOWN_OUTPUT_MARKER;
 
@@ -42,7 +45,7 @@ export interface ShellOptions {
 }
 
 /** Variable expansion may add this many times the script's length (plus EXPANSION_SLACK) in all. */
-export const EXPANSION_FACTOR = 4;
+const EXPANSION_FACTOR = 4;
 const EXPANSION_SLACK = 65_536;
 /** `${A:-${B:-…}}` nested deeper than this is unknowable. */
 const MAX_BRACE_NESTING = 16;
@@ -83,8 +86,7 @@ const EMPTY_FLAGS = new Uint8Array(0);
 
 /**
  * A word read: its one text, or its alternatives (two or more) when it holds a multi-valued
- * expansion. Not an array per word: most words have one text, and a long text has many words
- * (issue 11).
+ * expansion. Not an array per word: most words have one text, and a long text has many words.
  */
 type Word = string | string[];
 type Close = ')' | '`' | '}' | null;
@@ -173,7 +175,7 @@ class ShellReader {
 
   // The word being read and the command around it live on the reader, not in closures made per
   // `pass`: nested scripts, substitutions and `${X:-word}` each run a pass, and a closure per
-  // helper per pass showed in profiles with the garbage it leaves (issue 11). A reader runs one
+  // helper per pass showed in profiles with the garbage it leaves. A reader runs one
   // pass at a time; every nested reading gets its own reader.
   private cur = '';
   private inWord = false;
@@ -193,7 +195,7 @@ class ShellReader {
     this.i = start;
     this.wordMode = wordMode;
     // Kept only where they are printed into a word (substitutions, `${X:-word}`): a long
-    // top-level script would otherwise hold every word twice until it is read (issue 11).
+    // top-level script would otherwise hold every word twice until it is read.
     this.commands = close !== null ? [] : null;
     this.words = [];
     this.cur = '';
@@ -207,7 +209,7 @@ class ShellReader {
       const code = s.charCodeAt(i);
       if (code < 0x80 ? PLAIN_ASCII[code] === 1 : isPlain(code)) {
         // Most of any text: a run of ordinary characters, appended as one slice. Tested first:
-        // no branch below treats them specially, and none of them closes a pass (issue 11).
+        // no branch below treats them specially, and none of them closes a pass.
         let end = i + 1;
         while (end < n) {
           const e = s.charCodeAt(end);
@@ -280,7 +282,7 @@ class ShellReader {
         this.parens += 1;
         this.i = i + 1;
       } else if (code === 0x0a || code === 0x3b || code === 0x26 || code === 0x7c || code === 0x28 || code === 0x29) {
-        // `&&` and `||` as literals, not `c + c`: a new string per separator compares slower (issue 11).
+        // `&&` and `||` as literals, not `c + c`: a new string per separator compares slower.
         const sep = (code === 0x26 || code === 0x7c) && s.charCodeAt(i + 1) === code ? (code === 0x26 ? '&&' : '||') : c;
         this.endCommand(sep);
         if (code === 0x28) this.parens += 1;
@@ -291,7 +293,7 @@ class ShellReader {
         this.i = i + 1;
       } else {
         // A run of ordinary characters is appended as one slice, not one concatenation per
-        // character: this branch reads most of the text (issue 11).
+        // character: this branch reads most of the text.
         let end = i + 1;
         while (end < n && isPlain(s.charCodeAt(end))) end += 1;
         this.cur += end === i + 1 ? c : s.slice(i, end);
@@ -592,7 +594,7 @@ class ShellReader {
         // says by itself (an `--cwd=` directory, an unknowable path) is recorded the first time;
         // the matcher reads directories as a set.
         // A word just seen again (most words of a long text) is found in `recent` by one
-        // comparison, before hashing the whole word into `seen` (issue 11).
+        // comparison, before hashing the whole word into `seen`.
         const n = w.length;
         const h = (n * 31 + w.charCodeAt(0) * 7 + w.charCodeAt(n >> 1) * 3 + w.charCodeAt(n - 1)) & mask;
         let scriptLike: boolean;
@@ -633,11 +635,11 @@ class ShellReader {
 
   /** Built-ins that set variables: declarations, `read` and friends (unknowable), `unset`. */
   private builtin(name: string, texts: Word[], j: number, plain: boolean): void {
-    // Most commands are none of them: one character code tells, before a set lookup (issue 11).
+    // Most commands are none of them: one character code tells, before a set lookup.
     if (SETTER_INITIALS[name.charCodeAt(0)] !== 1 || !VARIABLE_SETTERS.has(name)) return;
     if (DECLARERS.has(name)) {
       // A loop with char-code tests, not a copied list and a regex per word: every line of a
-      // source file may start with `export` (issue 11).
+      // source file may start with `export`.
       let exported = name === 'export';
       let nameref = false;
       for (let x = j + 1; x < texts.length; x += 1) {
@@ -734,7 +736,7 @@ class ShellReader {
   private output(commands: Word[][]): string {
     const parts: string[] = [];
     for (const words of commands) {
-      // Plain loops, not callbacks: one runs per substitution of a long script (issue 11).
+      // Plain loops, not callbacks: one runs per substitution of a long script.
       const texts: string[] = [];
       let assignments = true;
       for (const w of words) {
@@ -816,7 +818,7 @@ const PREFIX = 3;
  * run again): `if`, `while`, `until`, `for`, `select`, `case`, `{`, `function`; CLOSERS close it:
  * `fi`, `done`, `esac`, `}`; PREFIXES may come before a command: `then`, `do`, `else`, `elif`,
  * `!`, `time`. 0 for any other word. A switch on the first character, not three set lookups:
- * it runs for the first word of every command (issue 11).
+ * it runs for the first word of every command.
  */
 function reservedKind(w: string): number {
   switch (w.charCodeAt(0)) {
@@ -854,7 +856,7 @@ function isAssignment(word: string): boolean {
   return word.indexOf('=') > 0 && ASSIGNMENT.test(word);
 }
 
-/** SCRIPT_LIKE, by char codes: a new word of a long text is tested once (issue 11). */
+/** SCRIPT_LIKE, by char codes: a new word of a long text is tested once. */
 function isScriptLike(w: string): boolean {
   const n = w.length;
   for (let k = 0; k < n; k += 1) {
@@ -897,7 +899,7 @@ function hasSpace(text: string): boolean {
 /**
  * Characters no branch of `pass` but the last treats specially: not one that may quote, expand,
  * separate, close or be a blank (`\s`, as the shell's word splitting in `append`). A stop the
- * loop then reads as ordinary is safe. Compared by code, not by a regex per run (issue 11).
+ * loop then reads as ordinary is safe. Compared by code, not by a regex per run.
  */
 function isPlain(code: number): boolean {
   if (code < 0x80) return PLAIN_ASCII[code] === 1;
@@ -915,7 +917,7 @@ function isBlank(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0b || code === 0x0c || code === 0x0d || code === 0xa0 || code === 0x3000 || code === 0xfeff || code === 0x2028 || code === 0x2029 || (code >= 0x2000 && code <= 0x200a);
 }
 
-export function decodeAnsiC(body: string): string {
+function decodeAnsiC(body: string): string {
   return body.replace(/\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|.)/gs, (_, esc: string) => {
     const c = esc[0]!;
     if (c === 'x' || c === 'u' || c === 'U') {

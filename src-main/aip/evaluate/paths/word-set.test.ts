@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collidingWords } from './word-set-test-support.js';
+import { collidingWords } from './testing/word-set.js';
 import { WordSet } from './word-set.js';
 
 describe('WordSet', () => {

@@ -1,12 +1,13 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /*
- * Which resolved addresses a sandboxed server may not reach through a *name* (issue 12). A listed
- * name is only as trustworthy as the DNS answer behind it: a hostile server that can influence
- * that answer (its own domain, a rebinding service) would otherwise use the proxy to reach the
- * control center's loopback WebSocket, the LAN or a cloud metadata endpoint. Addresses that carry
- * an IPv4 address inside an IPv6 one (mapped, compatible, NAT64, 6to4) are judged by what they
- * embed, since the host's stack may deliver them to that IPv4 address.
+ * Which resolved addresses a sandboxed server may not reach through a *name* (docs/mcp-sandbox.md
+ * "Network: the egress proxy"). A listed name is only as trustworthy as the DNS answer behind it: a
+ * hostile server that can influence that answer (its own domain, a rebinding service) would
+ * otherwise use the proxy to reach the control center's loopback WebSocket, the LAN or a cloud
+ * metadata endpoint. Addresses that carry an IPv4 address inside an IPv6 one (mapped, compatible,
+ * NAT64, 6to4) are judged by what they embed, since the host's stack may deliver them to that IPv4
+ * address.
  */
 
 interface Range4 {
@@ -40,7 +41,7 @@ function v4Range(value: number): string | null {
 }
 
 /** The 16 bytes of an IPv6 address (zone id ignored), or null when it is not one. */
-export function ipv6Bytes(address: string): Uint8Array | null {
+function ipv6Bytes(address: string): Uint8Array | null {
   const zone = address.indexOf('%');
   let text = zone >= 0 ? address.slice(0, zone) : address;
   if (!isIPv6(text)) return null;

@@ -16,7 +16,7 @@ const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) ([^ ]+) HTTP\/1\.[01]$/;
 const HEADER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[^\r\n]*$/;
 const TERMINATOR = '\r\n\r\n';
 
-export const MESSAGES = {
+const MESSAGES = {
   malformed: 'silas egress proxy: malformed request; expected "CONNECT host:port HTTP/1.1".',
   onlyConnect: 'silas egress proxy: only CONNECT is supported; set HTTPS_PROXY so clients tunnel through it.',
   tooLarge: 'silas egress proxy: request header too large.',

@@ -3,7 +3,7 @@ import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bridgeArgv, EGRESS_BRIDGE_SOURCE } from './egress-bridge.js';
-import { freePort, nodeScript, runBridge, startEcho, startProxy, tempDir } from './egress-test-support.js';
+import { freePort, nodeScript, runBridge, startEcho, startProxy, tempDir } from './testing/egress.js';
 
 /*
  * The bridge's loopback ports. Outside a namespace "127.0.0.1:P inside the sandbox" and "the

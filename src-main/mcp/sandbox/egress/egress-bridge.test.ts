@@ -2,7 +2,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bridgeArgv, DEFAULT_BRIDGE_PORT, EGRESS_BRIDGE_SOURCE, proxyEnvironment } from './egress-bridge.js';
-import { freePort, nodeScript as node, runBridge, startEcho, startProxy, tempDir } from './egress-test-support.js';
+import { freePort, nodeScript as node, runBridge, startEcho, startProxy, tempDir } from './testing/egress.js';
 
 /*
  * The bridge runs here as it runs in the sandbox (`node -e SOURCE -- …`), but in this machine's

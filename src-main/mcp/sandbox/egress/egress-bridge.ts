@@ -2,11 +2,12 @@ import { isPort } from './loopback.js';
 import { EGRESS_PROXY_PORT } from '../../../../src-shared/policy/schema-sandbox.js';
 
 /*
- * The inside half of a sandboxed server's network (issue 12). The server's namespace has no route
- * out, and most HTTP clients only know a TCP proxy (`HTTPS_PROXY=http://127.0.0.1:3128`), not a
- * UNIX socket. So the sandbox runs this small program first: it listens on that loopback port
- * inside the namespace, forwards every connection unchanged to the egress proxy's socket (which
- * decides everything; the bridge decides nothing), and then runs the real server as its child.
+ * The inside half of a sandboxed server's network (docs/mcp-sandbox.md "Network: the egress
+ * proxy"). The server's namespace has no route out, and most HTTP clients only know a TCP proxy
+ * (`HTTPS_PROXY=http://127.0.0.1:3128`), not a UNIX socket. So the sandbox runs this small program
+ * first: it listens on that loopback port inside the namespace, forwards every connection unchanged
+ * to the egress proxy's socket (which decides everything; the bridge decides nothing), and then
+ * runs the real server as its child.
  *
  * It is plain CommonJS passed with `node -e`, so nothing has to be mounted or compiled for it.
  * It never writes to stdout: that is the server's JSON-RPC channel, inherited by the child. It

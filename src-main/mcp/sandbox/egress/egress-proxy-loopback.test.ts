@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOOPBACK_POLICY_KEY } from './loopback.js';
-import { Client, connectRequest, exchange, freePort, startEcho, startProxy, type EchoServer, type TestProxy } from './egress-test-support.js';
+import { Client, connectRequest, exchange, freePort, startEcho, startProxy, type EchoServer, type TestProxy } from './testing/egress.js';
 
 /*
  * Listed ports of the host's loopback. These proxies connect where they are asked (`direct`), so

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ESTABLISHED } from './connect-head.js';
-import { Client, connectRequest, exchange, PUBLIC_ADDRESS, startEcho, startProxy, tempDir } from './egress-test-support.js';
+import { Client, connectRequest, exchange, PUBLIC_ADDRESS, startEcho, startProxy, tempDir } from './testing/egress.js';
 
 /** The status line of what `target` gets from a proxy that allows `allow`, and the decision recorded. */
 async function attempt(allow: string[], target: string, dns?: Record<string, string[]>) {

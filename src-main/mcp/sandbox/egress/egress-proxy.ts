@@ -9,12 +9,13 @@ import { authority, LOOPBACK_POLICY_KEY, loopbackAddress, loopbackRefusal, parse
 import { RefusalWindows } from './refusal-window.js';
 
 /*
- * The only way out of a governed server's sandbox (issue 12, DESIGN §5 invariant 10). The server
- * has its own network namespace; `silas proxy` runs this on the host behind a UNIX socket
- * bind-mounted into the sandbox, and the in-sandbox bridge (egress-bridge.ts) turns the socket
- * into an ordinary HTTPS_PROXY. Every CONNECT is decided here, reported once to `onDecision`
- * (which audits it) before anything is opened, and a name is reached only at the address that
- * was checked, so a DNS answer cannot change between the check and the connection.
+ * The only way out of a governed server's sandbox (DESIGN §5 invariant 10; docs/mcp-sandbox.md
+ * "Network: the egress proxy"). The server has its own network namespace; `silas proxy` runs this
+ * on the host behind a UNIX socket bind-mounted into the sandbox, and the in-sandbox bridge
+ * (egress-bridge.ts) turns the socket into an ordinary HTTPS_PROXY. Every CONNECT is decided here,
+ * reported once to `onDecision` (which audits it) before anything is opened, and a name is reached
+ * only at the address that was checked, so a DNS answer cannot change between the check and the
+ * connection.
  */
 
 export interface EgressDecision {

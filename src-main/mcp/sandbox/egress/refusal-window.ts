@@ -32,8 +32,8 @@ export interface RefusalWindowOptions {
 
 /** The host under which refusals of hosts beyond `maxHosts` are counted. */
 export const OTHER_HOSTS = '*';
-export const REFUSAL_WINDOW_MS = 60_000;
-export const REFUSAL_MAX_HOSTS = 32;
+const REFUSAL_WINDOW_MS = 60_000;
+const REFUSAL_MAX_HOSTS = 32;
 
 interface Window {
   first: Refusal;

@@ -1,6 +1,7 @@
-// A filesystem MCP server that resolves paths the way @modelcontextprotocol/server-filesystem
-// does: relative to the allowed directory named on its command line, whatever its working
-// directory. For the proxy's path-base tests (issue 9 item 13).
+// A filesystem MCP server that resolves paths the way @modelcontextprotocol/server-filesystem does:
+// relative to the allowed directory named on its command line, whatever its working directory. For
+// the proxy's path-base tests (docs/protected-paths.md "Relative paths: every directory the server
+// may use").
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -1,10 +1,10 @@
-// The least a governing proxy must do, as a second floor beside null-relay.mjs (issue 11 item
-// 5): read every line as JSON in both directions (a proxy inspects responses too), record each
-// message from the client as one HMAC-linked row in a SQLite WAL database (one transaction per
-// chunk read, committed before the chunk is forwarded, as DESIGN invariant 3 requires of every
-// decision; the proxy records a response only when it finds something in it), then forward the
-// original bytes. No policy, no DLP, no signatures: whatever the proxy does beyond this is its
-// own cost.
+// The least a governing proxy must do, as a second floor beside null-relay.mjs for the proxy's cost
+// per call (docs/architecture.md §9): read every line as JSON in both directions (a proxy inspects
+// responses too), record each message from the client as one HMAC-linked row in a SQLite WAL
+// database (one transaction per chunk read, committed before the chunk is forwarded, as DESIGN
+// invariant 3 requires of every decision; the proxy records a response only when it finds something
+// in it), then forward the original bytes. No policy, no DLP, no signatures: whatever the proxy
+// does beyond this is its own cost.
 // Usage: node audit-relay.mjs DB_PATH COMMAND [ARGS…]
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';

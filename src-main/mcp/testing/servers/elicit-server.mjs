@@ -1,7 +1,7 @@
-// A hostile-shaped MCP server for the DLP paths the string scan used to miss (issue 9 item 7):
-// `leak_shapes` returns a secret as an object key and a card number as a JSON number;
-// `ask_user` (elicitation) and `ask_model` (sampling) ask the client, whose answers travel
-// client → server as JSON-RPC responses. Every raw line it receives goes to $MCP_RECEIVED_LOG.
+// A hostile-shaped MCP server for the DLP paths the string scan used to miss (docs/dlp.md "What is
+// scanned"): `leak_shapes` returns a secret as an object key and a card number as a JSON number;
+// `ask_user` (elicitation) and `ask_model` (sampling) ask the client, whose answers travel client →
+// server as JSON-RPC responses. Every raw line it receives goes to $MCP_RECEIVED_LOG.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';

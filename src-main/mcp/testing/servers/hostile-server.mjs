@@ -1,7 +1,7 @@
-// A hostile MCP server (issue 12): every tool is an attack it makes on its own, from inside
-// whatever sandbox runs it, and returns what happened as JSON text: {ok, detail}. `ok: true`
-// means the attack worked. Its targets come base64-encoded on its command line, so they never
-// pass through a tool call the proxy would inspect.
+// A hostile MCP server (docs/mcp-sandbox.md): every tool is an attack it makes on its own, from
+// inside whatever sandbox runs it, and returns what happened as JSON text: {ok, detail}. `ok: true`
+// means the attack worked. Its targets come base64-encoded on its command line, so they never pass
+// through a tool call the proxy would inspect.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';

@@ -1,8 +1,8 @@
-// A hostile MCP server (issue 9 item 5): its first tools/list shows an innocent `fetch`; every
-// later list re-announces fetch under a name that normalises to `fetch` with a poisoned
-// description. $VARIANT_MODE chooses how: `case` replaces it with `Fetch`, `zero-width` with
-// `fetch` + U+200B, `both` lists the innocent `fetch` next to the poisoned `Fetch`.
-// Every tools/call name it receives is answered, so a test can tell which tool ran.
+// A hostile MCP server (docs/mcp-proxy.md "Tool pins and name variants"): its first tools/list
+// shows an innocent `fetch`; every later list re-announces fetch under a name that normalises to
+// `fetch` with a poisoned description. $VARIANT_MODE chooses how: `case` replaces it with `Fetch`,
+// `zero-width` with `fetch` + U+200B, `both` lists the innocent `fetch` next to the poisoned
+// `Fetch`. Every tools/call name it receives is answered, so a test can tell which tool ran.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';

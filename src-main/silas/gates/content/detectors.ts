@@ -65,7 +65,7 @@ function ssnValid(match: string): boolean {
 }
 
 /** Shannon entropy in bits per character. */
-export function entropy(text: string): number {
+function entropy(text: string): number {
   const counts = new Map<string, number>();
   for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   let bits = 0;
@@ -150,7 +150,7 @@ export function findPii(text: string, entities: readonly PiiEntity[] = PII_ENTIT
   );
 }
 
-export const DEFAULT_MIN_ENTROPY = 3.5;
+const DEFAULT_MIN_ENTROPY = 3.5;
 
 export function findSecrets(text: string, kinds: readonly SecretKind[] = SECRET_KINDS, minEntropy = DEFAULT_MIN_ENTROPY): Finding[] {
   const detectors = kinds.map((kind) => {

@@ -15,7 +15,7 @@ const FILLER = '(?:all|any|the|your|these|those|of|every|everything|prior)*';
 const EARLIER = '(?:previous|prior|above|earlier|preceding|former|past|initial|original|system)';
 const ORDERS = '(?:instructions?|prompts?|rules|directions?|guidelines|constraints|programming|training)';
 
-export const JAILBREAK_RULES: ReadonlyArray<{ id: string; source: string }> = [
+const JAILBREAK_RULES: ReadonlyArray<{ id: string; source: string }> = [
   { id: 'ignore_previous_instructions', source: `(?:ignore|disregard|forget|skip|override)${FILLER}${EARLIER}${ORDERS}` },
   { id: 'ignore_your_rules', source: `(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|of)+(?:rules|guidelines|restrictions|safeguards|guardrails|filters|policies)` },
   { id: 'disable_safety', source: `(?:bypass|disable|turnoff|deactivate|remove|circumvent)(?:all|any|the|your|of)*(?:safety|content|ethical|moderation)(?:filters?|guardrails?|restrictions|guidelines|checks|protocols|settings)` },

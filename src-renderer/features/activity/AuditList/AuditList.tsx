@@ -5,9 +5,9 @@ import { locate } from '../../../store/audit-merge.js';
 import { AuditRow } from '../AuditRow/AuditRow.js';
 
 /** Collapsed row height in px; rows are measured after render, this only guides the first layout. */
-export const ROW_ESTIMATE = 30;
+const ROW_ESTIMATE = 30;
 /** Fetch older entries when the last rendered row is this close to the end of what is loaded. */
-export const LOAD_AHEAD_ROWS = 100;
+const LOAD_AHEAD_ROWS = 100;
 
 export interface AuditListProps {
   entries: readonly AuditEntry[];

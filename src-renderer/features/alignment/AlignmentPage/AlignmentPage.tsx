@@ -5,9 +5,9 @@ import { AgentView } from '../AgentView/AgentView.js';
 import { FleetCoherence } from '../FleetCoherence/FleetCoherence.js';
 
 /**
- * Alignment (AAP, issue 15 item 8): every governed agent with its Alignment Card; for the one
- * shown, its drift over time, its violations, the trace inspector and the card editor; then the
- * value coherence of the whole fleet.
+ * Alignment (AAP; docs/alignment.md "The Alignment page"): every governed agent with its Alignment
+ * Card; for the one shown, its drift over time, its violations, the trace inspector and the card
+ * editor; then the value coherence of the whole fleet.
  */
 export function AlignmentPage() {
   const selected = useCockpit((s) => s.alignment.selected);

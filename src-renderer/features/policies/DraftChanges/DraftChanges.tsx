@@ -3,8 +3,8 @@ import { useCockpit } from '../../../app/cockpit-context.js';
 import { LineDiffView } from '../LineDiffView/LineDiffView.js';
 
 /**
- * The draft against the policy in force (issue 14 item 1): the file as it was read or last saved,
- * which running proxies enforce, beside what Save and sign would write.
+ * The draft against the policy in force (docs/policy-editor.md): the file as it was read or last
+ * saved, which running proxies enforce, beside what Save and sign would write.
  */
 export function DraftChanges() {
   const headingId = useId();

@@ -1,6 +1,6 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { STANDING_REFRESH_DELAY_MS } from '../../../lib/cockpit.js';
+import { STANDING_REFRESH_DELAY_MS } from '../../../lib/cockpit/standing.js';
 import type { StandingApproval } from '../../../store/standing-slice.js';
 import { auditEntry } from '../../../test/audit-fixtures.js';
 import { stubRangeLayout } from '../../../test/codemirror-dom.js';

@@ -21,7 +21,7 @@ export interface PolicyCodeEditorProps {
 /**
  * A thin React wrapper around the CodeMirror view of codemirror-setup.ts: it creates the view once,
  * hands it replaced text and fresh diagnostics, and reports the person's edits. All the logic
- * around it (debounced validation, save rules) lives in the store and lib/cockpit-policies.ts.
+ * around it (debounced validation, save rules) lives in the store and lib/cockpit/policies.ts.
  */
 export function PolicyCodeEditor({ text, revision, diagnostics, onChange }: PolicyCodeEditorProps) {
   const hostRef = useRef<HTMLDivElement>(null);

@@ -5,7 +5,7 @@ import { DecisionBadge } from '../DecisionBadge/DecisionBadge.js';
 import { decisionRow } from '../servers-format.js';
 
 /** The runtime sends at most this many, newest first; the page never shows more. */
-export const RECENT_DECISIONS = 20;
+const RECENT_DECISIONS = 20;
 
 /** The server's last policy decisions, newest first: time, tool, decision, violation. */
 export function RecentDecisions({ entries }: { entries: readonly AuditEntry[] }) {

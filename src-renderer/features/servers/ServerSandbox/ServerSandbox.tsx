@@ -6,7 +6,7 @@ import { UNSANDBOXED_MEANING, denialRow, environmentRows, limitRows, networkView
 import { Fact } from '../../../components/Fact/Fact.js';
 
 /** The runtime sends at most this many, newest first; the page never shows more. */
-export const RECENT_DENIALS = 20;
+const RECENT_DENIALS = 20;
 
 export interface ServerSandboxProps {
   /** What the latest start recorded; null for a start by a proxy from before sandboxing was recorded. */

@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
-import { SERVERS_REFRESH_DELAY_MS } from '../../../lib/cockpit.js';
+import { SERVERS_REFRESH_DELAY_MS } from '../../../lib/cockpit/servers.js';
 import { auditEntry } from '../../../test/audit-fixtures.js';
 import { FakeTransport } from '../../../test/fake-transport.js';
 import { flush, renderCockpit } from '../../../test/render-cockpit.js';

@@ -1,0 +1,2 @@
+// Types for import-graph.js (a script run by node).
+export function productionImports(): [file: string, specifier: string, target: string][];

@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Envelope } from '../../../src-shared/contract/envelope.js';
+import type { ReviewQueueView } from '../../../src-shared/schemas/review.js';
+import { silentLogger } from '../../app/logger.js';
+import { buildRuntime } from '../../app/runtime.js';
+import type { NotificationRequest } from '../../app/types.js';
+import { ControlSocketApprover } from '../../control/socket-asker.js';
+import { useTempDirs } from '../../testing/temp.js';
+import { createTestHome, SERVERS, startInProcessProxy, writePolicy } from '../testing/proxy-harness.js';
+
+/*
+ * The tool-call card's "Why" (docs/review.md "Why"): a proxy's ask reaches Review through the
+ * runtime's router, and the card names the policy, its file, the rule that asked and the argument
+ * that rule constrains, in the same words the desktop notification uses.
+ */
+
+const tempDir = useTempDirs('silas-ask-why-');
+const open: { close(): Promise<unknown> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await item.close();
+});
+
+const cockpit = { transport: 'ipc' as const };
+
+async function askedCard(spec: string, call: { name: string; arguments: Record<string, unknown> }) {
+  const dir = tempDir();
+  const home = createTestHome(join(dir, 'home'));
+  const notified: NotificationRequest[] = [];
+  const runtime = await buildRuntime({ home: home.home, mode: 'desktop' }, { secretStore: home.secretStore, logger: silentLogger, notifier: { notify: (n) => notified.push(n) } });
+  await runtime.start();
+  open.push({ close: () => runtime.stop('test') });
+  const policy = writePolicy(dir, spec);
+  const proxy = await startInProcessProxy({ home: home.home, policy, server: SERVERS.fileTools, approver: new ControlSocketApprover(home.home, 60_000), secretStore: home.secretStore });
+  open.unshift({ close: () => proxy.close() });
+  void proxy.client.callTool(call).catch(() => undefined);
+  await expect.poll(() => runtime.decisions.pendingCount(), { timeout: 15_000 }).toBe(1);
+  const list = (await runtime.router.dispatch('review.list', {}, cockpit)) as Envelope<ReviewQueueView>;
+  if (!list.ok) throw new Error(list.error.message);
+  return { card: list.value.cards[0]!, policy, notified, dir };
+}
+
+describe('the tool-call card says which rule asked', () => {
+  it('names the policy, its file and the tool rule, and the desktop notification says the same', async () => {
+    const { card, policy, notified } = await askedCard('  allowed_tools: [read_file]\n  tool_rules:\n    - tool: read_file\n      action: allow\n    - tool: delete_file\n      action: ask\n', {
+      name: 'delete_file',
+      arguments: { path: '/nowhere/victim.txt' },
+    });
+    expect(card.kind).toBe('tool_call');
+    expect(card.rationale).toBe(`Rule spec.tool_rules[1] "ask: delete_file" of policy "proxy-test" (${policy}) asks you before every delete_file call.`);
+    expect(card.details).toMatchObject({ askedBy: { policyFile: policy, path: 'spec.tool_rules[1]', tool: 'delete_file', args: [] } });
+    expect(card.notification).toEqual({ title: 'Approve delete_file on files?', body: `High risk. ${card.rationale}` });
+    expect(notified).toContainEqual({ ...card.notification, urgency: 'critical' });
+  });
+
+  it('names the argument the rule constrains, its value as shown and the pattern it matched', async () => {
+    const { card } = await askedCard('  allowed_tools: [read_file]\n  tool_rules:\n    - tool: write_file\n      action: ask\n      allow_args:\n        path: "^/nowhere/"\n', {
+      name: 'write_file',
+      arguments: { path: '/nowhere/notes.txt', content: 'hello' },
+    });
+    expect(card.rationale).toMatch(/^Rule spec\.tool_rules\[0\] "ask: write_file" of policy "proxy-test" \(.*policy\.yaml\) asks you before every write_file call its allow_args permit; here path "\/nowhere\/notes\.txt" matches \^\/nowhere\/\.$/);
+    expect(card.details).toMatchObject({ askedBy: { path: 'spec.tool_rules[0]', tool: 'write_file', args: [{ name: 'path', pattern: '^/nowhere/' }] } });
+  });
+
+  it('shows a hostile argument value without its control characters, clipped', async () => {
+    const { card } = await askedCard('  allowed_tools: [read_file]\n  tool_rules:\n    - tool: write_file\n      action: ask\n      allow_args:\n        path: "^/nowhere/"\n', {
+      name: 'write_file',
+      arguments: { path: `/nowhere/\u202e\u001b[2Jtxt.exe${'x'.repeat(500)}` },
+    });
+    // eslint-disable-next-line no-control-regex -- the test looks for them
+    expect(card.rationale).not.toMatch(/[\u0000-\u001f\u202e]/);
+    // JSON quoting already spells the escape out as text; the bidirectional override is gone.
+    expect(card.rationale).toMatch(/here path "\/nowhere\/ \\u001b\[2Jtxt\.exex+… matches \^\/nowhere\/\.$/);
+  });
+});
