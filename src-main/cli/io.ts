@@ -1,5 +1,4 @@
 import type { OpenForCommand } from '../app/cli-context.js';
-import type { ApprovalTerminalSource } from './commands/approval-terminal.js';
 import type { SecretStore } from '../keys/secret-store.js';
 import type { SessionBus } from '../keys/session-bus.js';
 
@@ -64,3 +63,11 @@ export function runSubcommand(command: string, usage: string, subcommands: Reado
   if (!run) throw new UsageError(`unknown ${command} command "${sub}"; known: ${known}`, usage);
   return run(rest, io, open);
 }
+
+export interface ApprovalTerminal {
+  /** Writes `prompt` to the terminal and resolves with the next line typed there; null when the terminal closed. */
+  ask(prompt: string): Promise<string | null>;
+}
+
+/** The terminal to confirm approvals on, or why there is none. Tests inject one (a pseudo-terminal's). */
+export type ApprovalTerminalSource = (io: CliIo) => ApprovalTerminal | { refused: string };

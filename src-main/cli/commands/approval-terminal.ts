@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { ReadStream } from 'node:tty';
-import type { CliIo } from '../io.js';
+import type { ApprovalTerminalSource } from '../io.js';
 
 /*
  * Where `silas chat --approve-here` and `silas run --approve-here` read the person's confirmation
@@ -14,13 +14,8 @@ import type { CliIo } from '../io.js';
 
 export const APPROVE_HERE_NEEDS_TERMINAL = '--approve-here needs a terminal; approve in the cockpit instead';
 
-export interface ApprovalTerminal {
-  /** Writes `prompt` to the terminal and resolves with the next line typed there; null when the terminal closed. */
-  ask(prompt: string): Promise<string | null>;
-}
-
-/** The terminal to confirm approvals on, or why there is none. Tests inject one (a pseudo-terminal's). */
-export type ApprovalTerminalSource = (io: CliIo) => ApprovalTerminal | { refused: string };
+// The port types live with CliIo (cli/io.ts), which carries a test's injected terminal.
+export type { ApprovalTerminal, ApprovalTerminalSource } from '../io.js';
 
 const isTty = (stream: unknown): boolean => (stream as { isTTY?: boolean } | undefined)?.isTTY === true;
 

@@ -1,6 +1,7 @@
 import { type Dirent, type Stats, opendirSync, readdirSync, statSync } from 'node:fs';
 import { NON_ASCII } from './chars.js';
 import { type Scan, spend } from './scan.js';
+import type { Listing } from './types.js';
 
 // Directory listings shared within one call: docs/protected-paths.md "Cost and file-system
 // lookups". Once LIST_AFTER names in one directory have been asked about, the directory is
@@ -22,14 +23,6 @@ const MAX_LISTING = 4096;
 /** A directory this size or smaller is read in one readdir (see `listDirectory`). */
 const SMALL_DIRECTORY_BYTES = 16 * 1024;
 
-/** One directory's entries by name (`lstatKind` results), read once per `find`. */
-export interface Listing {
-  kinds: Map<string, number>;
-  /** The entries' names lower-cased: a name absent from `kinds` but present here differs only in case. */
-  folded: Set<string>;
-  /** No entry has a non-ASCII name, so an ASCII name absent from `kinds` surely does not exist. */
-  exact: boolean;
-}
 
 /**
  * The kind of `p` from its directory's listing. Null when the listing cannot answer exactly and

@@ -2,31 +2,11 @@ import { expandHome } from './candidates.js';
 import { CURRENT_DIR, GLOB, NON_ASCII } from './chars.js';
 import { prefixMatch, wildcard } from './glob.js';
 import { LimitReached, type Scan, type Setup } from './scan.js';
-import type { ProtectedPathSource } from './types.js';
+import type { Entry, Key, ProtectedPathSource } from './types.js';
 
 // The entries and how a path is compared with them: docs/protected-paths.md "How entries and
 // candidates are compared".
 
-interface Key {
-  /** Comparison form: `/` separators, NFC, case-folded where the platform is case-insensitive. */
-  key: string;
-  /** `key` with a trailing `/`, for containment. */
-  prefix: string;
-}
-
-export interface Entry {
-  written: string;
-  source: ProtectedPathSource;
-  anywhere: boolean;
-  glob: boolean;
-  /** Absolute entries: the lexical and the real form (with their segments, for globs). */
-  keys: (Key & { segs: string[] })[];
-  /** Anywhere entries: the segments, and `/seg/seg/` for the fast substring test. */
-  segs: string[];
-  needle: string;
-  /** Expanded form, before realpath, kept for `refresh`. */
-  expanded: string;
-}
 
 /** An entry as written in the policy (or protected automatically); null when it is empty. Absolute `keys` are filled by `refresh`. */
 export function compileEntry(m: Setup, written: string, source: ProtectedPathSource): Entry | null {

@@ -1,9 +1,7 @@
 import type { posix } from 'node:path';
 import type { ColdWords } from '../paths/cold-words.js';
 import type { Environment } from '../paths/shell-vars.js';
-import type { Listing } from './listing.js';
-import type { Entry } from './matcher.js';
-import type { ProtectedPathLimits, ProtectedPathMatch } from './types.js';
+import type { Entry, Listing, ProtectedPathLimits, ProtectedPathMatch } from './types.js';
 
 /**
  * What a matcher knows for every call: the platform's path rules, the compiled entries with

@@ -109,3 +109,34 @@ export interface ProtectedPathMatcherOptions {
   platform?: NodeJS.Platform;
   limits?: Partial<ProtectedPathLimits>;
 }
+
+/** A protected path's comparison key. */
+export interface Key {
+  /** Comparison form: `/` separators, NFC, case-folded where the platform is case-insensitive. */
+  key: string;
+  /** `key` with a trailing `/`, for containment. */
+  prefix: string;
+}
+
+export interface Entry {
+  written: string;
+  source: ProtectedPathSource;
+  anywhere: boolean;
+  glob: boolean;
+  /** Absolute entries: the lexical and the real form (with their segments, for globs). */
+  keys: (Key & { segs: string[] })[];
+  /** Anywhere entries: the segments, and `/seg/seg/` for the fast substring test. */
+  segs: string[];
+  needle: string;
+  /** Expanded form, before realpath, kept for `refresh`. */
+  expanded: string;
+}
+
+/** One directory's entries by name (`lstatKind` results), read once per `find`. */
+export interface Listing {
+  kinds: Map<string, number>;
+  /** The entries' names lower-cased: a name absent from `kinds` but present here differs only in case. */
+  folded: Set<string>;
+  /** No entry has a non-ASCII name, so an ASCII name absent from `kinds` surely does not exist. */
+  exact: boolean;
+}
