@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_VERSION } from '../app/version.js';
 import { COMMANDS } from './commands/registry.js';
-import { buildCopy, copyCheckout } from './startup-support.js';
+import { buildCopy, copyCheckout } from './testing/startup.js';
 
 /*
  * bin/silas.js runs the JavaScript from scripts/build-cli.js when it is fresh, the sources through
  * tsx when it is missing or stale, and loads a command's module only when that command runs. Each
- * case runs a copy of the working tree (startup-support.ts) so that building, touching and
+ * case runs a copy of the working tree (testing/startup.ts) so that building, touching and
  * deleting never disturb the repository. A module-resolution hook records every module the
  * process loads, which is how "imports no command" is observed from outside.
  */

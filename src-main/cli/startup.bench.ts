@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childEnv, createTestHome, SERVERS, writePolicy } from '../mcp/testing/proxy-harness.js';
 import { report } from '../testing/bench.js';
-import { buildCopy, copyCheckout, extractCommit } from './startup-support.js';
+import { buildCopy, copyCheckout, extractCommit } from './testing/startup.js';
 
 /*
  * Start-up of the `silas` command (docs/architecture.md §6): every MCP client spawns one `silas proxy`

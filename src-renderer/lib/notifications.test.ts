@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
+import { planCard, toolCallCard, toolChangeCard } from '../testing/review-fixtures.js';
 import { browserNotifications, notificationText } from './notifications.js';
 import type { SilasBridge } from '../../src-shared/contract/index.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket } from '../test/fake-websocket.js';
+import { FakeWebSocket } from '../testing/fake-websocket.js';
 import type { ConnectionState } from './transport.js';
 import { CockpitSocketClient, webSocketUrl } from './socket-client.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KEY, memoryStorage, SCOPE } from '../test/stream-fixtures.js';
+import { KEY, memoryStorage, SCOPE } from '../testing/stream-fixtures.js';
 import { forgetScope, keepScope, readScope, STREAM_SCOPE_KEY, type ScopeStorage } from './stream-scope.js';
 
 const broken: ScopeStorage = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seriesOf } from '../test/alignment-fixtures.js';
+import { seriesOf } from '../testing/alignment-fixtures.js';
 import { appendSeries, lastSeq, traceCount } from './alignment-series.js';
 
 describe('alignment series columns', () => {

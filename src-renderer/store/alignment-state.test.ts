@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardView, FILES, SILAS, seriesOf, traceView, violation } from '../test/alignment-fixtures.js';
+import { cardView, FILES, SILAS, seriesOf, traceView, violation } from '../testing/alignment-fixtures.js';
 import * as r from './alignment-state.js';
 
 const shown = (agentId = FILES) => r.agentSelected(r.initialAlignment, agentId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditEntry, auditRange } from '../test/audit-fixtures.js';
+import { auditEntry, auditRange } from '../testing/audit-fixtures.js';
 import { appendOlder, insertLive, locate, mayHaveOlder, mergeNewestFirst, reconcileFirstPage } from './audit-merge.js';
 
 const indexes = (entries: readonly { index: number }[]) => entries.map((entry) => entry.index);

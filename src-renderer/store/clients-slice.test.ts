@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentClient, wrapPlan } from '../test/client-fixtures.js';
+import { agentClient, wrapPlan } from '../testing/client-fixtures.js';
 import { affectsClients } from './clients-slice.js';
 import { createCockpitStore } from './cockpit-store.js';
 import { auditEvents } from '../../src-shared/audit/events.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditEntry, auditRange } from '../test/audit-fixtures.js';
+import { auditEntry, auditRange } from '../testing/audit-fixtures.js';
 import { selectNewSinceVerification } from './chain-slice.js';
 import { createCockpitStore } from './cockpit-store.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outcome } from '../test/policy-fixtures.js';
+import { outcome } from '../testing/policy-fixtures.js';
 import { callText, MAX_CALL_TEXT, replayResult, suiteResult, tryResult } from './policy-bench-rows.js';
 
 describe('test bench rows', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCockpitStore } from './cockpit-store.js';
 import { affectsPolicies } from './policy-editor-slice.js';
 import * as r from './policy-editor-state.js';
-import { OTHER_PATH, POLICY_PATH, policyStatus, policyVersion, TYPO_POLICY, typoDiagnostic, VALID_POLICY } from '../test/policy-fixtures.js';
+import { OTHER_PATH, POLICY_PATH, policyStatus, policyVersion, TYPO_POLICY, typoDiagnostic, VALID_POLICY } from '../testing/policy-fixtures.js';
 import { tryResult } from './policy-bench-rows.js';
 
 const read = (text = VALID_POLICY, sha = 'a'.repeat(64)) => ({ status: policyStatus({ textSha256: sha }), text });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { POLICY_TEMPLATES } from '../test/policy-fixtures.js';
+import { POLICY_TEMPLATES } from '../testing/policy-fixtures.js';
 import { createdMessage, createDone, createStarted, galleryShown, initialGallery, policyNameProblem, templatesFailed, templatesLoaded, templatesLoading } from './policy-gallery-state.js';
 
 describe('policy gallery state', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CardOrigin } from '../../src-shared/schemas/review.js';
-import { reviewDelta, toolCallCard } from '../test/review-fixtures.js';
+import { reviewDelta, toolCallCard } from '../testing/review-fixtures.js';
 import { applyReviewDelta } from './review-deltas.js';
 
 const source = (id: string, governed = false): CardOrigin => ({ channel: 'local_requester', sourceId: id, requester: id, taint: 'external', governed });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCard, toolCallCard, toolChangeCard } from '../test/review-fixtures.js';
+import { planCard, toolCallCard, toolChangeCard } from '../testing/review-fixtures.js';
 import { createCockpitStore } from './cockpit-store.js';
 
 const ids = (cards: readonly { id: string }[]) => cards.map((card) => card.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { governedServer, hash, pin } from '../test/server-fixtures.js';
+import { governedServer, hash, pin } from '../testing/server-fixtures.js';
 import { createCockpitStore } from './cockpit-store.js';
 import { affectsServers } from './servers-slice.js';
 import { auditEvents } from '../../src-shared/audit/events.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { standingApproval } from '../test/standing-fixtures.js';
+import { standingApproval } from '../testing/standing-fixtures.js';
 import { createCockpitStore } from './cockpit-store.js';
 import { affectsStanding, sortStanding } from './standing-slice.js';
 

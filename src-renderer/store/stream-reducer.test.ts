@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { event, message, opened, OTHER_SCOPE, SCOPE, unconfiguredModels, usage, workEvent } from '../test/stream-fixtures.js';
+import { event, message, opened, OTHER_SCOPE, SCOPE, unconfiguredModels, usage, workEvent } from '../testing/stream-fixtures.js';
 import { applyStreamEvent, initialStream, MAX_KEPT_MESSAGES, offeredChips, streamOpened, withMessage, type StreamState } from './stream-reducer.js';
 
 const open = (overrides: Parameters<typeof opened>[0] = {}): StreamState => streamOpened(initialStream, opened(overrides));

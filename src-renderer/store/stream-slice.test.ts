@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { event, message, opened, readyModels, unconfiguredModels, usage } from '../test/stream-fixtures.js';
+import { event, message, opened, readyModels, unconfiguredModels, usage } from '../testing/stream-fixtures.js';
 import { createCockpitStore } from './cockpit-store.js';
 
 describe('stream slice', () => {

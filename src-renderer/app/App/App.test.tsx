@@ -1,10 +1,10 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stubLayout } from '../../test/layout.js';
-import { FakeTransport } from '../../test/fake-transport.js';
-import { fakeRuntime, flush, renderCockpit } from '../../test/render-cockpit.js';
-import { planCard, toolCallCard } from '../../test/review-fixtures.js';
-import { workEvent } from '../../test/stream-fixtures.js';
+import { stubLayout } from '../../testing/layout.js';
+import { FakeTransport } from '../../testing/fake-transport.js';
+import { fakeRuntime, flush, renderCockpit } from '../../testing/render-cockpit.js';
+import { planCard, toolCallCard } from '../../testing/review-fixtures.js';
+import { workEvent } from '../../testing/stream-fixtures.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
 import { App } from './App.js';
 

@@ -1,7 +1,7 @@
 import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTransport } from '../../test/fake-transport.js';
-import { renderCockpit } from '../../test/render-cockpit.js';
+import { FakeTransport } from '../../testing/fake-transport.js';
+import { renderCockpit } from '../../testing/render-cockpit.js';
 import { ConnectionNotice } from './ConnectionNotice.js';
 import { NO_TOKEN_REASON } from '../../lib/boot.js';
 

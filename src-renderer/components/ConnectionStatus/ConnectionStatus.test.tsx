@@ -1,8 +1,8 @@
 import { act, cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionState } from '../../lib/transport.js';
-import { FakeTransport } from '../../test/fake-transport.js';
-import { renderCockpit } from '../../test/render-cockpit.js';
+import { FakeTransport } from '../../testing/fake-transport.js';
+import { renderCockpit } from '../../testing/render-cockpit.js';
 import { ConnectionStatus } from './ConnectionStatus.js';
 
 afterEach(cleanup);

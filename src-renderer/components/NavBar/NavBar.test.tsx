@@ -1,8 +1,8 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeTransport } from '../../test/fake-transport.js';
-import { renderCockpit } from '../../test/render-cockpit.js';
-import { planCard, toolCallCard, toolChangeCard } from '../../test/review-fixtures.js';
+import { FakeTransport } from '../../testing/fake-transport.js';
+import { renderCockpit } from '../../testing/render-cockpit.js';
+import { planCard, toolCallCard, toolChangeCard } from '../../testing/review-fixtures.js';
 import { NavBar } from './NavBar.js';
 
 afterEach(cleanup);

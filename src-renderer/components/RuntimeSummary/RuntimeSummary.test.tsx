@@ -1,7 +1,7 @@
 import { cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTransport, runtimeInfo } from '../../test/fake-transport.js';
-import { fakeRuntime, flush, renderCockpit } from '../../test/render-cockpit.js';
+import { FakeTransport, runtimeInfo } from '../../testing/fake-transport.js';
+import { fakeRuntime, flush, renderCockpit } from '../../testing/render-cockpit.js';
 import { RuntimeSummary, shortFingerprint } from './RuntimeSummary.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeRuntime, flush, renderCockpit } from '../../test/render-cockpit.js';
-import type { FakeTransport } from '../../test/fake-transport.js';
+import { fakeRuntime, flush, renderCockpit } from '../../testing/render-cockpit.js';
+import type { FakeTransport } from '../../testing/fake-transport.js';
 import { SIGN_OUT_CONSEQUENCE, SignOutOthers, signedOutText } from './SignOutOthers.js';
 
 afterEach(cleanup);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditEntry } from '../../test/audit-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
 import { chainBadgeText, describeEvent, formatCount, formatEntryJson, formatLocalTime, summarizeData } from './audit-format.js';
 
 describe('formatLocalTime', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchResult, BenchRow } from '../../store/policy-bench-rows.js';
-import { typoDiagnostic } from '../../test/policy-fixtures.js';
+import { typoDiagnostic } from '../../testing/policy-fixtures.js';
 import {
   benchSummary,
   decisionText,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { agentClient, clientServer } from '../../test/client-fixtures.js';
-import { OTHER_PATH, POLICY_PATH, policyStatus } from '../../test/policy-fixtures.js';
-import { governedServer } from '../../test/server-fixtures.js';
+import { agentClient, clientServer } from '../../testing/client-fixtures.js';
+import { OTHER_PATH, POLICY_PATH, policyStatus } from '../../testing/policy-fixtures.js';
+import { governedServer } from '../../testing/server-fixtures.js';
 import { draftMode, makeRuleName, serverPolicyPath, standingArgs } from './policy-form-format.js';
 
 describe('draftMode', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCard, toolCallCard, toolChangeCard } from '../../test/review-fixtures.js';
+import { planCard, toolCallCard, toolChangeCard } from '../../testing/review-fixtures.js';
 import { cardName, countdownText, EXPIRED_TEXT, formatArgs, formatRemaining, plural, riskSummary, waitingText } from './review-format.js';
 
 describe('formatRemaining', () => {

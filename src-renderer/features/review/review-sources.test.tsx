@@ -1,7 +1,7 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CardOrigin, DecisionCard as Card } from '../../../src-shared/schemas/review.js';
-import { planCard, toolCallCard } from '../../test/review-fixtures.js';
+import { planCard, toolCallCard } from '../../testing/review-fixtures.js';
 import { DecisionCard } from './DecisionCard/DecisionCard.js';
 import { UpNext } from './UpNext/UpNext.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentClient, clientServer } from '../../test/client-fixtures.js';
+import { agentClient, clientServer } from '../../testing/client-fixtures.js';
 import { canUnwrap, canWrap, messageLines, serverStatus, transportLabel, wrapSummary } from './clients-format.js';
 
 describe('clients format', () => {

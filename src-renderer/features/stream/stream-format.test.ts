@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readyModels, roleStatus, unconfiguredModels } from '../../test/stream-fixtures.js';
+import { readyModels, roleStatus, unconfiguredModels } from '../../testing/stream-fixtures.js';
 import {
   baseUrlPlaceholder,
   checkModelForm,

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Envelope } from '../../../src-shared/contract/index.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { AlignmentRuntime, CARD, FILES, SILAS, seriesOf, violation } from '../../test/alignment-fixtures.js';
-import { auditEntry } from '../../test/audit-fixtures.js';
-import { fakeNotifications } from '../../test/fake-notifications.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
+import { AlignmentRuntime, CARD, FILES, SILAS, seriesOf, violation } from '../../testing/alignment-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { fakeNotifications } from '../../testing/fake-notifications.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
 import { connectCockpit } from './connect.js';
 import { ALIGNMENT_REFRESH_DELAY_MS, CARD_VALIDATE_DELAY_MS, SERIES_PAGE } from './alignment.js';
 

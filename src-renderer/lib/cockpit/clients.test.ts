@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { auditEntry } from '../../test/audit-fixtures.js';
-import { agentClient } from '../../test/client-fixtures.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { agentClient } from '../../testing/client-fixtures.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
 import { CLIENTS_REFRESH_DELAY_MS } from './clients.js';
 import { connectCockpit } from './connect.js';
 

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { auditEntry, auditRange } from '../../test/audit-fixtures.js';
-import { FakeTransport, runtimeInfo, settle } from '../../test/fake-transport.js';
+import { auditEntry, auditRange } from '../../testing/audit-fixtures.js';
+import { FakeTransport, runtimeInfo, settle } from '../../testing/fake-transport.js';
 import { AUDIT_PAGE_SIZE } from './audit.js';
 import { connectCockpit } from './connect.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { auditEntry } from '../../test/audit-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
 import { deliverEvent, type FeatureWiring } from './feature.js';
 
 const run = { mode: 'full', fromIndex: 0, checked: 10, total: 100, startedAt: '2026-01-01T12:00:00.000Z' } as const;

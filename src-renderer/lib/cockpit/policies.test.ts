@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Envelope } from '../../../src-shared/contract/index.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { auditEntry } from '../../test/audit-fixtures.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
-import { fakeSha, OTHER_PATH, POLICY_PATH, PolicyDisk, TYPO_POLICY, typoDiagnostic, VALID_POLICY } from '../../test/policy-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
+import { fakeSha, OTHER_PATH, POLICY_PATH, PolicyDisk, TYPO_POLICY, typoDiagnostic, VALID_POLICY } from '../../testing/policy-fixtures.js';
 import { connectCockpit } from './connect.js';
 import { POLICIES_REFRESH_DELAY_MS, VALIDATE_DELAY_MS } from './policies.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DecisionCard } from '../../../src-shared/schemas/review.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
-import { fakeNotifications } from '../../test/fake-notifications.js';
-import { heldDecisions, planCard, reviewDelta, toolCallCard, toolChangeCard } from '../../test/review-fixtures.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
+import { fakeNotifications } from '../../testing/fake-notifications.js';
+import { heldDecisions, planCard, reviewDelta, toolCallCard, toolChangeCard } from '../../testing/review-fixtures.js';
 import { connectCockpit } from './connect.js';
 
 function runtimeWithQueue(cards: DecisionCard[] = [toolCallCard(2), planCard(1)], paused = false): FakeTransport {

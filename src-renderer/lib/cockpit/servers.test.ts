@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GovernedServer } from '../../../src-shared/schemas/servers.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { auditEntry } from '../../test/audit-fixtures.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
-import { governedServer, hash, pin } from '../../test/server-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
+import { governedServer, hash, pin } from '../../testing/server-fixtures.js';
 import { SERVERS_REFRESH_DELAY_MS } from './servers.js';
 import { connectCockpit } from './connect.js';
 

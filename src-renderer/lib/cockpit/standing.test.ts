@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StandingApproval } from '../../store/standing-slice.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { auditEntry } from '../../test/audit-fixtures.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
-import { standingApproval } from '../../test/standing-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
+import { standingApproval } from '../../testing/standing-fixtures.js';
 import { STANDING_REFRESH_DELAY_MS } from './standing.js';
 import { connectCockpit } from './connect.js';
 

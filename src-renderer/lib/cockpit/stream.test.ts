@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCockpitStore } from '../../store/cockpit-store.js';
-import { FakeTransport, settle } from '../../test/fake-transport.js';
-import { event, KEY, memoryStorage, message, opened, OTHER_KEY, OTHER_SCOPE, readyModels, SCOPE, unconfiguredModels, usage, withStream } from '../../test/stream-fixtures.js';
+import { FakeTransport, settle } from '../../testing/fake-transport.js';
+import { event, KEY, memoryStorage, message, opened, OTHER_KEY, OTHER_SCOPE, readyModels, SCOPE, unconfiguredModels, usage, withStream } from '../../testing/stream-fixtures.js';
 import { connectCockpit } from './connect.js';
 import { STREAM_SCOPE_KEY } from '../stream-scope.js';
 

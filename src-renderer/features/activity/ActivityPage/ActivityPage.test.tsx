@@ -1,8 +1,8 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { auditEntry } from '../../../test/audit-fixtures.js';
-import { stubLayout } from '../../../test/layout.js';
-import { fakeRuntime, flush, renderCockpit } from '../../../test/render-cockpit.js';
+import { auditEntry } from '../../../testing/audit-fixtures.js';
+import { stubLayout } from '../../../testing/layout.js';
+import { fakeRuntime, flush, renderCockpit } from '../../../testing/render-cockpit.js';
 import { ActivityPage } from './ActivityPage.js';
 
 let restoreLayout: () => void;

@@ -1,8 +1,8 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../../../src-shared/schemas/audit.js';
-import { auditEntry, auditRange } from '../../../test/audit-fixtures.js';
-import { stubLayout } from '../../../test/layout.js';
+import { auditEntry, auditRange } from '../../../testing/audit-fixtures.js';
+import { stubLayout } from '../../../testing/layout.js';
 import { AuditList } from './AuditList.js';
 
 let hundredThousand: AuditEntry[];

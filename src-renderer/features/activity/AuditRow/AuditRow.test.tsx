@@ -1,6 +1,6 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { auditEntry } from '../../../test/audit-fixtures.js';
+import { auditEntry } from '../../../testing/audit-fixtures.js';
 import { formatLocalTime } from '../audit-format.js';
 import { AuditRow } from './AuditRow.js';
 

@@ -1,8 +1,8 @@
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../../src-shared/contract/index.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { fakeRuntime, flush, renderCockpit } from '../../../test/render-cockpit.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { fakeRuntime, flush, renderCockpit } from '../../../testing/render-cockpit.js';
 import { ChainBadge } from './ChainBadge.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentView, AlignmentRuntime, FILES, SILAS } from '../../../test/alignment-fixtures.js';
-import { flushAll, renderAlignment } from '../../../test/render-alignment.js';
+import { agentView, AlignmentRuntime, FILES, SILAS } from '../../../testing/alignment-fixtures.js';
+import { flushAll, renderAlignment } from '../../../testing/render-alignment.js';
 import { AgentList } from './AgentList.js';
 
 afterEach(cleanup);

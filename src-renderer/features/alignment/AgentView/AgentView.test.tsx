@@ -1,11 +1,11 @@
 import { cleanup, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FILES } from '../../../test/alignment-fixtures.js';
-import { renderAlignment } from '../../../test/render-alignment.js';
-import { resetCharts } from '../../../test/uplot-fake.js';
+import { FILES } from '../../../testing/alignment-fixtures.js';
+import { renderAlignment } from '../../../testing/render-alignment.js';
+import { resetCharts } from '../../../testing/uplot-fake.js';
 import { AgentView } from './AgentView.js';
 
-vi.mock('../AlignmentChart/uplot-chart.js', () => import('../../../test/uplot-fake.js'));
+vi.mock('../AlignmentChart/uplot-chart.js', () => import('../../../testing/uplot-fake.js'));
 
 beforeEach(resetCharts);
 afterEach(cleanup);

@@ -1,11 +1,11 @@
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { charts, failures, resetCharts } from '../../../test/uplot-fake.js';
+import { charts, failures, resetCharts } from '../../../testing/uplot-fake.js';
 import type { ChartColumns } from '../chart-data.js';
 import { AlignmentChart } from './AlignmentChart.js';
 import type { ChartSpec } from './uplot-chart.js';
 
-vi.mock('./uplot-chart.js', () => import('../../../test/uplot-fake.js'));
+vi.mock('./uplot-chart.js', () => import('../../../testing/uplot-fake.js'));
 
 beforeEach(resetCharts);
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlignmentRuntime, CARD, FILES, SILAS } from '../../../test/alignment-fixtures.js';
-import { flushAll, renderAlignment } from '../../../test/render-alignment.js';
+import { AlignmentRuntime, CARD, FILES, SILAS } from '../../../testing/alignment-fixtures.js';
+import { flushAll, renderAlignment } from '../../../testing/render-alignment.js';
 import { AlignmentPage } from '../AlignmentPage/AlignmentPage.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlignmentRuntime, CARD, cardView, FILES } from '../../../test/alignment-fixtures.js';
-import { afterCardDebounce, flushAll, renderAlignment } from '../../../test/render-alignment.js';
+import { AlignmentRuntime, CARD, cardView, FILES } from '../../../testing/alignment-fixtures.js';
+import { afterCardDebounce, flushAll, renderAlignment } from '../../../testing/render-alignment.js';
 import { CARD_EDITOR_LABEL, CardEditor } from './CardEditor.js';
 
 afterEach(cleanup);

@@ -1,11 +1,11 @@
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AlignmentRuntime, FILES, SILAS, seriesOf } from '../../../test/alignment-fixtures.js';
-import { flushAll, renderAlignment } from '../../../test/render-alignment.js';
-import { chartOf, charts, resetCharts } from '../../../test/uplot-fake.js';
+import { AlignmentRuntime, FILES, SILAS, seriesOf } from '../../../testing/alignment-fixtures.js';
+import { flushAll, renderAlignment } from '../../../testing/render-alignment.js';
+import { chartOf, charts, resetCharts } from '../../../testing/uplot-fake.js';
 import { DriftCharts } from './DriftCharts.js';
 
-vi.mock('../AlignmentChart/uplot-chart.js', () => import('../../../test/uplot-fake.js'));
+vi.mock('../AlignmentChart/uplot-chart.js', () => import('../../../testing/uplot-fake.js'));
 
 beforeEach(resetCharts);
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlignmentRuntime, FILES, fleetOf, SILAS } from '../../../test/alignment-fixtures.js';
-import { renderAlignment } from '../../../test/render-alignment.js';
+import { AlignmentRuntime, FILES, fleetOf, SILAS } from '../../../testing/alignment-fixtures.js';
+import { renderAlignment } from '../../../testing/render-alignment.js';
 import { FleetCoherence } from './FleetCoherence.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlignmentRuntime, FILES, traceView } from '../../../test/alignment-fixtures.js';
-import { flushAll, renderAlignment } from '../../../test/render-alignment.js';
+import { AlignmentRuntime, FILES, traceView } from '../../../testing/alignment-fixtures.js';
+import { flushAll, renderAlignment } from '../../../testing/render-alignment.js';
 import { TraceInspector } from './TraceInspector.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AlignmentRuntime, FILES, SILAS, violation } from '../../../test/alignment-fixtures.js';
-import { flushAll, renderAlignment } from '../../../test/render-alignment.js';
+import { AlignmentRuntime, FILES, SILAS, violation } from '../../../testing/alignment-fixtures.js';
+import { flushAll, renderAlignment } from '../../../testing/render-alignment.js';
 import { ViolationList } from './ViolationList.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayResult, suiteResult } from '../../../store/policy-bench-rows.js';
-import { outcome } from '../../../test/policy-fixtures.js';
+import { outcome } from '../../../testing/policy-fixtures.js';
 import { BenchResults } from './BenchResults.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OTHER_PATH, POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { flushAll, renderPolicies, typeDraft } from '../../../test/render-policies.js';
+import { OTHER_PATH, POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { flushAll, renderPolicies, typeDraft } from '../../../testing/render-policies.js';
 import { PoliciesPage } from '../PoliciesPage/PoliciesPage.js';
 
 afterEach(cleanup);

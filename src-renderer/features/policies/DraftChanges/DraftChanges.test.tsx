@@ -1,8 +1,8 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { stubRangeLayout } from '../../../test/codemirror-dom.js';
-import { POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { flushAll, renderPolicies, typeDraft } from '../../../test/render-policies.js';
+import { stubRangeLayout } from '../../../testing/codemirror-dom.js';
+import { POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { flushAll, renderPolicies, typeDraft } from '../../../testing/render-policies.js';
 import { DraftChanges } from './DraftChanges.js';
 
 beforeAll(stubRangeLayout);

@@ -2,13 +2,13 @@ import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { STANDING_REFRESH_DELAY_MS } from '../../../lib/cockpit/standing.js';
 import type { StandingApproval } from '../../../store/standing-slice.js';
-import { auditEntry } from '../../../test/audit-fixtures.js';
-import { stubRangeLayout } from '../../../test/codemirror-dom.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { afterDebounce, flushAll, typeDraft } from '../../../test/render-policies.js';
-import { flush, renderCockpit } from '../../../test/render-cockpit.js';
-import { standingApproval } from '../../../test/standing-fixtures.js';
+import { auditEntry } from '../../../testing/audit-fixtures.js';
+import { stubRangeLayout } from '../../../testing/codemirror-dom.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { afterDebounce, flushAll, typeDraft } from '../../../testing/render-policies.js';
+import { flush, renderCockpit } from '../../../testing/render-cockpit.js';
+import { standingApproval } from '../../../testing/standing-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { PoliciesPage } from './PoliciesPage.js';
 

@@ -3,7 +3,7 @@ import { EditorView } from '@codemirror/view';
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PolicyDiagnostic } from '../../../store/policy-editor-state.js';
-import { stubRangeLayout } from '../../../test/codemirror-dom.js';
+import { stubRangeLayout } from '../../../testing/codemirror-dom.js';
 import { POLICY_EDITOR_LABEL, PolicyCodeEditor } from './PolicyCodeEditor.js';
 
 beforeAll(stubRangeLayout);

@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../../src-shared/contract/index.js';
-import { stubRangeLayout } from '../../../test/codemirror-dom.js';
-import { POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { flushAll, renderPolicies, typeDraft } from '../../../test/render-policies.js';
+import { stubRangeLayout } from '../../../testing/codemirror-dom.js';
+import { POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { flushAll, renderPolicies, typeDraft } from '../../../testing/render-policies.js';
 import { PolicyEditor } from '../PolicyEditor/PolicyEditor.js';
 import { PolicyForm } from './PolicyForm.js';
 

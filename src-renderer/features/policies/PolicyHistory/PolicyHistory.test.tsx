@@ -1,8 +1,8 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatLocalTime } from '../../activity/audit-format.js';
-import { POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { flushAll, renderPolicies, typeDraft } from '../../../test/render-policies.js';
+import { POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { flushAll, renderPolicies, typeDraft } from '../../../testing/render-policies.js';
 import { PolicyHistory } from './PolicyHistory.js';
 
 afterEach(cleanup);

@@ -1,6 +1,6 @@
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { policyStatus } from '../../../test/policy-fixtures.js';
+import { policyStatus } from '../../../testing/policy-fixtures.js';
 import { PolicyListItem } from './PolicyListItem.js';
 
 afterEach(cleanup);

@@ -1,6 +1,6 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { typoDiagnostic } from '../../../test/policy-fixtures.js';
+import { typoDiagnostic } from '../../../testing/policy-fixtures.js';
 import { Problems } from './Problems.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeSha, POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { afterDebounce, flushAll, renderPolicies, typeDraft } from '../../../test/render-policies.js';
+import { fakeSha, POLICY_PATH, PolicyDisk, TYPO_POLICY, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { afterDebounce, flushAll, renderPolicies, typeDraft } from '../../../testing/render-policies.js';
 import { SaveBar } from './SaveBar.js';
 
 afterEach(cleanup);

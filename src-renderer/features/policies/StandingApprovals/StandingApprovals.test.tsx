@@ -1,13 +1,13 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StandingApproval } from '../../../store/standing-slice.js';
-import { agentClient, clientServer } from '../../../test/client-fixtures.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { OTHER_PATH, POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../test/policy-fixtures.js';
-import { flushAll } from '../../../test/render-policies.js';
-import { renderCockpit } from '../../../test/render-cockpit.js';
-import { governedServer } from '../../../test/server-fixtures.js';
-import { standingApproval } from '../../../test/standing-fixtures.js';
+import { agentClient, clientServer } from '../../../testing/client-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { OTHER_PATH, POLICY_PATH, PolicyDisk, VALID_POLICY } from '../../../testing/policy-fixtures.js';
+import { flushAll } from '../../../testing/render-policies.js';
+import { renderCockpit } from '../../../testing/render-cockpit.js';
+import { governedServer } from '../../../testing/server-fixtures.js';
+import { standingApproval } from '../../../testing/standing-fixtures.js';
 import { StandingApprovals } from './StandingApprovals.js';
 
 afterEach(cleanup);

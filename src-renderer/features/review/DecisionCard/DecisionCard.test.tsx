@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { DecisionCard as Card } from '../../../../src-shared/schemas/review.js';
-import { planCard, planHash, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
+import { planCard, planHash, toolCallCard, toolChangeCard } from '../../../testing/review-fixtures.js';
 import { DecisionCard } from './DecisionCard.js';
 
 afterEach(() => {

@@ -1,9 +1,9 @@
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DecisionCard } from '../../../../src-shared/schemas/review.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { flush, renderCockpit } from '../../../test/render-cockpit.js';
-import { heldDecisions, planCard, reviewDelta, toolCallCard, toolChangeCard } from '../../../test/review-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { flush, renderCockpit } from '../../../testing/render-cockpit.js';
+import { heldDecisions, planCard, reviewDelta, toolCallCard, toolChangeCard } from '../../../testing/review-fixtures.js';
 import { ReviewPage } from './ReviewPage.js';
 
 afterEach(cleanup);

@@ -2,9 +2,9 @@ import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentClientView } from '../../../../src-shared/schemas/clients.js';
 import type { Envelope } from '../../../../src-shared/contract/index.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { flush, renderCockpit } from '../../../test/render-cockpit.js';
-import { agentClient, CLAUDE_FILE, clientServer, missingClient, POLICY, wrapPlan } from '../../../test/client-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { flush, renderCockpit } from '../../../testing/render-cockpit.js';
+import { agentClient, CLAUDE_FILE, clientServer, missingClient, POLICY, wrapPlan } from '../../../testing/client-fixtures.js';
 import { AgentClients } from './AgentClients.js';
 
 afterEach(cleanup);

@@ -1,7 +1,7 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentClientView } from '../../../../src-shared/schemas/clients.js';
-import { agentClient, CLAUDE_FILE, clientServer, POLICY } from '../../../test/client-fixtures.js';
+import { agentClient, CLAUDE_FILE, clientServer, POLICY } from '../../../testing/client-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { ClientSection, type ClientSectionProps } from './ClientSection.js';
 

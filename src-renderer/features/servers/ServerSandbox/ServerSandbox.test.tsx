@@ -1,6 +1,6 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { denial, sandboxSummary } from '../../../test/server-fixtures.js';
+import { denial, sandboxSummary } from '../../../testing/server-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { ServerSandbox } from './ServerSandbox.js';
 

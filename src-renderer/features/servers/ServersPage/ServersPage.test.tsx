@@ -2,11 +2,11 @@ import { act, cleanup, fireEvent, screen, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { GovernedServer } from '../../../../src-shared/schemas/servers.js';
 import { SERVERS_REFRESH_DELAY_MS } from '../../../lib/cockpit/servers.js';
-import { auditEntry } from '../../../test/audit-fixtures.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { flush, renderCockpit } from '../../../test/render-cockpit.js';
-import { agentClient } from '../../../test/client-fixtures.js';
-import { decision, denial, governedServer, hash, pin, sandboxSummary } from '../../../test/server-fixtures.js';
+import { auditEntry } from '../../../testing/audit-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { flush, renderCockpit } from '../../../testing/render-cockpit.js';
+import { agentClient } from '../../../testing/client-fixtures.js';
+import { decision, denial, governedServer, hash, pin, sandboxSummary } from '../../../testing/server-fixtures.js';
 import { formatLocalTime } from '../../activity/audit-format.js';
 import { ServersPage } from './ServersPage.js';
 

@@ -2,7 +2,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ClientServerView } from '../../../../src-shared/schemas/clients.js';
 import type { WrapFlow as WrapFlowState } from '../../../store/clients-slice.js';
-import { agentClient, CLAUDE_FILE, clientServer, POLICY, wrapPlan } from '../../../test/client-fixtures.js';
+import { agentClient, CLAUDE_FILE, clientServer, POLICY, wrapPlan } from '../../../testing/client-fixtures.js';
 import { WrapFlow } from './WrapFlow.js';
 
 afterEach(cleanup);

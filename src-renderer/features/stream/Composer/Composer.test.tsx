@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { flush } from '../../../test/render-cockpit.js';
-import { emitStream, renderStream } from '../../../test/render-stream.js';
-import { event, message, opened, SCOPE, usage } from '../../../test/stream-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { flush } from '../../../testing/render-cockpit.js';
+import { emitStream, renderStream } from '../../../testing/render-stream.js';
+import { event, message, opened, SCOPE, usage } from '../../../testing/stream-fixtures.js';
 import { Composer } from './Composer.js';
 
 afterEach(cleanup);

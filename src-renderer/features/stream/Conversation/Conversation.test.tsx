@@ -1,7 +1,7 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emitStream, renderStream } from '../../../test/render-stream.js';
-import { event, message, opened, OTHER_SCOPE, usage } from '../../../test/stream-fixtures.js';
+import { emitStream, renderStream } from '../../../testing/render-stream.js';
+import { event, message, opened, OTHER_SCOPE, usage } from '../../../testing/stream-fixtures.js';
 import { Conversation } from './Conversation.js';
 
 afterEach(cleanup);

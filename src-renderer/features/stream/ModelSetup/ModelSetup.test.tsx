@@ -1,9 +1,9 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeTransport } from '../../../test/fake-transport.js';
-import { flush } from '../../../test/render-cockpit.js';
-import { renderStream } from '../../../test/render-stream.js';
-import { opened, readyModels, roleStatus, unconfiguredModels } from '../../../test/stream-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
+import { flush } from '../../../testing/render-cockpit.js';
+import { renderStream } from '../../../testing/render-stream.js';
+import { opened, readyModels, roleStatus, unconfiguredModels } from '../../../testing/stream-fixtures.js';
 import { ModelSetup } from './ModelSetup.js';
 
 afterEach(cleanup);

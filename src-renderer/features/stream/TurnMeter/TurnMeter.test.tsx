@@ -1,7 +1,7 @@
 import { cleanup, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { emitStream, renderStream } from '../../../test/render-stream.js';
-import { event, usage } from '../../../test/stream-fixtures.js';
+import { emitStream, renderStream } from '../../../testing/render-stream.js';
+import { event, usage } from '../../../testing/stream-fixtures.js';
 import { TurnMeter } from './TurnMeter.js';
 
 afterEach(cleanup);

@@ -1,8 +1,8 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderCockpit } from '../../../test/render-cockpit.js';
-import { workEvent } from '../../../test/stream-fixtures.js';
-import { FakeTransport } from '../../../test/fake-transport.js';
+import { renderCockpit } from '../../../testing/render-cockpit.js';
+import { workEvent } from '../../../testing/stream-fixtures.js';
+import { FakeTransport } from '../../../testing/fake-transport.js';
 import type { StreamWork } from '../../../store/stream-reducer.js';
 import { WorkCard } from './WorkCard.js';
 

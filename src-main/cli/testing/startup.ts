@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
  * by edits made to it meanwhile. It shares the repository's node_modules.
  */
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
  * What `silas` needs to run and to be built: its bin, build script, sources, package.json, and the
