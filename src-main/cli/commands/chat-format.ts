@@ -1,6 +1,7 @@
 import { isSuggestionChip, type DecisionChip, type ModelsStatus, type StreamEvent, type TurnUsage, type WorkProgressStatus } from '../../../src-shared/schemas/stream.js';
 import type { z } from 'zod';
 import { terminalSafe } from './plan.js';
+import { UNSAFE_SHOWN_CHARS } from '../../../src-shared/text/unsafe-chars.js';
 
 /*
  * What `silas chat` prints, as pure functions of the Stream's events (docs/architecture.md §4.8).
@@ -85,8 +86,8 @@ export function dim(text: string, colour: boolean): string {
   return colour ? `\x1b[2m${text}\x1b[22m` : text;
 }
 
-// JSON.stringify escapes C0 controls; these it leaves as they are, and a terminal may act on them.
-const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+// JSON.stringify escapes C0 controls; the rest of the set it leaves as they are, and a terminal may act on them.
+const JSON_UNSAFE = new RegExp(`[${UNSAFE_SHOWN_CHARS}]`, 'g');
 
 /** One JSON line that is still the same JSON value, with nothing a terminal would interpret. */
 export function jsonLine(value: unknown): string {

@@ -5,6 +5,7 @@ import { planHash } from '../../silas/work/hashes.js';
 import { MAX_PLAN_BYTES, tryParsePlan, type PlanIssue } from '../../silas/work/plan-parser.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand, type Subcommand } from '../io.js';
+import { isUnsafeShownCodePoint } from '../../../src-shared/text/unsafe-chars.js';
 
 const usage = `Usage: silas plan check FILE [--json]
 
@@ -60,15 +61,7 @@ export function terminalSafe(text: string, multiline = false): string {
   let out = '';
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
-    const unsafe =
-      code <= 0x1f ||
-      (code >= 0x7f && code <= 0x9f) ||
-      code === 0x061c ||
-      (code >= 0x200b && code <= 0x200f) ||
-      (code >= 0x2028 && code <= 0x202e) ||
-      (code >= 0x2060 && code <= 0x2069) ||
-      code === 0xfeff ||
-      (code >= 0xd800 && code <= 0xdfff);
+    const unsafe = isUnsafeShownCodePoint(code) || (code >= 0xd800 && code <= 0xdfff);
     out += unsafe && !(multiline && (ch === '\n' || ch === '\t')) ? `\\u{${code.toString(16).padStart(4, '0')}}` : ch;
   }
   return out;

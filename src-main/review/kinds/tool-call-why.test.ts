@@ -37,6 +37,11 @@ describe('whyAsked', () => {
     );
   });
 
+  it('strips the invisible characters a hostile policy name could hide text with', () => {
+    // Zero-width space and joiner, line separator, word joiner, BOM, Arabic letter mark.
+    expect(cardText('safe\u200bpolicy\u200d\u2028x\u2060y\ufeffz\u061c!', 100)).toBe('safe policy x y z !');
+  });
+
   it('strips what a hostile policy wrote into its file name, tool and patterns', () => {
     const askedBy = { policyFile: '/p/\u202eevil\n.yaml', path: 'spec.tool_rules[0]', tool: 'write\u0007_file', args: [{ name: 'pa\tth', pattern: '^/\u0000' }] };
     const why = whyAsked(request({ askedBy }));

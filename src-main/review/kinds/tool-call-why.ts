@@ -2,6 +2,7 @@ import { ASKING_RULE_LIMITS, type AskingRule, type ToolCallApprovalRequest } fro
 import type { JsonValue } from '../../../src-shared/schemas/json.js';
 import { riskLabel } from '../../../src-shared/review/cta.js';
 import type { RiskLevel } from '../../../src-shared/schemas/review.js';
+import { UNSAFE_SHOWN_CHARS } from '../../../src-shared/text/unsafe-chars.js';
 
 /*
  * The tool-call card's "Why" and its notification (docs/review.md "Why"): the policy, the rule
@@ -10,9 +11,8 @@ import type { RiskLevel } from '../../../src-shared/schemas/review.js';
  * control characters and clipped before it is put in a sentence.
  */
 
-/** C0 and C1 controls, DEL, and the bidirectional controls that make text read other than it is. */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+/** Controls, bidirectional marks and invisible characters (src-shared/text/unsafe-chars.ts). */
+const UNSAFE = new RegExp(`[${UNSAFE_SHOWN_CHARS}]+`, 'g');
 /** How many argument constraints the sentence names; the card's details keep them all. */
 const ARGS_IN_WORDS = 3;
 /** An argument's value as the sentence quotes it. */
