@@ -111,7 +111,7 @@ test('a policy from a template: its suite passes, fields explain themselves, ver
   // The gallery: a read-only filesystem policy, made, signed and opened.
   const gallery = page.getByRole('region', { name: 'New policy from a template' });
   await gallery.getByRole('button', { name: 'Show the templates' }).click();
-  await expect(gallery.getByRole('radio')).toHaveCount(5);
+  await expect(gallery.getByRole('radio')).toHaveCount(6);
   await gallery.getByRole('radio', { name: 'Filesystem, read-only' }).check();
   await gallery.getByRole('textbox', { name: 'Name of the new policy' }).fill('project-files');
   await gallery.getByRole('button', { name: 'Create and open' }).click();

@@ -1,3 +1,4 @@
+import { ThreatDetectors } from './detect/detectors.js';
 import { DlpEngine } from './dlp/engine.js';
 import { PolicyEvaluator, type ToolDefinition } from './evaluate/evaluator.js';
 import type { PathBases } from './evaluate/paths/path-bases.js';
@@ -22,6 +23,8 @@ export interface PolicyEngineOptions {
 export interface PolicyEngine {
   evaluator: PolicyEvaluator;
   dlp: DlpEngine | null;
+  /** `spec.x-silas-threats`: null only when no policy is loaded. */
+  threats: ThreatDetectors | null;
 }
 
 /** Everything that enforces one loaded policy, built once when the policy loads. */
@@ -33,5 +36,5 @@ export function createPolicyEngine(policy: AgentPolicy | null, options: PolicyEn
     toolDefinition: options.toolDefinition,
     rateLimiter: new ToolRateLimiter(options.now),
   });
-  return { evaluator, dlp: policy?.dlp ? new DlpEngine(policy.dlp) : null };
+  return { evaluator, dlp: policy?.dlp ? new DlpEngine(policy.dlp) : null, threats: policy ? new ThreatDetectors(policy.threats) : null };
 }

@@ -268,7 +268,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
           alignment.recorder.nudge();
           // A proxy (another process) recorded a changed tool definition: its card joins Review,
           // once per turn of the event loop however many arrive in a page (a refresh reads the pins).
-          if (entry.event === 'mcp.tool_changed' && reviewRefresh === null) {
+          if ((entry.event === 'mcp.tool_changed' || entry.event === 'mcp.tool_held') && reviewRefresh === null) {
             reviewRefresh = setImmediate(() => {
               reviewRefresh = null;
               decisions.refresh();

@@ -11,6 +11,8 @@ const toolApproval = { approval_id: str, server: str, tool: str, args_hash: str 
 const clientFile = { client: str, file: str, servers: strs, backup: str };
 const peerRefusal = { peer: str, reason: str };
 const callRefusal = { call: str, needs: str, transport: str, peer: str };
+/** What the tool-definition detectors found (aip/detect/finding.ts), as a Review card shows it. */
+const definitionFindings = z.array(z.strictObject({ rule: str, description: str, path: str, excerpt: str }));
 
 /** Policy decisions, approvals of tool calls, proxies, agent clients, the control plane, the runtime and the ledger. */
 export const runtimeEvents = {
@@ -53,6 +55,23 @@ export const runtimeEvents = {
     summary: 'DLP findings in one message: rule names and counts, never the matched text.',
     category: 'dlp',
     data: z.looseObject({ ...proxy, direction: z.enum(['upstream', 'downstream']), source: str, rules: z.array(z.strictObject({ rule: str, count: int })) }),
+  }),
+  'aip.threat': ev({
+    summary: 'A threat detector found something in one message: injected instructions, a disguised command or a dangerous chain of calls (docs/threat-detection.md).',
+    category: 'dlp',
+    data: z.strictObject({
+      ...proxy,
+      direction: z.enum(['upstream', 'downstream']),
+      /** What was scanned: `arguments`, `result`, `error`, `server_request`, `server_notification`. */
+      source: str,
+      /** What the proxy did: block, ask, redact, annotate, or monitored (mode: monitor, forwarded). */
+      action: str,
+      method: str.optional(),
+      tool: str.optional(),
+      request_id: requestId.optional(),
+      // The offending span: where, and the text as found (DLP-redacted, at most 200 characters).
+      findings: z.array(z.strictObject({ detector: str, rule: str, path: str, start: int, end: int, excerpt: str })),
+    }),
   }),
   'aip.policy_reloaded': ev({
     summary: 'A proxy loaded a changed policy file.',
@@ -206,6 +225,36 @@ export const runtimeEvents = {
     summary: 'The person kept a changed tool definition blocked; the tool stays hidden and refused.',
     category: 'mcp_tool',
     data: z.strictObject({ server: str, tool: str, approved_hash: str, declined_hash: str }),
+  }),
+  'mcp.tool_held': ev({
+    summary: 'A tool definition the detectors flagged was withheld from the client; it waits for the person.',
+    category: 'mcp_tool',
+    data: z.strictObject({ ...proxy, tool: str, announced_name: str, hash: str, first_sight: bool, findings: definitionFindings }),
+  }),
+  'mcp.instructions_withheld': ev({
+    summary: "A server's instructions carried what the tool-definition detectors flag; the client got the initialize result without them.",
+    category: 'mcp_tool',
+    data: z.strictObject({ ...proxy, request_id: requestId, findings: definitionFindings }),
+  }),
+  'mcp.tool_flagged': ev({
+    summary: 'A tool definition the detectors flagged was offered anyway: the policy allows flagged definitions.',
+    category: 'mcp_tool',
+    data: z.strictObject({ ...proxy, tool: str, announced_name: str, hash: str, findings: definitionFindings }),
+  }),
+  'mcp.tool_dropped': ev({
+    summary: 'A tool without a string name was left out of a tools list.',
+    category: 'mcp_tool',
+    data: z.strictObject({ ...proxy, index: int, reason: str, name: json.optional(), request_id: requestId }),
+  }),
+  'mcp.tool_held_approved': ev({
+    summary: 'The person approved a tool definition held at first sight; the tool is pinned and offered.',
+    category: 'mcp_tool',
+    data: z.strictObject({ server: str, tool: str, hash: str, rules: strs }),
+  }),
+  'mcp.tool_held_declined': ev({
+    summary: 'The person kept a tool definition held at first sight blocked; the tool stays hidden and refused.',
+    category: 'mcp_tool',
+    data: z.strictObject({ server: str, tool: str, declined_hash: str, rules: strs }),
   }),
   'mcp.client_wrapped': ev({
     summary: 'An agent client configuration was rewritten to run its servers through Silas.',

@@ -4,6 +4,7 @@ import { identitySchema } from './schema-identity.js';
 import { serverSchema } from './schema-server.js';
 import { SANDBOX_KEY, sandboxSchema } from './schema-sandbox.js';
 import { TOOLS_LIST_KEY, toolsListSchema } from './schema-tools-list.js';
+import { THREATS_KEY, threatsSchema } from './schema-threats.js';
 
 /*
  * The AgentPolicy document (spec 001 §3, Appendix A) as zod: one source of truth for what the
@@ -34,6 +35,8 @@ export const DEFAULT_ALLOWED_METHODS: readonly string[] = [
 ];
 
 const DEFAULT_SCAN_SIZE = 1024 * 1024;
+/** The checks a DLP pattern's match may have to pass (src-main/aip/dlp/verify/). */
+export const DLP_VERIFIERS = ['luhn', 'eip55', 'base58check', 'bech32', 'bip39', 'entropy', 'not_example'] as const;
 
 /** The longest tool or method name, before §4.1 normalisation. */
 const MAX_NAME_LENGTH = 256;
@@ -89,6 +92,9 @@ function dlpSchema(version: ApiVersion) {
       .describe('Rule name, shown in [REDACTED:<name>] and in DLP events. Required.'),
     regex: text('a regular expression (RE2 syntax)', { nonEmpty: true, missing: 'the detection pattern (RE2 syntax)' }).describe('Detection pattern in RE2 syntax (linear time: no lookaround, no backreferences). Required.'),
     scope: v2(z.enum(['request', 'response', 'all']).default('all').describe('Where the pattern applies: request, response or all (default) (§3.6.5).')),
+    'x-silas-verify': z.enum(DLP_VERIFIERS)
+      .optional()
+      .describe(`Silas extension: a check a match must also pass to count, against false positives: ${DLP_VERIFIERS.join(', ')} (docs/threat-detection.md).`),
   });
   return closed(version, {
     enabled: flag().default(true).describe('Turns DLP scanning on or off. Default: true when a dlp block is present.'),
@@ -96,6 +102,9 @@ function dlpSchema(version: ApiVersion) {
     scan_responses: v2(flag().default(true).describe('Scan tool responses (§3.6.2). Default: true.')),
     detect_encoding: flag().default(false).describe('Also look for matches inside base64 and hex encoded text. Default: false.'),
     filter_stderr: flag().default(false).describe("Also scan the server's stderr. Default: false."),
+    'x-silas-normalize': flag()
+      .default(true)
+      .describe('Silas extension: also scan the text as it reads once disguises are undone (NFKC, invisible and bidi characters removed, URL, base64 and hex decoding, bounded), and the string values of one message joined, so a secret split across fields is found. Default: true.'),
     max_scan_size: v2(size().default(DEFAULT_SCAN_SIZE).describe('How much of each message is scanned, e.g. "1MB" (1 MB = 1,048,576 bytes) (§3.6.3). Default: "1MB"; at most "64MB".')),
     on_request_match: v2(z.enum(['block', 'redact', 'warn']).default('block').describe('What a match in a request does: block (default), redact or warn (§3.6.4).')),
     on_redaction_failure: v2(
@@ -149,6 +158,9 @@ function specSchema(version: ApiVersion) {
       [SANDBOX_KEY]: sandboxSchema(version)
         .optional()
         .describe("Silas extension: what the governed MCP server itself may reach (files, environment, network, limits) in the sandbox `silas proxy` starts it in."),
+      [THREATS_KEY]: threatsSchema(version)
+        .optional()
+        .describe('Silas extension: detectors for tool poisoning, injected instructions, disguised commands and dangerous chains of calls. Default: all on.'),
       [TOOLS_LIST_KEY]: toolsListSchema(version)
         .optional()
         .describe('Silas extension: what `silas proxy` offers in tools/list. Default: tools the policy blocks outright are left out, tools that ask are marked in their description.'),
@@ -209,3 +221,4 @@ export type { IdentityDocument } from './schema-identity.js';
 export type { ServerDocument } from './schema-server.js';
 export type { SandboxDocument } from './schema-sandbox.js';
 export type { ToolsListDocument } from './schema-tools-list.js';
+export type { ThreatsDocument, CallClass } from './schema-threats.js';

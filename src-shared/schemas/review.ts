@@ -110,12 +110,33 @@ const PlanCardDetails = z.object({
   gates: z.number().int().nonnegative(),
 });
 
-/** A tool whose definition changed after it was approved: hidden and refused until accepted (tool poisoning). */
+/**
+ * What the tool-definition detectors found in a pending definition: where (a JSON path into the
+ * definition, or `instructions`), which rule, and the offending text as found. The cockpit shows
+ * the excerpt as text with invisible characters made visible; it never decides anything.
+ */
+const DefinitionFinding = z.object({
+  rule: z.string().max(500),
+  description: z.string().max(500),
+  path: z.string().max(500),
+  excerpt: z.string().max(500),
+});
+type DefinitionFinding = z.infer<typeof DefinitionFinding>;
+
+/**
+ * A tool whose definition waits for the person (tool poisoning): changed after it was approved,
+ * or flagged by the detectors the first time the server announced it (`firstSight`, no approved
+ * hash). Hidden and refused until accepted.
+ */
 const ToolChangeCardDetails = z.object({
   server: z.string(),
   tool: z.string(),
-  approvedHash: z.string(),
+  /** Null when nothing was ever approved: the definition was held at first sight. */
+  approvedHash: z.string().nullable(),
   pendingHash: z.string(),
+  /** Optional only so cards of older runtimes still parse. */
+  firstSight: z.boolean().optional(),
+  findings: z.array(DefinitionFinding).max(20).optional(),
 });
 
 export const DecisionCard = z.discriminatedUnion('kind', [

@@ -4,14 +4,15 @@ import { ServerSandboxSummary } from './server-sandbox.js';
 
 const ToolPinView = z.object({
   tool: z.string(),
-  approvedHash: z.string(),
+  /** Null while a definition held at first sight (the detectors flagged it) waits for the person. */
+  approvedHash: z.string().nullable(),
   /**
    * False when the pin's seal does not hold (written or changed outside Silas): its approved hash
    * vouches for nothing and the tool waits for the person (docs/architecture.md §2 "Sealed state").
    */
   sealed: z.boolean(),
   firstSeenAt: z.string(),
-  approvedAt: z.string(),
+  approvedAt: z.string().nullable(),
   /** A changed definition the server announced, hidden and refused until the person approves it. */
   pendingHash: z.string().nullable(),
   pendingSince: z.string().nullable(),

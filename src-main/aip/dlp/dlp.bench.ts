@@ -155,3 +155,35 @@ for (const [label, bytes] of [['100kb', 100_000], ['1mb', 1_000_000], ['4mb', 4_
   const setUs = medianUs(() => setEngine.scanRequest(args), runs);
   report(`dlp.request.literal_patterns_${label}`, 'us', literalUs, { chars: message.length, floor_json_roundtrip_us: floorUs, ratio_to_floor: literalUs / floorUs, set_us: setUs, set_ratio_to_floor: setUs / floorUs, literal_speedup: setUs / literalUs });
 }
+
+// x-silas-normalize: the response scan of ordinary text (prose, log lines with commit hashes,
+// a few accented words) with normalisation on and off, each beside the floor: one plain RE2.Set
+// test of the same text with the same patterns.
+const normalizeOn = new DlpEngine(dlpConfig(PATTERNS, { maxScanSize: 16 * 1024 * 1024 }));
+const normalizeOff = new DlpEngine(dlpConfig(PATTERNS, { maxScanSize: 16 * 1024 * 1024, normalize: false }));
+const floorSet = new RE2.Set(PATTERNS.map(([, regex]) => regex), 'u');
+for (const [label, bytes] of [['1kb', 1024], ['64kb', 64 * 1024], ['1mb', 1024 * 1024], ['4mb', 4 * 1024 * 1024]] as const) {
+  const rand = makeRandom(11);
+  const word = (): string => WORDS[Math.floor(rand() * WORDS.length)]!;
+  const lines: string[] = [];
+  for (let size = 0, i = 0; size < bytes; i += 1) {
+    const line =
+      i % 10 === 9
+        ? `2026-01-24T10:00:00Z INFO commit=${Array.from({ length: 40 }, () => Math.floor(rand() * 16).toString(16)).join('')} ${word()} ${word()}`
+        : i % 25 === 24
+          ? `${word()} café déjà vu ${word()} naïve ${word()}`
+          : Array.from({ length: 12 }, word).join(' ');
+    lines.push(line);
+    size += Buffer.byteLength(line) + 1;
+  }
+  const text = lines.join('\n').slice(0, bytes);
+  const result = { content: [{ type: 'text', text }] };
+  if (normalizeOn.redactResponse(result).redacted || normalizeOff.redactResponse(result).redacted) throw new Error('bench: ordinary text redacted');
+  const mb = Buffer.byteLength(text) / (1024 * 1024);
+  const runs = bytes >= 1024 * 1024 ? 9 : bytes >= 64 * 1024 ? 101 : 2001;
+  const floorMBs = mb / (medianUs(() => floorSet.test(text), runs) / 1e6);
+  const onMBs = mb / (medianUs(() => normalizeOn.redactResponse(result), runs) / 1e6);
+  const offMBs = mb / (medianUs(() => normalizeOff.redactResponse(result), runs) / 1e6);
+  report(`dlp.response.normalize_on_${label}`, 'MB/s', onMBs, { floor: Number(floorMBs.toPrecision(6)), ratio_to_floor: onMBs / floorMBs });
+  report(`dlp.response.normalize_off_${label}`, 'MB/s', offMBs, { floor: Number(floorMBs.toPrecision(6)), ratio_to_floor: offMBs / floorMBs });
+}

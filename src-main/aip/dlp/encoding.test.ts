@@ -9,8 +9,10 @@ const GH = `ghp_${'x'.repeat(36)}`;
 const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
 const hex = (s: string): string => Buffer.from(s).toString('hex');
 
-const detecting = new DlpEngine(dlpConfig(COMMON_PATTERNS, { detectEncoding: true }));
-const plain = new DlpEngine(dlpConfig(COMMON_PATTERNS));
+// detect_encoding on its own: x-silas-normalize (on by default) also decodes runs, nested, and is tested in normalized.test.ts.
+const detecting = new DlpEngine(dlpConfig(COMMON_PATTERNS, { detectEncoding: true, normalize: false }));
+const plain = new DlpEngine(dlpConfig(COMMON_PATTERNS, { normalize: false }));
+const normalizing = new DlpEngine(dlpConfig(COMMON_PATTERNS));
 const scan = (text: string) => detecting.scanText(text, 'response');
 
 /** Deterministic pseudo-random bytes (tests must not flake). */
@@ -65,11 +67,13 @@ describe('detect_encoding: encoded secrets', () => {
   it('is off by default: encoded secrets pass', () => {
     const text = `config: ${b64(KEY)}`;
     expect(plain.scanText(text, 'response').output).toBe(text);
+    expect(normalizing.scanText(text, 'response').output).toBe('config: [REDACTED:AWS Key]');
   });
 
   it('only one level deep (documented): base64 of base64 is not unwrapped', () => {
     const text = b64(b64(`key ${KEY}`));
     expect(scan(text).output).toBe(text);
+    expect(normalizing.scanText(text, 'response').output).toBe('[REDACTED:AWS Key]');
   });
 
   it('base64 wrapped at 76 columns: each line is its own run, decoded on its own', () => {

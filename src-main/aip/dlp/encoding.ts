@@ -13,10 +13,12 @@ import RE2 from 're2';
  * Decoded bytes count as *text* when at most 25% of them are malformed UTF-8, C0 controls other
  * than tab/LF/CR, or DEL (looksLikeText). Binary (images, sha256 digests, random ids) is never
  * scanned, so hashes and ordinary tokens are not redacted by accident. Decoding is one
- * level deep (base64 inside base64 is not unwrapped).
+ * level deep here (base64 inside base64 is not unwrapped); the normalised views of
+ * aip/detect/normalize.ts reuse these decoders to unwrap nested layers, bounded in depth and size.
  */
 
-const MIN_RUN = 16;
+/** The shortest run decoded (also normalize.ts's pre-check). */
+export const MIN_RUN = 16;
 const MAX_BAD_FRACTION = 0.25;
 
 const RUN_REGEX = new RE2(`[A-Za-z0-9+/_-]{${MIN_RUN},}={0,2}`, 'gu');
@@ -91,21 +93,19 @@ function isSeparator(c: number): boolean {
   return c === 0x2f || c === 0x2b || c === 0x2d || c === 0x5f; // / + - _
 }
 
-/**
- * The text decodings of one run (zero, one or two: hex and base64 are both tried).
- *
- * Base64 is decoded from the start of the run and, unless `alignedBase64Only`, also from just
- * after each `/`, `+`, `-` or `_` inside it (at most one start per alignment mod 4), so a payload
- * glued to a path or identifier (`/v1/QUtJ…`, `secret_QUtJ…`) still decodes; the first start
- * that yields text wins.
- */
-export function decodeRun(run: string, alignedBase64Only = false): string[] {
-  const out: string[] = [];
+/** The text of a run decoded as hex (all hex digits after an optional `0x`), or null when it is not hex or not text. */
+export function decodeHexRun(run: string): string | null {
   const hex = hexBody(run);
-  if (hex !== null) {
-    const bytes = Buffer.from(hex, 'hex');
-    if (looksLikeText(bytes)) out.push(bytes.toString('utf8'));
-  }
+  if (hex === null) return null;
+  const bytes = Buffer.from(hex, 'hex');
+  return looksLikeText(bytes) ? bytes.toString('utf8') : null;
+}
+
+/**
+ * A run decoded as base64: `skip` is how many leading characters were left out (a prefix before
+ * a separator, see decodeRun), `text` the decoded text; null when no start yields text.
+ */
+export function decodeBase64Run(run: string, alignedBase64Only = false): { skip: number; text: string } | null {
   let end = run.length;
   while (end > 0 && run.charCodeAt(end - 1) === 0x3d) end -= 1;
   let tried = 0;
@@ -118,11 +118,25 @@ export function decodeRun(run: string, alignedBase64Only = false): string[] {
     if ((tried & alignment) !== 0) continue;
     tried |= alignment;
     const bytes = Buffer.from(run.slice(start, end), 'base64');
-    if (looksLikeText(bytes)) {
-      out.push(bytes.toString('utf8'));
-      break;
-    }
+    if (looksLikeText(bytes)) return { skip: start, text: bytes.toString('utf8') };
     if (tried === 0b1111) break;
   }
+  return null;
+}
+
+/**
+ * The text decodings of one run (zero, one or two: hex and base64 are both tried).
+ *
+ * Base64 is decoded from the start of the run and, unless `alignedBase64Only`, also from just
+ * after each `/`, `+`, `-` or `_` inside it (at most one start per alignment mod 4), so a payload
+ * glued to a path or identifier (`/v1/QUtJ…`, `secret_QUtJ…`) still decodes; the first start
+ * that yields text wins.
+ */
+export function decodeRun(run: string, alignedBase64Only = false): string[] {
+  const out: string[] = [];
+  const hex = decodeHexRun(run);
+  if (hex !== null) out.push(hex);
+  const base64 = decodeBase64Run(run, alignedBase64Only);
+  if (base64 !== null) out.push(base64.text);
   return out;
 }

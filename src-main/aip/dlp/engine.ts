@@ -121,6 +121,8 @@ export class DlpEngine {
       const view = new PatternView(
         inScope.map(({ i }) => compiled[i]!),
         inScope.map(({ p }) => p),
+        // A documented sample is left alone only in what comes back (verify/documented.ts).
+        direction !== 'response',
       );
       return { view, names: inScope.map(({ p }) => p.name), scan: config.enabled && scan && inScope.length > 0 };
     };
@@ -224,6 +226,7 @@ export class DlpEngine {
       names: side.names,
       limit: this.config.maxScanSize,
       detectEncoding: this.config.detectEncoding,
+      normalize: this.config.normalize,
       direction,
       warn: this.onWarning,
     });

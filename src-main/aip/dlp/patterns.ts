@@ -1,5 +1,6 @@
 import RE2 from 're2';
-import type { DlpPattern } from '../policy/types.js';
+import type { DlpPattern, DlpVerifier } from '../policy/types.js';
+import { verifyMatch } from './verify/index.js';
 
 /*
  * Compiled DLP patterns for one direction (request or response), and the span logic every
@@ -112,9 +113,16 @@ export class PatternView {
   readonly set: RE2Set | null;
   /** The set's members on their own, in member order, when all of them start with a literal; else null. */
   private readonly literalMembers: RE2[] | null;
+  /** Per view index: the check a match must pass (`x-silas-verify`), or null. */
+  private readonly verifiers: (DlpVerifier | null)[];
 
-  constructor(patterns: CompiledPattern[], sources: DlpPattern[]) {
+  /** What the view scans is sent (a request, or the audit copy), not returned: see verify/documented.ts. */
+  private readonly sent: boolean;
+
+  constructor(patterns: CompiledPattern[], sources: DlpPattern[], sent = false) {
     this.patterns = patterns;
+    this.sent = sent;
+    this.verifiers = sources.map((pattern) => pattern.verify ?? null);
     const members: number[] = [];
     const setSources: string[] = [];
     const always: number[] = [];
@@ -213,10 +221,11 @@ export class PatternView {
     return this.patterns.map((_, i) => i);
   }
 
-  /** Appends the non-empty matches of pattern `view` in `text` to `out`. Empty matches never redact. */
+  /** Appends the non-empty matches of pattern `view` in `text` that pass its check to `out`. Empty matches never redact. */
   collect(text: string, view: number, out: Span[]): void {
+    const verifier = this.verifiers[view] ?? null;
     forEachMatch(this.patterns[view]!.global, text, (start, end) => {
-      if (end > start) out.push({ start, end, pattern: view });
+      if (end > start && (verifier === null || verifyMatch(verifier, text.slice(start, end), this.sent))) out.push({ start, end, pattern: view });
     });
   }
 

@@ -1,4 +1,5 @@
 import { decodeRun, findRuns } from './encoding.js';
+import { disguisedIndexes, JOIN_TOTAL_MAX, JOIN_VALUE_MAX, joinedSpans, viewSpans, type JoinedValue } from './normalized.js';
 import { applySpans, type PatternView, type Span } from './patterns.js';
 
 /*
@@ -17,6 +18,11 @@ import { applySpans, type PatternView, type Span } from './patterns.js';
  * string that crosses the limit is scanned up to the last whole character that fits (never
  * splitting a UTF-8 sequence or a surrogate pair) and the rest of it, and everything after it, is
  * passed through unscanned, with one warning (§3.6.3).
+ *
+ * With normalize (x-silas-normalize, normalized.ts) disguised strings are also matched in their
+ * normalised views, and the message's string values are matched once more joined. Spans are
+ * therefore gathered per string and written out at `finish`, when the joined scan has added its
+ * parts.
  */
 
 const BATCH_UNITS = 16 * 1024;
@@ -28,6 +34,8 @@ export interface ScanSlot {
   encoded: boolean;
   /** The redacted string, when it changed. */
   out: string | null;
+  /** A string value (not a key or a number) that may take part in the joined scan. */
+  joinable?: boolean;
 }
 
 export interface ScanOptions {
@@ -35,6 +43,7 @@ export interface ScanOptions {
   names: readonly string[];
   limit: number;
   detectEncoding: boolean;
+  normalize: boolean;
   direction: 'request' | 'response';
   warn: (message: string) => void;
 }
@@ -68,6 +77,12 @@ export class ScanSession<S extends ScanSlot> {
   private pendingUnits = 0;
   private used = 0;
   private stopped = false;
+  private finished = false;
+  /** Per string with matches: what was scanned of it and its spans, written out at finish. */
+  private readonly found = new Map<S, { scanned: string; spans: Span[] }>();
+  private readonly joinable: { slot: S; group: number }[] = [];
+  private joinUnits = 0;
+  private joinGroup = 0;
 
   constructor(private readonly options: ScanOptions) {
     this.counts = new Array<number>(options.names.length).fill(0);
@@ -95,7 +110,40 @@ export class ScanSession<S extends ScanSlot> {
   }
 
   finish(): void {
+    if (this.finished) return;
+    this.finished = true;
     this.flush();
+    if (this.options.normalize && this.joinable.length >= 2) this.joinScan();
+    for (const [slot, { scanned, spans }] of this.found) {
+      const redacted = applySpans(scanned, spans, this.options.names, this.counts);
+      slot.out = scanned.length === slot.text.length ? redacted : redacted + slot.text.slice(scanned.length);
+      this.changed.push(slot);
+    }
+  }
+
+  private joinScan(): void {
+    const values: JoinedValue[] = this.joinable.map(({ slot, group }) => ({ text: slot.text, group, own: this.found.get(slot)?.spans }));
+    const parts = joinedSpans(this.options.view, values);
+    parts.forEach((spans, k) => {
+      if (spans !== undefined) this.record(this.joinable[k]!.slot, this.joinable[k]!.slot.text, spans);
+    });
+  }
+
+  private record(slot: S, scanned: string, spans: Span[]): void {
+    const existing = this.found.get(slot);
+    if (existing === undefined) this.found.set(slot, { scanned, spans: spans.slice() });
+    else existing.spans.push(...spans);
+  }
+
+  /** Queues a fully scanned string value for the joined scan; a value too long to join breaks the sequence. */
+  private queueJoin(slot: S, scannedUnits: number): void {
+    if (slot.joinable !== true) return;
+    if (slot.text.length > JOIN_VALUE_MAX || scannedUnits < slot.text.length || this.joinUnits + slot.text.length > JOIN_TOTAL_MAX) {
+      this.joinGroup += 1;
+      return;
+    }
+    this.joinable.push({ slot, group: this.joinGroup });
+    this.joinUnits += slot.text.length;
   }
 
   private flush(): void {
@@ -148,7 +196,7 @@ export class ScanSession<S extends ScanSlot> {
   }
 
   private scan(slots: S[], texts: string[], joined: string, encoded: boolean): void {
-    const { view, names, detectEncoding } = this.options;
+    const { view, detectEncoding } = this.options;
     const n = texts.length;
     const spans: (Span[] | undefined)[] = new Array<Span[] | undefined>(n);
 
@@ -187,14 +235,14 @@ export class ScanSession<S extends ScanSlot> {
 
     if (detectEncoding) this.encodedSpans(texts, joined, encoded, spans);
 
+    if (this.options.normalize && !encoded) {
+      for (const i of disguisedIndexes(texts, joined)) viewSpans(view, texts[i]!, (spans[i] ??= []));
+      for (let i = 0; i < n; i += 1) this.queueJoin(slots[i]!, texts[i]!.length);
+    }
+
     for (let i = 0; i < n; i += 1) {
       const found = spans[i];
-      if (found === undefined || found.length === 0) continue;
-      const slot = slots[i]!;
-      const scanned = texts[i]!;
-      const redacted = applySpans(scanned, found, names, this.counts);
-      slot.out = scanned.length === slot.text.length ? redacted : redacted + slot.text.slice(scanned.length);
-      this.changed.push(slot);
+      if (found !== undefined && found.length > 0) this.record(slots[i]!, texts[i]!, found);
     }
   }
 

@@ -169,7 +169,7 @@ export function walkAndRedact(root: unknown, session: ScanSession<WalkSlot>, kin
       if (value.length === 0) continue;
       const mode = stringMode(frame, key);
       if (mode === SKIP) continue;
-      if (!session.add({ text: value, encoded: mode === ENCODED, out: null, frame, key })) break walk;
+      if (!session.add({ text: value, encoded: mode === ENCODED, out: null, frame, key, joinable: mode !== ENCODED })) break walk;
     } else if (value !== null && typeof value === 'object') {
       const { ctx, itemType } = childContainerCtx(frame, key, value);
       open({ container: value as Container, parent: frame, key, copy: null, ctx, itemType });

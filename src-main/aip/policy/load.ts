@@ -6,6 +6,8 @@ import { identityTimes } from '../../../src-shared/policy/schema-identity.js';
 import { DEFAULT_SERVER_TIMEOUT_MS } from '../../../src-shared/policy/schema-server.js';
 import { SANDBOX_KEY } from '../../../src-shared/policy/schema-sandbox.js';
 import { DEFAULT_TOOLS_LIST, TOOLS_LIST_KEY } from '../../../src-shared/policy/schema-tools-list.js';
+import { THREATS_KEY } from '../../../src-shared/policy/schema-threats.js';
+import { compileThreats } from './threats.js';
 import { parseHostPattern } from './host-patterns.js';
 import type { AgentPolicyDocument, ApiVersion, DlpDocument, ToolRuleDocument } from '../../../src-shared/policy/schema.js';
 import { PolicySource, byPosition, describeNode, type PolicyError, type PolicyWarning } from '../../../src-shared/policy/source.js';
@@ -319,6 +321,7 @@ function buildPolicy(findings: Findings, document: AgentPolicyDocument, apiVersi
   if (failOpenTools) normalizedSet(findings, failOpenTools, ['spec', 'server', 'fail_open_constraints', 'allowed_tools'], 'tool name');
   const toolRules = compileToolRules(findings, spec.tool_rules);
   const dlp = spec.dlp ? compileDlp(findings, spec.dlp) : null;
+  const threats = compileThreats(spec[THREATS_KEY], THREATS_KEY, (path, pattern, what) => compileRegex(findings, path, pattern, what));
   // The egress proxy's own parser, so a host the policy accepts is one the proxy can enforce.
   spec[SANDBOX_KEY]?.network?.hosts.forEach((host, index) => {
     try {
@@ -371,6 +374,7 @@ function buildPolicy(findings: Findings, document: AgentPolicyDocument, apiVersi
       : null,
     sandbox: spec[SANDBOX_KEY] ?? null,
     toolsList: spec[TOOLS_LIST_KEY] ?? DEFAULT_TOOLS_LIST,
+    threats,
     hash: policyHash(json),
     document: json,
     sourcePath,
@@ -461,7 +465,7 @@ function compileDlp(findings: Findings, dlp: DlpDocument): DlpConfig {
     if (regex?.test('')) {
       findings.errors.push(findings.source.error(path, `${what} matches the empty string, so it can never redact anything; make it require at least one character (e.g. "x+" instead of "x*")`));
     } else if (regex) {
-      patterns.push({ name: pattern.name, pattern: pattern.regex, regex, scope: pattern.scope });
+      patterns.push({ name: pattern.name, pattern: pattern.regex, regex, scope: pattern.scope, verify: pattern['x-silas-verify'] ?? null });
     }
   });
   return {
@@ -469,6 +473,7 @@ function compileDlp(findings: Findings, dlp: DlpDocument): DlpConfig {
     scanRequests: dlp.scan_requests,
     scanResponses: dlp.scan_responses,
     detectEncoding: dlp.detect_encoding,
+    normalize: dlp['x-silas-normalize'],
     filterStderr: dlp.filter_stderr,
     maxScanSize: dlp.max_scan_size,
     onRequestMatch: dlp.on_request_match,

@@ -1,5 +1,5 @@
 import type RE2 from 're2';
-import type { ApiVersion, DlpDocument, IdentityDocument, PolicySpec, SandboxDocument, ServerDocument, ToolRuleDocument, ToolsListDocument } from '../../../src-shared/policy/schema.js';
+import type { ApiVersion, CallClass, DlpDocument, IdentityDocument, PolicySpec, SandboxDocument, ServerDocument, ToolRuleDocument, ToolsListDocument } from '../../../src-shared/policy/schema.js';
 import type { JsonObject } from '../../../src-shared/schemas/json.js';
 
 /*
@@ -47,13 +47,19 @@ export interface DlpPattern {
   pattern: string;
   regex: RE2;
   scope: DlpScope;
+  /** `x-silas-verify`: a check each match must pass to count (aip/dlp/verify/), or null. */
+  verify: DlpVerifier | null;
 }
+
+export type DlpVerifier = NonNullable<DlpDocument['patterns'][number]['x-silas-verify']>;
 
 export interface DlpConfig {
   enabled: boolean;
   scanRequests: boolean;
   scanResponses: boolean;
   detectEncoding: boolean;
+  /** `x-silas-normalize`: also scan undisguised views of the text and the joined string values of a message. */
+  normalize: boolean;
   filterStderr: boolean;
   /** Bytes. Default 1 MB = 1,048,576 bytes. */
   maxScanSize: number;
@@ -61,6 +67,34 @@ export interface DlpConfig {
   onRedactionFailure: DlpDocument['on_redaction_failure'];
   logOriginalOnFailure: boolean;
   patterns: DlpPattern[];
+}
+
+/** An injection pattern of the policy's own (`x-silas-threats.patterns`), compiled. */
+export interface InjectionPattern {
+  name: string;
+  pattern: string;
+  regex: RE2;
+  appliesTo: 'results' | 'arguments' | 'all';
+}
+
+export interface ChainRule {
+  name: string;
+  sequence: CallClass[];
+  /** Calls of the session the chain must fit in. */
+  within: number;
+  action: 'block' | 'ask' | 'off';
+}
+
+/** `spec.x-silas-threats` with its defaults (docs/threat-detection.md). */
+export interface ThreatsConfig {
+  toolDefinitions: 'hold' | 'allow';
+  results: 'block' | 'redact' | 'annotate' | 'off';
+  arguments: 'block' | 'ask' | 'off';
+  chains: 'block' | 'ask' | 'off';
+  chainWindow: number;
+  /** The policy's chain rules, or null for the built-in ones. */
+  chainRules: ChainRule[] | null;
+  patterns: InjectionPattern[];
 }
 
 interface IdentityConfig {
@@ -110,6 +144,8 @@ export interface AgentPolicy {
   sandbox: SandboxDocument | null;
   /** `spec.x-silas-tools-list` (Silas extension, docs/mcp-proxy.md), its defaults when absent. */
   toolsList: ToolsListDocument;
+  /** `spec.x-silas-threats` (Silas extension, docs/threat-detection.md), its defaults when absent. */
+  threats: ThreatsConfig;
   /** §5.2 policy hash: sha256 hex of RFC 8785 JSON of the document without metadata.signature. */
   hash: string;
   /** The document as parsed from YAML (plain JSON), for hashing and signing. */

@@ -15,7 +15,7 @@ import type { PolicyTemplateEntry, PolicyTemplateSource } from '../library/polic
  * out/main/index.js, and a plugin in electron.vite.config.ts emits the files beside it.
  */
 
-type PolicyTemplateId = 'filesystem-read-only' | 'filesystem-ask-writes' | 'shell-with-approvals' | 'github' | 'browser-automation';
+type PolicyTemplateId = 'default' | 'filesystem-read-only' | 'filesystem-ask-writes' | 'shell-with-approvals' | 'github' | 'browser-automation';
 
 export interface PolicyTemplate {
   id: PolicyTemplateId;
@@ -32,6 +32,15 @@ export interface PolicyTemplate {
 }
 
 export const POLICY_TEMPLATES: readonly PolicyTemplate[] = [
+  {
+    id: 'default',
+    title: 'Any server, threat detection on',
+    server: 'Any MCP server no other template fits (list its tools)',
+    summary:
+      'The tools you list are allowed and every other tool refused. Secrets folders are refused even for reading, keys and tokens are refused in what the agent sends, and every threat detector is on: poisoned tool definitions wait for you, injected instructions in answers are withheld, disguised commands and dangerous chains of calls are refused.',
+    policyFile: 'default.yaml',
+    suiteFile: 'default.suite.json',
+  },
   {
     id: 'filesystem-read-only',
     title: 'Filesystem, read-only',

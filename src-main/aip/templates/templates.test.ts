@@ -60,7 +60,7 @@ function dlpProblems(results: readonly SuiteResult[]): string[] {
 }
 
 /** A secret in a server's answer, which every template redacts. */
-const ANSWER_WITH_SECRET = { content: [{ type: 'text', text: 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE' }] };
+const ANSWER_WITH_SECRET = { content: [{ type: 'text', text: 'aws_access_key_id = AKIA2E0A8F3B244C9986' }] };
 
 /** Everything that differs from what the template promises, for one policy text: empty when it keeps every promise. */
 function problems(policyText: string, suite: PolicySuite, env: TrialEnvironment): string[] {
@@ -123,6 +123,7 @@ const MUTATIONS: readonly Mutation[] = [
   },
   { name: 'protected_paths is removed', applies: (doc) => present(doc, 'protected_paths'), apply: (doc) => doc.deleteIn(['spec', 'protected_paths']) },
   { name: 'dlp is removed', applies: (doc) => present(doc, 'dlp'), apply: (doc) => doc.deleteIn(['spec', 'dlp']) },
+  { name: 'the threat detectors on arguments are turned off', applies: (doc) => present(doc, 'x-silas-threats'), apply: (doc) => doc.setIn(['spec', 'x-silas-threats', 'arguments'], 'off') },
   { name: 'allowed_tools is emptied', applies: (doc) => present(doc, 'allowed_tools'), apply: (doc) => doc.setIn(['spec', 'allowed_tools'], doc.createNode([])) },
 ];
 
@@ -134,7 +135,7 @@ describe('the template catalogue', () => {
   it('lists each template once, with its two files beside the catalogue and nothing else there', () => {
     const ids = POLICY_TEMPLATES.map((t) => t.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(ids).toEqual(['filesystem-read-only', 'filesystem-ask-writes', 'shell-with-approvals', 'github', 'browser-automation']);
+    expect(ids).toEqual(['default', 'filesystem-read-only', 'filesystem-ask-writes', 'shell-with-approvals', 'github', 'browser-automation']);
     for (const template of POLICY_TEMPLATES) {
       expect(template.policyFile).toBe(`${template.id}.yaml`);
       expect(template.suiteFile).toBe(`${template.id}.suite.json`);
@@ -152,7 +153,7 @@ describe('the template catalogue', () => {
     expect(JSON.parse(suiteText)).toHaveProperty('calls');
     expect(findTemplate('github')?.title).toBe('GitHub');
     expect(findTemplate('nope')).toBeUndefined();
-    expect(() => readTemplate('nope')).toThrow('unknown policy template "nope"; the templates are filesystem-read-only, filesystem-ask-writes, shell-with-approvals, github, browser-automation');
+    expect(() => readTemplate('nope')).toThrow('unknown policy template "nope"; the templates are default, filesystem-read-only, filesystem-ask-writes, shell-with-approvals, github, browser-automation');
   });
 
   it('docs/policy-templates.md describes every template', () => {

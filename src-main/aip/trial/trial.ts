@@ -1,3 +1,4 @@
+import { actionable } from '../detect/detectors.js';
 import { createPolicyEngine, type PolicyEngine, type PolicyEngineOptions } from '../engine.js';
 import { evaluateWithContext, type SimulatedContext } from '../evaluate/simulated-context.js';
 import type { JsonRpcId } from '../evaluate/errors.js';
@@ -59,6 +60,22 @@ function evaluateOn(engine: PolicyEngine, policy: AgentPolicy, call: TrialCall):
       failedArg: null,
       errorCode: dlp.errorCode,
       dlp: { action: dlp.action, rules: dlpRules },
+      rateLimitRemaining: limit ? Math.max(0, limit.count - used) : null,
+    };
+  }
+  // The proxy refuses (or asks about) arguments that carry injected instructions or a disguised
+  // command, after DLP (docs/threat-detection.md); chains need a session and are not tried here.
+  const threats = engine.threats && call.method === 'tools/call' && engine.threats.config.arguments !== 'off' ? actionable(engine.threats.scanArguments(call.args)) : [];
+  if (threats.length > 0 && (decision.decision === 'ALLOW' || decision.decision === 'ASK')) {
+    const first = threats[0]!;
+    const asks = engine.threats!.config.arguments === 'ask';
+    return {
+      decision: policy.mode === 'monitor' ? 'ALLOW_MONITOR' : asks ? 'ASK' : 'BLOCK',
+      reason: `Arguments carry ${first.description} (${first.detector} rule ${first.rule}${first.path ? ` at ${first.path}` : ''})`,
+      rule: `x-silas-threats.arguments[${first.rule}]`,
+      failedArg: first.path || null,
+      errorCode: asks ? null : -32001,
+      dlp: { action: dlp?.action ?? 'none', rules: dlpRules },
       rateLimitRemaining: limit ? Math.max(0, limit.count - used) : null,
     };
   }

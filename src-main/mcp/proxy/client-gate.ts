@@ -6,6 +6,7 @@ import { argumentValidator } from './argument-validator.js';
 import { askHuman, withdrawAsk } from './ask.js';
 import { CLIENT_NOTIFICATIONS, INVALID_REQUEST, parseClientLine } from './client-message.js';
 import { errorLine, idKey, refused, track, type ProxyContext } from './context.js';
+import { guardCall, recordCall } from './threat-guard.js';
 
 /**
  * Client → server. Everything here is synchronous except a human approval, so messages keep
@@ -63,7 +64,10 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   const args = p.arguments;
   const input: EvaluationInput = { method, tool, args, requestId: id };
   const decision = st.evaluator.evaluate(input);
+  // One object for the chain detector's check and record: it classes a call once (threat-guard.ts).
+  const call = { tool, args };
   const answer = (d: PolicyDecision, extra: Record<string, string> = {}) => {
+    recordCall(ctx, call, true);
     ctx.audit.decision(d, input, st.policy, st.dlp, extra);
     ctx.toClient(errorLine(id, d.error!), id);
   };
@@ -101,9 +105,15 @@ function handleRequest(ctx: ProxyContext, id: string | number, method: string, p
   }
   const outgoing = forwardArgs === args ? line : JSON.stringify({ ...message, params: { ...p, arguments: forwardArgs } });
 
+  // What rules cannot say: injected instructions, disguised commands, a dangerous chain (threat-guard.ts).
+  const threat = guardCall(ctx, decision, call, forwardArgs, id);
+  if (threat.kind === 'refuse') return answer(threat.decision);
+  recordCall(ctx, call, false);
+  const asked = threat.kind === 'ask' ? threat.decision : decision;
+
   const progressToken = progressTokenOf(p);
-  if (decision.decision === 'ASK') {
-    askHuman(ctx, { id, tool, args: forwardArgs, input, decision, outgoing, progressToken });
+  if (asked.decision === 'ASK') {
+    askHuman(ctx, { id, tool, args: forwardArgs, input, decision: asked, outgoing, progressToken });
     return;
   }
   ctx.audit.decision(decision, input, st.policy, st.dlp, forwardArgs === args ? {} : { dlp: 'redacted' });

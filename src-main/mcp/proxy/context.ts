@@ -6,6 +6,7 @@ import type { Approver } from './approver.js';
 import type { PolicyState } from './policy-source.js';
 import type { DecisionExtra, ProxyAudit } from './proxy-audit.js';
 import type { ToolPinRepository } from '../../store/repositories/tool-pins.js';
+import type { ChainSession } from './threat-guard.js';
 
 /** A client request the proxy forwarded and the server has not answered yet. */
 export interface Forwarded {
@@ -40,9 +41,16 @@ export interface ProxyContext {
   state(): PolicyState;
   /** Latest definitions from tools/list, by normalised name (the evaluator's schema_hash input). */
   readonly toolDefs: Map<string, ToolDefinition>;
-  /** Latest §3.5.4 hash of each announced tool, by name as announced. */
+  /** Latest definition hash (aip/policy/definition-hash.ts) of each announced tool, by normalised name. */
   readonly announcedHashes: Map<string, string>;
+  /**
+   * The `instructions` of the server's initialize result, once it answered: part of every tool's
+   * pin (the agent reads them with the tools), scanned with each tools/list (tools-review.ts).
+   */
+  serverInstructions?: string;
   readonly forwarded: Map<string, Forwarded>;
+  /** The calls of this session as the chain detector remembers them (threat-guard.ts). */
+  readonly chains: ChainSession;
   /** Calls waiting for a human, by id key. */
   readonly asking: Map<string, AskInFlight>;
   /** True once the proxy is shutting down: late answers are dropped. */

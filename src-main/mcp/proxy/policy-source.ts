@@ -1,6 +1,7 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { createPolicyEngine, type PolicyEngineOptions } from '../../aip/engine.js';
+import type { ThreatDetectors } from '../../aip/detect/detectors.js';
 import type { DlpEngine } from '../../aip/dlp/engine.js';
 import type { PolicyEvaluator } from '../../aip/evaluate/evaluator.js';
 import { inForceMatcher, judgePolicyText, textSha256, type PolicyRefusalReason } from '../../aip/policy/in-force.js';
@@ -13,6 +14,7 @@ export interface PolicyState {
   policy: AgentPolicy;
   evaluator: PolicyEvaluator;
   dlp: DlpEngine | null;
+  threats: ThreatDetectors;
 }
 
 /** A policy file that loads but was not put in force by the owner: refused, the last policy in force stays. */
@@ -192,7 +194,7 @@ export class PolicySource {
 
   private build(policy: AgentPolicy): PolicyState {
     const engine = createPolicyEngine(policy, this.options.engine);
-    return { policy, evaluator: engine.evaluator, dlp: engine.dlp };
+    return { policy, evaluator: engine.evaluator, dlp: engine.dlp, threats: engine.threats! };
   }
 
   private stat(): string {

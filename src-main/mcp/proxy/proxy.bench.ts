@@ -16,7 +16,8 @@ const AUDIT_RELAY = fileURLToPath(new URL('../testing/servers/audit-relay.mjs', 
  * added latency per tools/call round trip (p50, p99), calls/s with 1 and 16 in flight beside a
  * byte-copying relay and an auditing relay (the least a governing proxy must do: parse each
  * message, append an HMAC-linked SQLite row per message before forwarding it), the added p50 of a write_file from 1 KB to 4 MB beside the JSON parse
- * floor, and the proxy's resident memory before and after many calls. The policy is realistic: an allow list,
+ * floor, what the threat detectors add to a small call's p50 (the same policy with them off is
+ * the floor), and the proxy's resident memory before and after many calls. The policy is realistic: an allow list,
  * an argument rule and a DLP pattern on both directions, every decision audited to SQLite.
  */
 
@@ -106,10 +107,11 @@ function rssKb(pid: number): number {
 const dir = mkdtempSync(join(tmpdir(), 'silas-proxy-bench-'));
 try {
   const home = createTestHome(join(dir, 'home'));
-  const policy = writePolicy(
-    dir,
-    '  allowed_tools: [echo, write_file]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n',
-  );
+  const spec =
+    '  allowed_tools: [echo, write_file]\n  tool_rules:\n    - tool: echo\n      allow_args:\n        message: "^message [0-9]+$"\n  dlp:\n    scan_requests: true\n    patterns:\n      - name: AWS Key\n        regex: "AKIA[0-9A-Z]{16}"\n';
+  const policy = writePolicy(dir, spec);
+  // The same policy with every threat detector off (docs/threat-detection.md): the floor for what they add.
+  const withoutDetectors = writePolicy(dir, `${spec}  x-silas-threats:\n    tool_definitions: allow\n    results: 'off'\n    arguments: 'off'\n    chains: 'off'\n`, 'policy-without-detectors.yaml');
   const direct = await connect(process.execPath, [SERVERS.fileTools]);
   const proxied = await connect(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', policy, '--home', home.home, '--name', 'bench', '--', process.execPath, SERVERS.fileTools]);
   // The ceiling: a relay that does nothing but copy bytes, so the cost of the process hop alone is visible.
@@ -121,6 +123,15 @@ try {
   for (const q of [50, 99]) {
     report(`mcp.proxy.latency_p${q}`, 'ms', percentile(p, q), { direct_ms: Number(percentile(d, q).toFixed(4)), added_ms: Number((percentile(p, q) - percentile(d, q)).toFixed(4)), calls: LATENCY_CALLS });
   }
+  const quiet = await connect(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', withoutDetectors, '--home', home.home, '--name', 'bench-quiet', '--', process.execPath, SERVERS.fileTools]);
+  const u = await latencies(quiet.client, call, LATENCY_CALLS);
+  await quiet.client.close();
+  report('mcp.proxy.detectors_added_p50', 'ms', percentile(p, 50) - percentile(u, 50), {
+    with_detectors_ms: Number(percentile(p, 50).toFixed(4)),
+    without_detectors_ms: Number(percentile(u, 50).toFixed(4)),
+    target_ms: 0.1,
+    calls: LATENCY_CALLS,
+  });
   for (const inFlight of [1, 16]) {
     const directRate = await throughput(direct.client, inFlight, THROUGHPUT_MS);
     const proxyRate = await throughput(proxied.client, inFlight, THROUGHPUT_MS);

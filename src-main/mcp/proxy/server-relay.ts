@@ -1,10 +1,14 @@
-import { normalizeName } from '../../../src-shared/policy/normalize.js';
-import { toolSchemaHash, type McpToolDefinition } from '../../aip/policy/schema-hash.js';
 import { aipError } from '../../aip/evaluate/errors.js';
 import { errorLine, idKey, type Forwarded, type ProxyContext } from './context.js';
 import { offerTools } from './tools-offer.js';
+import { scanServerInstructions } from '../../aip/detect/tool-definition.js';
+import { reviewTools } from './tools-review.js';
+import { guardReturned } from './threat-guard.js';
 
 type Message = Record<string, unknown>;
+
+/** Results that are definitions, judged by the tool-definition detector rather than the injection detector. */
+const DEFINITION_METHODS = new Set(['initialize', 'tools/list']);
 
 function isRecord(value: unknown): value is Message {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -31,16 +35,33 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
   }
   const dlp = ctx.state().dlp;
   if ('method' in message) {
-    // The server's own request or notification (sampling, logging, progress): scanned like a result.
+    // The server's own request or notification (sampling, elicitation, logging, progress): scanned like a result.
     const related = progressOf(ctx, message);
-    if (dlp && message.params !== undefined) {
-      const scan = dlp.redactResponse(message.params);
+    const method = typeof message.method === 'string' ? message.method : undefined;
+    let params = message.params;
+    let changed = false;
+    if (dlp && params !== undefined) {
+      const scan = dlp.redactResponse(params);
       if (scan.redacted) {
-        ctx.audit.dlp('downstream', 'server_message', scan.events, { method: typeof message.method === 'string' ? message.method : undefined });
-        return ctx.toClient(JSON.stringify({ ...message, params: scan.value }), related);
+        ctx.audit.dlp('downstream', 'server_message', scan.events, { method });
+        params = scan.value;
+        changed = true;
       }
     }
-    return ctx.toClient(line, related);
+    if (params !== undefined) {
+      const asks = typeof message.id === 'string' || typeof message.id === 'number';
+      const threat = guardReturned(ctx, params, asks ? 'server_request' : 'server_notification', { method });
+      if (threat.kind === 'block') {
+        // The server waits for an answer to its request; the client never sees it.
+        if (asks) ctx.toServer(errorLine(message.id as string | number, aipError('Forbidden', { reason: threat.reason })));
+        return;
+      }
+      if (threat.kind === 'replace') {
+        params = threat.value;
+        changed = true;
+      }
+    }
+    return ctx.toClient(changed ? JSON.stringify({ ...message, params }) : line, related);
   }
   const id = message.id;
   const pending = typeof id === 'string' || typeof id === 'number' ? ctx.forwarded.get(idKey(id)) : undefined;
@@ -59,8 +80,24 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
     }
   }
   if ('result' in message) {
+    if (pending.method === 'initialize' && isRecord(message.result)) {
+      // Kept before DLP sees the result: the pins cover what the server said, as it said it.
+      const instructions = message.result.instructions;
+      ctx.serverInstructions = typeof instructions === 'string' ? instructions : undefined;
+      // Instructions go to the agent before anyone could decide on them: flagged ones are withheld
+      // (the tools they would steer are held for the person, tools-review.ts).
+      if (typeof instructions === 'string' && ctx.state().policy.threats.toolDefinitions === 'hold') {
+        const findings = scanServerInstructions(instructions, { otherTools: [] });
+        if (findings.length > 0) {
+          ctx.audit.event('mcp.instructions_withheld', { request_id: pending.id, findings: findings.slice(0, 20).map(({ rule, description, path, excerpt }) => ({ rule, description, path, excerpt })) });
+          const { instructions: _withheld, ...rest } = message.result;
+          message.result = rest;
+          changed = true;
+        }
+      }
+    }
     if (pending.method === 'tools/list' && isRecord(message.result) && Array.isArray(message.result.tools)) {
-      const review = reviewTools(ctx, message.result.tools);
+      const review = reviewTools(ctx, message.result.tools, pending.id);
       if (!review.ok) {
         const reason = `the server announced tools whose names normalise alike (${review.names.map((n) => JSON.stringify(n)).join(', ')} are both "${review.normalized}"); the list is refused because a policy rule or pin for one would also cover the other`;
         ctx.audit.event('mcp.tools_list_refused', { reason: 'tool names normalise alike', normalized: review.normalized, names: review.names, request_id: pending.id });
@@ -78,6 +115,15 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
       if (scan.redacted) {
         ctx.audit.dlp('downstream', 'result', scan.events, auditFields(pending));
         message.result = scan.value;
+        changed = true;
+      }
+    }
+    // Tool definitions and server instructions have their own detector (tools-review.ts).
+    if (!DEFINITION_METHODS.has(pending.method)) {
+      const threat = guardReturned(ctx, message.result, 'result', auditFields(pending));
+      if (threat.kind === 'block') return ctx.toClient(errorLine(pending.id, aipError('Forbidden', { ...(pending.tool ? { tool: pending.tool } : {}), reason: threat.reason })), pending.id);
+      if (threat.kind === 'replace') {
+        message.result = threat.value;
         changed = true;
       }
     }
@@ -100,53 +146,4 @@ function progressOf(ctx: ProxyContext, message: Message): string | number | unde
 
 function auditFields(pending: Forwarded) {
   return { method: pending.method, tool: pending.tool ?? undefined, request_id: pending.id };
-}
-
-type ToolReview = { ok: true; kept: unknown[] } | { ok: false; normalized: string; names: string[] };
-
-/**
- * Records each announced tool (definition for schema_hash, hash for the pin) and returns the
- * tools the client may see: a tool whose definition differs from its pin, or from the
- * policy's schema_hash, is hidden until the person approves it. Pins, definitions and hashes
- * are keyed by the normalised name, the form the policy judges: `Fetch` or `fetch`+U+200B is
- * the pinned `fetch` changed, never a new tool. A list in which two names normalise alike
- * cannot be judged one tool at a time, so nothing of it is recorded and the caller refuses it.
- */
-function reviewTools(ctx: ProxyContext, tools: unknown[]): ToolReview {
-  const byName = new Map<string, string>();
-  for (const tool of tools) {
-    if (!isRecord(tool) || typeof tool.name !== 'string') continue;
-    const normalized = normalizeName(tool.name);
-    const first = byName.get(normalized);
-    if (first !== undefined) return { ok: false, normalized, names: [first, tool.name] };
-    byName.set(normalized, tool.name);
-  }
-  const policy = ctx.state().policy;
-  const kept = tools.filter((tool) => {
-    if (!isRecord(tool) || typeof tool.name !== 'string') return false;
-    const definition: McpToolDefinition = { name: tool.name };
-    if (typeof tool.description === 'string') definition.description = tool.description;
-    if (tool.inputSchema !== undefined) definition.inputSchema = tool.inputSchema;
-    const hash = toolSchemaHash(definition);
-    const normalized = normalizeName(tool.name);
-    const names = { tool: normalized, announced_name: tool.name };
-    ctx.toolDefs.set(normalized, definition);
-    const previous = ctx.announcedHashes.get(normalized);
-    ctx.announcedHashes.set(normalized, hash);
-
-    const rule = policy.toolRules.get(normalized);
-    if (rule?.schemaHash) {
-      const actual = toolSchemaHash(definition, rule.schemaHash.algorithm);
-      if (actual !== rule.schemaHash.source.toLowerCase()) {
-        if (previous !== hash) ctx.audit.event('mcp.tool_hidden', { ...names, reason: 'schema_hash mismatch', expected_hash: rule.schemaHash.source, actual_hash: actual });
-        return false;
-      }
-    }
-    const seen = ctx.pins.observe(ctx.server, normalized, hash);
-    if (seen.kind === 'pinned') ctx.audit.event('mcp.tool_pinned', { ...names, hash });
-    if (seen.kind !== 'changed') return true;
-    if (seen.fresh) ctx.audit.event('mcp.tool_changed', { ...names, expected_hash: seen.expected, actual_hash: seen.actual });
-    return false;
-  });
-  return { ok: true, kept };
 }

@@ -3,10 +3,11 @@ import { withdrawAsk } from './ask.js';
 import { handleClientLine } from './client-gate.js';
 import { errorLine, noteAnnouncedRoots, type AskInFlight, type Forwarded, type ProxyContext } from './context.js';
 import { handleServerLine } from './server-relay.js';
+import { ChainSession } from './threat-guard.js';
 import type { ClientSide, ServerExit, ServerSide } from './transport.js';
 
 /** What a session is given: the context without the per-session maps and the two sides' writes. */
-export type SessionDeps = Omit<ProxyContext, 'announcedHashes' | 'forwarded' | 'asking' | 'stopped' | 'toServer' | 'toClient'> & {
+export type SessionDeps = Omit<ProxyContext, 'announcedHashes' | 'forwarded' | 'chains' | 'asking' | 'stopped' | 'toServer' | 'toClient'> & {
   /** Where relative paths resolve; the client's announced roots are added as they come. */
   readonly pathBases: PathBases;
 };
@@ -43,6 +44,7 @@ export class ProxySession {
       ...deps,
       announcedHashes: new Map(),
       forwarded: new Map<string, Forwarded>(),
+      chains: new ChainSession(),
       asking: new Map<string, AskInFlight>(),
       stopped: () => this.stopping,
       toServer: (line) => audit.afterCommit(() => server.send(line)),

@@ -7,7 +7,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { rpcError } from '../testing/rpc-error.js';
 import { ToolPinRepository } from '../../store/repositories/tool-pins.js';
 import { toolPinSealer } from '../tool-pin-seals.js';
-import { toolSchemaHash } from '../../aip/policy/schema-hash.js';
+import { toolDefinitionHash } from '../../aip/policy/definition-hash.js';
 
 /*
  * Offer only what may run (docs/mcp-proxy.md "What tools/list offers"), met as an agent meets it:
@@ -66,7 +66,7 @@ async function listAll(client: ProxiedClient['client']): Promise<{ pages: Tool[]
   return { pages: [first.tools, second.tools], cursors: [first.nextCursor, second.nextCursor] };
 }
 
-function pinned(home: TestHome): Map<string, string> {
+function pinned(home: TestHome): Map<string, string | null> {
   const ledger = home.open();
   try {
     return new Map(new ToolPinRepository(ledger.db, toolPinSealer(ledger.seals)).list('paged').map((pin) => [pin.tool, pin.approvedHash]));
@@ -99,7 +99,7 @@ describe('tools/list through the proxy offers only what may run', () => {
     // Pinned: every announced tool, by the definition as the server announced it (never the marked one).
     const pins = pinned(home);
     expect([...pins.keys()].sort()).toEqual(['delete_file', 'echo', 'fetch', 'read_file', 'shell', 'write_file']);
-    for (const tool of [...PAGE_1, ...PAGE_2]) expect(pins.get(tool.name), tool.name).toBe(toolSchemaHash(tool));
+    for (const tool of [...PAGE_1, ...PAGE_2]) expect(pins.get(tool.name), tool.name).toBe(toolDefinitionHash(tool));
   });
 
   it('x-silas-tools-list restores the full list exactly as announced; the blocked tool stays refused', async () => {

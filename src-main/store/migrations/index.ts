@@ -16,6 +16,7 @@ import { sql as m015 } from './015_policy_version_seals.js';
 import { sql as m017 } from './017_tool_pin_seals.js';
 import { sql as m018 } from './018_memory_seals.js';
 import { sql as m019 } from './019_chronicle_seals.js';
+import { sql as m020 } from './020_tool_pins_held_at_first_sight.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '017_tool_pin_seals', sql: m017 },
   { id: '018_memory_seals', sql: m018 },
   { id: '019_chronicle_seals', sql: m019 },
+  { id: '020_tool_pins_held_at_first_sight', sql: m020 },
 ];

@@ -9,7 +9,7 @@ import type { DlpConfig, DlpPattern, DlpScope } from '../../policy/types.js';
 export type PatternSpec = [name: string, regex: string, scope?: DlpScope];
 
 export function pattern(name: string, regex: string, scope: DlpScope = 'all', flags = 'u'): DlpPattern {
-  return { name, pattern: regex, regex: new RE2(regex, flags), scope };
+  return { name, pattern: regex, regex: new RE2(regex, flags), scope, verify: null };
 }
 
 export function dlpConfig(patterns: (PatternSpec | DlpPattern)[], overrides: Partial<DlpConfig> = {}): DlpConfig {
@@ -18,6 +18,7 @@ export function dlpConfig(patterns: (PatternSpec | DlpPattern)[], overrides: Par
     scanRequests: false,
     scanResponses: true,
     detectEncoding: false,
+    normalize: true,
     filterStderr: false,
     maxScanSize: 1024 * 1024,
     onRequestMatch: 'block',
@@ -41,6 +42,7 @@ export function dlpConfigFromBlock(block: Record<string, unknown>): DlpConfig {
     scanRequests: (block.scan_requests as boolean | undefined) ?? false,
     scanResponses: (block.scan_responses as boolean | undefined) ?? true,
     detectEncoding: (block.detect_encoding as boolean | undefined) ?? false,
+    normalize: (block['x-silas-normalize'] as boolean | undefined) ?? true,
     filterStderr: (block.filter_stderr as boolean | undefined) ?? false,
     maxScanSize: Number(sizeMatch[1]) * SIZE_UNITS[sizeMatch[2]!]!,
     onRequestMatch: (block.on_request_match as DlpConfig['onRequestMatch'] | undefined) ?? 'block',

@@ -8,26 +8,42 @@ import { GLOB } from './chars.js';
  * True when candidate segments `c[ci…]` name `e[ei…]` or something inside it. Either side may
  * hold globs. `memo` is needed only when a `**` makes the search branch.
  */
-export function prefixMatch(c: readonly string[], ci: number, e: readonly string[], ei: number, cGlob: boolean, eGlob: boolean, memo: Map<number, boolean> | null): boolean {
+export function prefixMatch(c: readonly string[], ci: number, e: readonly string[], ei: number, cGlob: boolean, eGlob: boolean, memo: Map<number, boolean> | null, anywhere = false): boolean {
   const id = ci * 65_536 + ei;
   const known = memo?.get(id);
   if (known !== undefined) return known;
   let result: boolean;
   if (ei === e.length) result = true;
-  else if (eGlob && e[ei] === '**') result = prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo) || (ci < c.length && prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo));
+  else if (eGlob && e[ei] === '**') result = prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo, anywhere) || (ci < c.length && prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo, anywhere));
   else if (ci === c.length) result = false;
-  else if (cGlob && c[ci] === '**') result = prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo) || (!e[ei]!.startsWith('.') && prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo));
-  else result = segmentMatch(c[ci]!, cGlob, e[ei]!, eGlob) && prefixMatch(c, ci + 1, e, ei + 1, cGlob, eGlob, memo);
+  else if (cGlob && c[ci] === '**') result = prefixMatch(c, ci + 1, e, ei, cGlob, eGlob, memo, anywhere) || (!e[ei]!.startsWith('.') && !byName(e[ei]!, eGlob, anywhere) && prefixMatch(c, ci, e, ei + 1, cGlob, eGlob, memo, anywhere));
+  else result = segmentMatch(c[ci]!, cGlob, e[ei]!, eGlob, anywhere) && prefixMatch(c, ci + 1, e, ei + 1, cGlob, eGlob, memo, anywhere);
   memo?.set(id, result);
   return result;
 }
 
-function segmentMatch(cand: string, cGlob: boolean, entry: string, eGlob: boolean): boolean {
+function segmentMatch(cand: string, cGlob: boolean, entry: string, eGlob: boolean, anywhere: boolean): boolean {
   if (cand === entry) return true;
   if (eGlob && GLOB.test(entry) && wildcard(entry, cand, false)) return true;
-  if (cGlob && GLOB.test(cand) && wildcard(cand, entry, true)) return true;
+  if (cGlob && GLOB.test(cand) && wildcard(cand, entry, true) && !(namesAnything(cand) && byName(entry, eGlob, anywhere))) return true;
   return false;
 }
+
+// A segment of wildcards only (`*`, `**`, `?`) names any file, not a file by its name. Against an
+// entry that protects files by name anywhere (`id_rsa`, `*.pem`, `.env.*`) it is not a match:
+// otherwise every `*/*` (an HTTP Accept header), a cron step `*/5` or a MIME range `text/*` would
+// be refused as a protected path. Against a folder of a path entry (`/home/*/.ssh`) it still is
+// (docs/protected-paths.md "How entries and candidates are compared").
+function namesAnything(segment: string): boolean {
+  return segment.length > 0 && ONLY_WILDCARDS.test(segment);
+}
+
+/** An entry segment that protects files by name: any segment of an entry without a folder, or a glob with a literal part (`*.pem`). */
+function byName(entry: string, eGlob: boolean, anywhere: boolean): boolean {
+  return anywhere ? !namesAnything(entry) : eGlob && GLOB.test(entry) && !namesAnything(entry);
+}
+
+const ONLY_WILDCARDS = /^[*?]+$/;
 
 /** Glob match of one segment: `*`, `?`, `[…]` (`!`/`^` negation, ranges). `dotRule`: a wildcard does not match a leading dot. */
 export function wildcard(pattern: string, name: string, dotRule: boolean): boolean {

@@ -83,7 +83,7 @@ export function matchKey(m: Setup, k: Key, glob: boolean): Entry | null {
         const segs = segments();
         const branches = starred || (entry.glob && entry.segs.includes('**'));
         for (let start = 0; start < segs.length; start += 1) {
-          if (prefixMatch(segs, start, entry.segs, 0, glob, entry.glob, branches ? new Map() : null)) return entry;
+          if (prefixMatch(segs, start, entry.segs, 0, glob, entry.glob, branches ? new Map() : null, true)) return entry;
         }
       }
       continue;

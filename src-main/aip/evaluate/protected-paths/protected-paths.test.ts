@@ -640,3 +640,27 @@ describe('ProtectedPathMatcher — fail closed on arguments too deep or too larg
     expect(m.find(cyclic)?.reason).toBe('too_deep');
   });
 });
+
+describe('ProtectedPathMatcher — wildcards that name any file do not name a kind of file', () => {
+  // With `*.pem` protected (three of the templates), `*/*` used to read as "inside a folder named
+  // something.pem": every HTTP Accept header and every cron step was refused.
+  const m = lexical(['~/.ssh', '*.pem', '.env.*', 'id_rsa']);
+  it.each([
+    [{ url: 'https://api.example.com/v1/items', headers: { Accept: 'application/json, text/plain, */*' } }],
+    [{ schedule: '*/5 * * * *', command: 'curl -s https://example.com/health' }],
+    [{ accept: 'text/*' }],
+    [{ pattern: '**/*' }],
+  ])('passes %j', (args) => {
+    expect(m.find(args)).toBeNull();
+  });
+  it.each([
+    ['*.pem', '*.pem'],
+    ['certs/*.pem', '*.pem'],
+    ['*/*.pem', '*.pem'],
+    ['~/.ssh/*', '~/.ssh'],
+    ['/home/*/.ssh/id_rsa', '~/.ssh'],
+    ['.env.*', '.env.*'],
+  ])('still refuses %s (%s)', (value, entry) => {
+    expect(hit(m.find({ path: value }))).toBe(entry);
+  });
+});

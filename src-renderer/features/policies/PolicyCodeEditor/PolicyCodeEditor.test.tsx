@@ -52,8 +52,8 @@ describe('PolicyCodeEditor', () => {
     const onChange = vi.fn();
     render(<PolicyCodeEditor text={TEXT} revision={1} diagnostics={null} onChange={onChange} />);
     const view = EditorView.findFromDOM((await content()).closest('.cm-editor') as HTMLElement)!;
-    const typed = `${TEXT}  str`;
-    act(() => view.dispatch({ changes: { from: view.state.doc.length, insert: '  str' }, selection: { anchor: typed.length }, userEvent: 'input.type' }));
+    const typed = `${TEXT}  stri`;
+    act(() => view.dispatch({ changes: { from: view.state.doc.length, insert: '  stri' }, selection: { anchor: typed.length }, userEvent: 'input.type' }));
     expect(onChange).toHaveBeenLastCalledWith(typed);
     act(() => {
       startCompletion(view);
@@ -61,7 +61,7 @@ describe('PolicyCodeEditor', () => {
     await waitFor(() => expect(currentCompletions(view.state).map((option) => option.label)).toEqual(['strict_args_default']));
 
     // Asked for at the start of a key in spec, every key of spec is offered.
-    act(() => view.dispatch({ changes: { from: typed.length - 3, to: typed.length }, selection: { anchor: typed.length - 3 } }));
+    act(() => view.dispatch({ changes: { from: typed.length - 4, to: typed.length }, selection: { anchor: typed.length - 4 } }));
     act(() => {
       startCompletion(view);
     });

@@ -3,6 +3,7 @@ import { shortPlanHash } from '../../../store/review-queue.js';
 import { budgetSummary, gatesText } from '../plan-format.js';
 import { formatArgs } from '../review-format.js';
 import { Fact } from '../../../components/Fact/Fact.js';
+import { isUnsafeShownCodePoint } from '../../../../src-shared/text/unsafe-chars.js';
 
 /*
  * The body of a card's Details, the one part of a card that depends on its kind (§0.5.3: "full
@@ -96,18 +97,96 @@ function PlanDetails({ details }: { details: CardOf<'plan'>['details'] }) {
   );
 }
 
-/** A tool whose definition changed after it was trusted: the hash trusted so far and the one announced now. */
-function ToolChangeDetails({ details }: { details: CardOf<'tool_change'>['details'] }) {
+type Finding = NonNullable<CardOf<'tool_change'>['details']['findings']>[number];
+
+/** One run of an excerpt: text as it is, or one character that would hide or reorder text, spelled out. */
+export interface ShownPart {
+  text: string;
+  escaped: boolean;
+}
+
+/**
+ * An excerpt split so that every character of the shared unsafe set (src-shared/text/unsafe-chars.ts:
+ * controls, bidi marks, zero-width and other invisible characters) is shown as its code point
+ * (`U+200B`): a poisoned definition hides instructions exactly with those, and the person must
+ * see them, not have them act on the card.
+ */
+export function shownParts(text: string): ShownPart[] {
+  const parts: ShownPart[] = [];
+  let plain = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if (!isUnsafeShownCodePoint(code)) {
+      plain += ch;
+      continue;
+    }
+    if (plain) parts.push({ text: plain, escaped: false });
+    plain = '';
+    parts.push({ text: `U+${code.toString(16).toUpperCase().padStart(4, '0')}`, escaped: true });
+  }
+  if (plain) parts.push({ text: plain, escaped: false });
+  return parts;
+}
+
+/** Text with its unsafe characters spelled out; rendered as text, never as markup. */
+function Shown({ text }: { text: string }) {
   return (
-    <dl className="approval-card__facts">
-      <ServerAndTool server={details.server} tool={details.tool} />
-      <Fact term="Approved">
-        <code aria-label="Approved definition hash">{details.approvedHash}</code>
-      </Fact>
-      <Fact term="Pending">
-        <code aria-label="Pending definition hash">{details.pendingHash}</code>
-      </Fact>
-    </dl>
+    <>
+      {shownParts(text).map((part, index) =>
+        part.escaped ? (
+          <span key={index} className="shown-char" title="a character that is invisible or changes how text reads">
+            [{part.text}]
+          </span>
+        ) : (
+          part.text
+        ),
+      )}
+    </>
+  );
+}
+
+/** What the detectors found: rule, where, why, and the offending text highlighted. */
+function Findings({ findings }: { findings: readonly Finding[] }) {
+  return (
+    <ul className="tool-change__findings" aria-label="Findings">
+      {findings.map((finding, index) => (
+        <li key={`${index}-${finding.rule}`}>
+          <code>{finding.rule}</code> in <code>{finding.path || 'the text'}</code>: <Shown text={finding.description} />
+          <br />
+          <mark aria-label={`Found in ${finding.path || 'the text'}`}>
+            <Shown text={finding.excerpt} />
+          </mark>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * A tool whose definition waits for the person: the hash trusted so far (none when it was held at
+ * first sight) and the one announced now, and what the detectors found in it. The findings come
+ * from an unsealed column: they explain the card, the pin's seal decides what is offered.
+ */
+function ToolChangeDetails({ details }: { details: CardOf<'tool_change'>['details'] }) {
+  const findings = details.findings ?? [];
+  return (
+    <>
+      <dl className="approval-card__facts">
+        <ServerAndTool server={details.server} tool={details.tool} />
+        <Fact term="Approved">
+          {details.approvedHash === null ? 'None: held the first time the server announced it' : <code aria-label="Approved definition hash">{details.approvedHash}</code>}
+        </Fact>
+        <Fact term="Pending">
+          <code aria-label="Pending definition hash">{details.pendingHash}</code>
+        </Fact>
+      </dl>
+      {findings.length > 0 ? (
+        <>
+          <p className="approval-card__details-note">What the detectors found in the definition, invisible characters spelled out:</p>
+          <Findings findings={findings} />
+        </>
+      ) : null}
+    </>
   );
 }
 

@@ -26,21 +26,35 @@ function Hash({ value }: { value: string | null }) {
 
 type PendingChangeRowProps = Omit<PinnedToolsProps, 'pins'> & { pin: Pin & { pendingHash: string } };
 
-/** A changed tool; without its Review card yet (`decisionId` null) the button waits for the card. */
+/**
+ * A changed tool, or one held at first sight (no approved hash: the detectors flagged its
+ * definition, whose findings its Review card shows); without its Review card yet (`decisionId`
+ * null) the button waits for the card.
+ */
 function PendingChangeRow({ pin, deciding, decideError, onApprove }: PendingChangeRowProps) {
   const consequenceId = useId();
   const id = pin.decisionId;
   const sending = id !== null && deciding === id;
   const error = id !== null && decideError?.id === id ? decideError.message : null;
+  const held = pin.approvedHash === null;
   return (
     <tr className="pin-pending">
       <td colSpan={3}>
-        <div role="group" aria-label={`Changed definition of ${pin.tool}`} className="pin-pending__body">
+        <div role="group" aria-label={held ? `Held definition of ${pin.tool}` : `Changed definition of ${pin.tool}`} className="pin-pending__body">
           <p className="pin-pending__title">
-            <strong>Definition changed — hidden from the agent and refused until you approve</strong>
+            <strong>
+              {held
+                ? 'Held at first sight: the definition looks poisoned — hidden from the agent and refused until you approve (see its card in Review)'
+                : 'Definition changed — hidden from the agent and refused until you approve'}
+            </strong>
           </p>
           <p className="pin-pending__hashes">
-            Approved <Hash value={pin.approvedHash} /> → announced <Hash value={pin.pendingHash} />
+            {held ? null : (
+              <>
+                Approved <Hash value={pin.approvedHash} /> →{' '}
+              </>
+            )}
+            announced <Hash value={pin.pendingHash} />
             {pin.pendingSince ? (
               <>
                 {' '}
@@ -50,10 +64,10 @@ function PendingChangeRow({ pin, deciding, decideError, onApprove }: PendingChan
           </p>
           <div className="pin-pending__action">
             <button type="button" className="button button--warn" disabled={deciding !== null || id === null} aria-describedby={consequenceId} onClick={() => id !== null && onApprove(id)}>
-              Approve new definition of {pin.tool}
+              {held ? 'Approve definition of' : 'Approve new definition of'} {pin.tool}
             </button>
             <span id={consequenceId} className="pin-pending__consequence">
-              The agent can see and call the changed tool again
+              {held ? 'The agent can see and call the tool' : 'The agent can see and call the changed tool again'}
             </span>
           </div>
           {sending ? <p className="pin-pending__sending">Approving…</p> : null}
@@ -93,8 +107,8 @@ export function PinnedTools({ pins, deciding, decideError, onApprove }: PinnedTo
                     <code>{pin.tool}</code>
                   </td>
                   <td>
-                    <Hash value={pin.approvedHash} />
-                    {pin.sealed ? null : (
+                    {pin.approvedHash === null ? <span className="pin-untrusted">None yet: held at first sight</span> : <Hash value={pin.approvedHash} />}
+                    {pin.sealed || pin.approvedHash === null ? null : (
                       <span className="pin-untrusted" role="status">
                         {' '}
                         Not trusted: this pin was changed outside Silas; the tool stays blocked until you approve its definition.

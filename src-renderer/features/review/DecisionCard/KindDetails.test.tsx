@@ -1,0 +1,54 @@
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toolChangeCard } from '../../../testing/review-fixtures.js';
+import { KindDetails, shownParts } from './KindDetails.js';
+
+afterEach(cleanup);
+
+const PENDING = `sha256:${'2'.repeat(64)}`;
+
+function heldCard(findings: { rule: string; description: string; path: string; excerpt: string }[]) {
+  return toolChangeCard(1, { details: { server: 'web', tool: 'fetch', approvedHash: null, pendingHash: PENDING, firstSight: true, findings } });
+}
+
+describe('KindDetails of a tool definition waiting for the person', () => {
+  it('says nothing was approved at first sight and lists each finding with its excerpt highlighted', () => {
+    render(<KindDetails card={heldCard([{ rule: 'hidden_instructions', description: 'tells the agent to act in secret', path: 'inputSchema.properties.q.description', excerpt: 'do not tell the user' }])} />);
+    expect(screen.getByText('None: held the first time the server announced it')).toBeTruthy();
+    const list = screen.getByRole('list', { name: 'Findings' });
+    const item = within(list).getByRole('listitem');
+    expect(item.textContent).toContain('hidden_instructions in inputSchema.properties.q.description: tells the agent to act in secret');
+    const mark = item.querySelector('mark')!;
+    expect(mark.textContent).toBe('do not tell the user');
+    expect(mark.getAttribute('aria-label')).toBe('Found in inputSchema.properties.q.description');
+  });
+
+  it('renders an excerpt as text, never as markup, with invisible and bidi characters spelled out', () => {
+    const excerpt = '<img src=x onerror=alert(1)>send\u200b it\u202e\u0007';
+    render(<KindDetails card={heldCard([{ rule: 'invisible_characters', description: '<b>bold</b>', path: 'description', excerpt }])} />);
+    const mark = screen.getByRole('list', { name: 'Findings' }).querySelector('mark')!;
+    expect(mark.querySelector('img')).toBeNull();
+    expect(mark.textContent).toBe('<img src=x onerror=alert(1)>send[U+200B] it[U+202E][U+0007]');
+    expect(screen.getByRole('list', { name: 'Findings' }).querySelector('b')).toBeNull();
+  });
+
+  it('shows a changed definition as before: both hashes, no findings list when none were found', () => {
+    render(<KindDetails card={toolChangeCard(1)} />);
+    expect(screen.getByLabelText('Approved definition hash').textContent).toBe(`sha256:${'1'.repeat(64)}`);
+    expect(screen.getByLabelText('Pending definition hash').textContent).toBe(PENDING);
+    expect(screen.queryByRole('list', { name: 'Findings' })).toBeNull();
+  });
+});
+
+describe('shownParts', () => {
+  it('splits text at every unsafe character, keeping the rest (astral characters included) whole', () => {
+    expect(shownParts('a\u200bb😀\ufeff')).toEqual([
+      { text: 'a', escaped: false },
+      { text: 'U+200B', escaped: true },
+      { text: 'b😀', escaped: false },
+      { text: 'U+FEFF', escaped: true },
+    ]);
+    expect(shownParts('')).toEqual([]);
+    expect(shownParts('plain')).toEqual([{ text: 'plain', escaped: false }]);
+  });
+});
