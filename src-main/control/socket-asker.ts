@@ -1,6 +1,6 @@
 import type { CallArgs, CallName, CallResult } from '../../src-shared/contract/calls.js';
 import type { JsonValue } from '../../src-shared/schemas/json.js';
-import { clipAskingRule } from '../../src-shared/schemas/approval.js';
+import { clipAskingRule, RETURNED_FINDINGS_MAX, type ReturnedFinding } from '../../src-shared/schemas/approval.js';
 import { ErrorCode, isSilasError } from '../../src-shared/errors.js';
 import { homePaths } from '../home/paths.js';
 import { connectToControlCenter, type LocalSocketClient } from './local-socket-client.js';
@@ -35,6 +35,7 @@ export class ControlSocketAsker {
       reason: req.reason.slice(0, 1000),
       policyName: req.policyName.slice(0, 200),
       ...(req.askedBy ? { askedBy: clipAskingRule(req.askedBy) } : {}),
+      ...(req.subject ? { subject: req.subject, findings: clipFindings(req.findings ?? []) } : {}),
       timeoutMs: Math.max(1000, Math.min(timeoutMs, 3_600_000)),
     };
     let answered = false;
@@ -150,4 +151,9 @@ export function planApproverForHome(home: string): PlanApprover {
 
 function asJson(value: unknown): JsonValue {
   return (JSON.parse(JSON.stringify(value ?? null)) ?? null) as JsonValue;
+}
+
+/** A result question's findings within what the contract accepts: a long excerpt shortens the card instead of failing the ask. */
+function clipFindings(findings: readonly ReturnedFinding[]): ReturnedFinding[] {
+  return findings.slice(0, RETURNED_FINDINGS_MAX).map((f) => ({ rule: f.rule.slice(0, 100), description: f.description.slice(0, 500), path: f.path.slice(0, 500), excerpt: f.excerpt.slice(0, 500) }));
 }

@@ -16,7 +16,7 @@ export const THREATS_KEY = 'x-silas-threats';
 /** The classes of calls a chain rule's sequence is written in (aip/detect/chains.ts assigns them). */
 export const CALL_CLASSES = ['secret_read', 'env_read', 'file_read', 'file_write', 'execute', 'network_send', 'recon', 'persistence'] as const;
 
-const RESULT_ACTIONS = ['block', 'redact', 'annotate', 'off'] as const;
+const RESULT_ACTIONS = ['block', 'redact', 'annotate', 'ask', 'off'] as const;
 const REQUEST_ACTIONS = ['block', 'ask', 'off'] as const;
 
 function chainRule(version: ApiVersion) {
@@ -45,7 +45,7 @@ export function threatsSchema(version: ApiVersion) {
       .describe('hold (default): a tool whose definition (name, title, description, schemas, annotations, or the server\'s instructions) carries hidden instructions, shadowing, exfiltration or invisible characters is withheld from the client until the person approves it in Review, even at first sight. allow: it is offered and the finding only recorded.'),
     results: z.enum(RESULT_ACTIONS)
       .default('block')
-      .describe('Injected instructions in what a server returns (tool results, resources, prompts, sampling and elicitation requests): block (default) answers with an error instead, redact replaces the offending text, annotate forwards it with a warning for the agent, off does not look.'),
+      .describe('Injected instructions in what a server returns (tool results, resources, prompts, sampling and elicitation requests): block (default) answers with an error instead, redact replaces the offending text, annotate forwards it with a warning for the agent, ask holds an answer to the agent\'s request until the person lets it through in Review (denied: -32004; timed out or no control center: -32005; a server\'s own request or notification, which answers no request, is withheld as with block), off does not look.'),
     arguments: z.enum(REQUEST_ACTIONS)
       .default('block')
       .describe('Injected instructions and disguised shell commands in what the agent sends: block (default), ask, or off.'),

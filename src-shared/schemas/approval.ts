@@ -32,6 +32,22 @@ export function clipAskingRule(rule: AskingRule): AskingRule {
   };
 }
 
+/**
+ * What an injection detector found in a server's answer held for the person
+ * (`x-silas-threats.results: ask`): the rule, its words, where in the answer, and the offending
+ * text as found (DLP-redacted). Text the server wrote: the card escapes it, never renders it.
+ */
+export const RETURNED_FINDINGS_MAX = 20;
+export const ReturnedFinding = z
+  .object({
+    rule: z.string().max(100),
+    description: z.string().max(500),
+    path: z.string().max(500),
+    excerpt: z.string().max(500),
+  })
+  .strict();
+export type ReturnedFinding = z.infer<typeof ReturnedFinding>;
+
 /** What a proxy asks the human (spec 001 action: ask; card contract of spec 002 §0.5.3). */
 export const ToolCallApprovalRequest = z
   .object({
@@ -48,6 +64,14 @@ export const ToolCallApprovalRequest = z
     policyName: z.string().max(200),
     /** Absent from proxies older than the rule explanation: the card then says only what `reason` says. */
     askedBy: AskingRule.optional(),
+    /**
+     * `result`: the question is whether a server's answer to this request may reach the agent,
+     * not whether the call may run; `args` is then `{ result_sha256 }`, the hash of the answer's
+     * canonical JSON, so the approval binds that exact answer. Absent: a call.
+     */
+    subject: z.literal('result').optional(),
+    /** For a `result` question: what the detectors found in the answer. */
+    findings: z.array(ReturnedFinding).max(RETURNED_FINDINGS_MAX).optional(),
     timeoutMs: z.number().int().min(1000).max(3_600_000),
   })
   .strict();

@@ -81,7 +81,21 @@ const cardFields = {
   notification: z.object({ title: z.string().max(300), body: z.string().max(1000) }).optional(),
 };
 
-/** One MCP tool call a policy asked about (spec 001 `action: ask`). */
+/**
+ * What the detectors found: in a pending tool definition (where: a JSON path into the definition,
+ * or `instructions`), or in a server's answer held for the person (a path into the answer); which
+ * rule, and the offending text as found. The cockpit shows the excerpt as text with invisible
+ * characters made visible; it never decides anything.
+ */
+const DefinitionFinding = z.object({
+  rule: z.string().max(500),
+  description: z.string().max(500),
+  path: z.string().max(500),
+  excerpt: z.string().max(500),
+});
+type DefinitionFinding = z.infer<typeof DefinitionFinding>;
+
+/** One MCP tool call a policy asked about (spec 001 `action: ask`), or a server's answer to one held for the person (`subject: 'result'`). */
 const ToolCallCardDetails = z.object({
   server: z.string(),
   tool: z.string(),
@@ -92,6 +106,10 @@ const ToolCallCardDetails = z.object({
   policyName: z.string(),
   /** The rule that asked, its text stripped of control characters (review/kinds/tool-call-why.ts). */
   askedBy: AskingRule.optional(),
+  /** `result`: the question is whether the server's answer reaches the agent; `args` then holds its hash. Absent: the call itself. */
+  subject: z.literal('result').optional(),
+  /** For a `result` question: what the injection detectors found in the answer. */
+  findings: z.array(DefinitionFinding).max(20).optional(),
 });
 
 /** One exact plan `silas run` wants to execute (spec 002 §5.11). */
@@ -109,19 +127,6 @@ const PlanCardDetails = z.object({
   skills: z.array(z.string()),
   gates: z.number().int().nonnegative(),
 });
-
-/**
- * What the tool-definition detectors found in a pending definition: where (a JSON path into the
- * definition, or `instructions`), which rule, and the offending text as found. The cockpit shows
- * the excerpt as text with invisible characters made visible; it never decides anything.
- */
-const DefinitionFinding = z.object({
-  rule: z.string().max(500),
-  description: z.string().max(500),
-  path: z.string().max(500),
-  excerpt: z.string().max(500),
-});
-type DefinitionFinding = z.infer<typeof DefinitionFinding>;
 
 /**
  * A tool whose definition waits for the person (tool poisoning): changed after it was approved,

@@ -196,4 +196,42 @@ describe('mayBeDisguised', () => {
     expect(mayBeDisguised('x=%41')).toBe(true);
     expect(mayBeDisguised('0123456789abcdef')).toBe(true);
   });
+
+  it('finds a run wherever it starts and ends, as reading every character would', () => {
+    // The pre-check reads one position in sixteen; a run straddling those positions must still count.
+    // Runs of every length, most of them not encoded-shaped, close to one another.
+    const kinds = ['abc', 'ABC', 'ab-c/_', 'aB', 'aB1', '0123', 'ab+'];
+    const seeded = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const random = seeded(7);
+    for (let i = 0; i < 20_000; i += 1) {
+      let text = '';
+      for (let r = Math.floor(random() * 6); r >= 0; r -= 1) {
+        const kind = kinds[Math.floor(random() * (random() < 0.7 ? 3 : kinds.length))]!;
+        const length = 1 + Math.floor(random() * 26);
+        for (let j = 0; j < length; j += 1) text += kind[Math.floor(random() * kind.length)];
+        text += ' .'[Math.floor(random() * 2)];
+      }
+      expect(mayBeDisguised(text), JSON.stringify(text)).toBe(everyCharacterReads(text));
+    }
+  });
 });
+
+/** The pre-check read character by character: a run of 16 or more whose first 16+ characters mix as encodings do. */
+function everyCharacterReads(text: string): boolean {
+  const kind = (c: string) => (/[0-9]/.test(c) ? 1 : /[A-Z]/.test(c) ? 2 : /[a-z]/.test(c) ? 4 : c === '+' ? 8 : /[-/_]/.test(c) ? 16 : 0);
+  let run = 0;
+  let shape = 0;
+  for (const c of text) {
+    const k = kind(c);
+    if (k === 0) {
+      run = 0;
+      shape = 0;
+      continue;
+    }
+    run += 1;
+    shape |= k;
+    const encoded = (shape & 9) !== 0 || ((shape & 2) !== 0 && (shape & 4) !== 0 && (shape & 16) === 0);
+    if (run >= 16 && encoded) return true;
+  }
+  return false;
+}

@@ -43,6 +43,10 @@ describe('spec.x-silas-threats', () => {
     expect(threats.patterns[0]!.regex.test('CANARY-42')).toBe(true);
   });
 
+  it('results may ask the person, as arguments and chains may', () => {
+    expect(loaded(policyText('  x-silas-threats:\n    results: ask\n')).threats.results).toBe('ask');
+  });
+
   it('a pattern that does not compile is a load error at its line', () => {
     const error = onlyFailure(policyText('  x-silas-threats:\n    patterns:\n      - name: broken\n        regex: "(?=lookahead)"\n'));
     expect(error).toMatchObject({ path: 'spec.x-silas-threats.patterns[0].regex', line: 9 });
@@ -52,7 +56,7 @@ describe('spec.x-silas-threats', () => {
   it('an unknown call class, a one-step chain and an unknown action are load errors naming the field', () => {
     expect(onlyFailure(policyText('  x-silas-threats:\n    chain_rules:\n      - name: x\n        sequence: [secret_read, teleport]\n'))).toMatchObject({ path: 'spec.x-silas-threats.chain_rules[0].sequence[1]' });
     expect(onlyFailure(policyText('  x-silas-threats:\n    chain_rules:\n      - name: x\n        sequence: [secret_read]\n')).message).toMatch(/2 to 6 steps/);
-    expect(onlyFailure(policyText('  x-silas-threats:\n    results: ask\n'))).toMatchObject({ path: 'spec.x-silas-threats.results' });
+    expect(onlyFailure(policyText('  x-silas-threats:\n    results: quarantine\n'))).toMatchObject({ path: 'spec.x-silas-threats.results' });
     expect(onlyFailure(policyText('  x-silas-threats:\n    result: block\n')).message).toMatch(/result/);
   });
 });

@@ -88,7 +88,7 @@ export interface ChainRule {
 /** `spec.x-silas-threats` with its defaults (docs/threat-detection.md). */
 export interface ThreatsConfig {
   toolDefinitions: 'hold' | 'allow';
-  results: 'block' | 'redact' | 'annotate' | 'off';
+  results: 'block' | 'redact' | 'annotate' | 'ask' | 'off';
   arguments: 'block' | 'ask' | 'off';
   chains: 'block' | 'ask' | 'off';
   chainWindow: number;

@@ -1,8 +1,9 @@
-import type { AskingRule, AskWithdrawReason } from '../../../src-shared/schemas/approval.js';
+import type { AskingRule, AskWithdrawReason, ReturnedFinding } from '../../../src-shared/schemas/approval.js';
 import type { AskOutcome } from '../../../src-shared/schemas/review.js';
 
 /**
- * How the proxy asks a human about an `action: ask` tool call. The real implementation talks
+ * How the proxy asks a human about an `action: ask` tool call, or about a server's answer the
+ * injection detectors flagged (`x-silas-threats.results: ask`). The real implementation talks
  * to the runtime over its local control socket; the proxy only needs this interface, so it
  * works (failing closed) when no control center is running.
  */
@@ -21,6 +22,10 @@ export interface ApprovalRequest {
   policyName: string;
   /** The policy rule that asked and its file, for the card's "Why" (docs/review.md "Why"). */
   askedBy?: AskingRule;
+  /** `result`: whether the server's answer may reach the agent (`args` is `{ result_sha256 }`); absent for a call. */
+  subject?: 'result';
+  /** For a `result` question: what the injection detectors found, excerpts DLP-redacted. */
+  findings?: ReturnedFinding[];
   /** How long the proxy waits for this answer: the card expires with it (`--ask-timeout`, or the longer limit when the client hears progress). */
   timeoutMs?: number;
 }

@@ -1,6 +1,6 @@
 import { aipError } from '../../aip/evaluate/errors.js';
 import { resolveAsk, type EvaluationInput, type PolicyDecision } from '../../aip/evaluate/evaluator.js';
-import type { AskingRule } from '../../../src-shared/schemas/approval.js';
+import type { AskingRule, AskWithdrawReason, ReturnedFinding } from '../../../src-shared/schemas/approval.js';
 import type { DecisionExtra } from './proxy-audit.js';
 import { argumentsHash } from '../../approval/tool-call.js';
 import type { ApprovalAnswer, AskWithdrawal } from './approver.js';
@@ -22,8 +22,37 @@ export interface PendingAsk {
   progressToken?: string | number;
 }
 
+/**
+ * One question to the person about a request the agent waits for: a call before it runs
+ * (`askHuman`), or a server's answer before it reaches the agent (result-ask.ts). Both go through
+ * the same approver, timeouts, withdrawal and signed single-use approval; they differ in what the
+ * approval binds, what the card shows, the words on the record and what a "yes" lets happen.
+ */
+export interface Question {
+  id: string | number;
+  /** The tool (or method) as the client sent it: what the approval binds. */
+  tool: string;
+  /** What the approval's hash binds: a call's forwarded arguments, or `{ result_sha256 }` for an answer. */
+  args: unknown;
+  /** What the card shows in place of `args` (their DLP redaction for a call). */
+  display: unknown;
+  input: EvaluationInput;
+  decision: PolicyDecision;
+  progressToken?: string | number;
+  /** Set for a server's answer, so the card cannot be read as a call; with the findings it shows. */
+  subject?: { kind: 'result'; findings: ReturnedFinding[] };
+  /** The final reason on the record when the agent stops waiting before anyone decided. */
+  ended: Record<AskWithdrawReason, string>;
+  /** The reason the agent is given when the person says no. */
+  denied: string;
+  /** Added to every decision this question records (an answer's decisions are `downstream`). */
+  extra?: DecisionExtra;
+  /** What a valid, consumed approval lets happen: the call goes to the server, or the answer to the client. */
+  proceed(): void;
+}
+
 /** Why the call never ran, in the final `aip.decision` of an ask nobody waits for any more. */
-const ENDED_BEFORE_DECISION: Record<AskWithdrawal['reason'], string> = {
+const ENDED_BEFORE_DECISION: Record<AskWithdrawReason, string> = {
   client_cancelled: 'The agent cancelled the call while it waited for approval; it never ran',
   client_closed: "The agent's connection closed while the call waited for approval; it never ran",
   ask_timeout: 'The approval prompt timed out',
@@ -31,10 +60,8 @@ const ENDED_BEFORE_DECISION: Record<AskWithdrawal['reason'], string> = {
 };
 
 /** Waits for the approver or the ask timeout, whichever comes first; never throws. */
-async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: AbortController): Promise<ApprovalAnswer> {
+async function waitForAnswer(ctx: ProxyContext, ask: Question, controller: AbortController): Promise<ApprovalAnswer> {
   const st = ctx.state();
-  const args = ask.args ?? {};
-  const display = st.dlp ? st.dlp.redactForAudit(args).value : args;
   let timer: NodeJS.Timeout | undefined;
   // A client hearing progress is not about to time out, so the person gets the longer limit (ask-timing.ts).
   const limitMs = ask.progressToken === undefined ? ctx.askTimeoutMs : ctx.progressAskTimeoutMs;
@@ -53,14 +80,15 @@ async function waitForAnswer(ctx: ProxyContext, ask: PendingAsk, controller: Abo
       {
         server: ctx.server,
         tool: ask.tool,
-        args,
-        display,
+        args: ask.args,
+        display: ask.display,
         requestId: ask.id,
         sessionId: ctx.sessionId,
-        rule: ask.decision.tool ?? ask.tool,
+        rule: ask.subject ? 'x-silas-threats.results' : (ask.decision.tool ?? ask.tool),
         reason: ask.decision.reason,
         policyName: st.policy.name,
         ...(ask.decision.askedBy ? { askedBy: askingRule(ask.decision.askedBy, st.policy.sourcePath) } : {}),
+        ...(ask.subject ? { subject: ask.subject.kind, findings: ask.subject.findings } : {}),
         timeoutMs: limitMs,
       },
       controller.signal,
@@ -93,9 +121,9 @@ function keepAlive(ctx: ProxyContext, progressToken: string | number, requestId:
 }
 
 /**
- * The agent no longer waits for this call (it cancelled it, its connection closed, or the proxy
- * is stopping): the question is withdrawn from Review at once, the call is never sent to the
- * server whatever answer comes later, and the ledger gets its final `aip.decision`. False when
+ * The agent no longer waits for this request (it cancelled it, its connection closed, or the
+ * proxy is stopping): the question is withdrawn from Review at once, nothing it asked about
+ * happens whatever answer comes later, and the ledger gets its final `aip.decision`. False when
  * no ask with this id is waiting.
  */
 export function withdrawAsk(ctx: ProxyContext, key: string, withdrawal: AskWithdrawal): boolean {
@@ -107,7 +135,7 @@ export function withdrawAsk(ctx: ProxyContext, key: string, withdrawal: AskWithd
   return true;
 }
 
-/** Nobody is answered, so no error is recorded: the call was stopped, not refused by a rule. */
+/** Nobody is answered, so no error is recorded: the request was stopped, not refused by a rule (the question words the reason). */
 function blockedWithout(withdrawal: AskWithdrawal): Partial<PolicyDecision> {
   return { decision: 'BLOCK', violation: false, monitored: false, errorCode: null, error: null, reason: ENDED_BEFORE_DECISION[withdrawal.reason] };
 }
@@ -133,13 +161,44 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
     ctx.toServer(ask.outgoing);
     return;
   }
-  ctx.audit.decision(ask.decision, ask.input, st.policy, st.dlp);
+  const args = ask.args ?? {};
+  askPerson(
+    ctx,
+    {
+      id: ask.id,
+      tool: ask.tool,
+      args,
+      display: st.dlp ? st.dlp.redactForAudit(args).value : args,
+      input: ask.input,
+      decision: ask.decision,
+      progressToken: ask.progressToken,
+      ended: ENDED_BEFORE_DECISION,
+      denied: 'The user denied the request',
+      proceed: () => {
+        ctx.forwarded.set(idKey(ask.id), { id: ask.id, method: 'tools/call', tool: ask.tool, progressToken: ask.progressToken });
+        ctx.toServer(ask.outgoing);
+      },
+    },
+    argsHash,
+  );
+}
+
+/**
+ * Records the ASK and asks the person once it is on the record, without blocking the relay; the
+ * request stays in flight under its id (a second request with it is refused, a cancellation
+ * withdraws the question) until the answer settles it. `argsHash` is the hash of `ask.args`.
+ */
+export function askPerson(ctx: ProxyContext, ask: Question, argsHash: string): void {
+  const key = idKey(ask.id);
+  const st = ctx.state();
+  ctx.audit.decision(ask.decision, ask.input, st.policy, st.dlp, ask.extra);
   const controller = new AbortController();
   const inFlight: AskInFlight = {
     controller,
     end: (decision, extra) => {
       const now = ctx.state();
-      ctx.audit.decision({ ...ask.decision, ...decision }, ask.input, now.policy, now.dlp, extra);
+      const reason = extra.withdrawn ? ask.ended[extra.withdrawn] : decision.reason;
+      ctx.audit.decision({ ...ask.decision, ...decision, ...(reason !== undefined ? { reason } : {}) }, ask.input, now.policy, now.dlp, { ...ask.extra, ...extra });
     },
   };
   ctx.asking.set(key, inFlight);
@@ -152,8 +211,8 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
     if (controller.signal.aborted) return;
     void waitForAnswer(ctx, ask, controller).then((answer) => {
       controller.abort();
-      // Withdrawn (the agent cancelled or left) or stopping answered this call already; a late
-      // answer, even a valid approval, changes nothing and nothing runs.
+      // Withdrawn (the agent cancelled or left) or stopping answered this request already; a
+      // late answer, even a valid approval, changes nothing and nothing happens.
       if (ctx.stopped() || ctx.asking.get(key) !== inFlight) return;
       ctx.asking.delete(key);
       settle(ctx, ask, answer, argsHash);
@@ -161,16 +220,16 @@ export function askHuman(ctx: ProxyContext, ask: PendingAsk): void {
   });
 }
 
-/** `argsHash` is the hash askHuman computed once for the standing lookup; the token must bind the same. */
-function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer, argsHash: string): void {
+/** `argsHash` is the hash computed once for the question; the token must bind the same. */
+function settle(ctx: ProxyContext, ask: Question, answer: ApprovalAnswer, argsHash: string): void {
   const st = ctx.state();
   const deny = (decision: PolicyDecision, extra: DecisionExtra = {}) => {
-    ctx.audit.decision(decision, ask.input, st.policy, st.dlp, { approval: answer.outcome, ...extra });
+    ctx.audit.decision(decision, ask.input, st.policy, st.dlp, { ...ask.extra, approval: answer.outcome, ...extra });
     ctx.toClient(errorLine(ask.id, decision.error!), ask.id);
   };
   switch (answer.outcome) {
     case 'deny': {
-      const reason = answer.reason ? `The user denied the request: ${answer.reason}` : 'The user denied the request';
+      const reason = answer.reason ? `${ask.denied}: ${answer.reason}` : ask.denied;
       return deny(refused(ask.decision, aipError('UserDenied', { tool: ask.tool, reason })));
     }
     case 'timeout':
@@ -187,7 +246,7 @@ function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer, args
   let result;
   try {
     result = ctx.approvals.consume(answer.token, binding, (nonce, keyFingerprint) => {
-      ctx.audit.decisionNow(approved, ask.input, st.policy, st.dlp, { approval: 'approve', approval_nonce: nonce, approval_key: keyFingerprint });
+      ctx.audit.decisionNow(approved, ask.input, st.policy, st.dlp, { ...ask.extra, approval: 'approve', approval_nonce: nonce, approval_key: keyFingerprint });
     });
   } catch (error) {
     result = { ok: false as const, reason: `the approval could not be recorded: ${(error as Error).message}` };
@@ -196,6 +255,5 @@ function settle(ctx: ProxyContext, ask: PendingAsk, answer: ApprovalAnswer, args
     const reason = `Approval refused: ${result.reason}`;
     return deny(refused(ask.decision, aipError('UserDenied', { tool: ask.tool, reason })), { approval_rejected: result.reason });
   }
-  ctx.forwarded.set(idKey(ask.id), { id: ask.id, method: 'tools/call', tool: ask.tool, progressToken: ask.progressToken });
-  ctx.toServer(ask.outgoing);
+  ask.proceed();
 }

@@ -10,10 +10,12 @@ type Item = AuditItem;
 
 /**
  * What the proxy adds to a decision besides its server and session: how an ASK ended, what
- * allowed the call, whether its arguments were redacted. Declared in the ledger catalogue
+ * allowed the call, whether its arguments were redacted, and `downstream` for a decision on a
+ * server's answer (an answer held for the person). Declared in the ledger catalogue
  * (src-shared/audit/events-runtime.ts) and read back through `readAipDecision`.
  */
-export type DecisionExtra = Pick<AuditEventData<typeof AIP_DECISION_EVENT>, 'approval' | 'approval_nonce' | 'approval_key' | 'approval_rejected' | 'standing_id' | 'withdrawn' | 'dlp'>;
+export type DecisionExtra = Pick<AuditEventData<typeof AIP_DECISION_EVENT>, 'approval' | 'approval_nonce' | 'approval_key' | 'approval_rejected' | 'standing_id' | 'withdrawn' | 'dlp'> &
+  Partial<Pick<AuditEventData<typeof AIP_DECISION_EVENT>, 'direction'>>;
 
 /** A proxy event's own fields: `event` adds the server and the proxy session. */
 type ProxyEventData<E extends AuditEventName> = Omit<AuditEventData<E>, 'server' | 'session_id'>;

@@ -4,6 +4,7 @@ import { offerTools } from './tools-offer.js';
 import { scanServerInstructions } from '../../aip/detect/tool-definition.js';
 import { reviewTools } from './tools-review.js';
 import { guardReturned } from './threat-guard.js';
+import { askAboutResult } from './result-ask.js';
 
 type Message = Record<string, unknown>;
 
@@ -18,7 +19,8 @@ function isRecord(value: unknown): value is Message {
  * Server → client. Responses are matched to the client request the proxy forwarded (an answer
  * to an id the server never received is dropped: it can only be forged); results and errors
  * pass through response-side DLP, tools/list results through the pins and then the policy's
- * offer (tools-offer.ts: blocked tools left out, asking ones marked). The original line is
+ * offer (tools-offer.ts: blocked tools left out, asking ones marked), then the injection
+ * detectors (threat-guard.ts; an answer they flag may be held for the person, result-ask.ts). The original line is
  * forwarded when nothing changed, so the relay costs one JSON.parse per message.
  */
 export function handleServerLine(ctx: ProxyContext, line: string): void {
@@ -51,9 +53,10 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
     if (params !== undefined) {
       const asks = typeof message.id === 'string' || typeof message.id === 'number';
       const threat = guardReturned(ctx, params, asks ? 'server_request' : 'server_notification', { method });
-      if (threat.kind === 'block') {
+      // `ask` is for an answer the agent waits for; the server's own message answers no request, so it is withheld.
+      if (threat.kind === 'block' || threat.kind === 'ask') {
         // The server waits for an answer to its request; the client never sees it.
-        if (asks) ctx.toServer(errorLine(message.id as string | number, aipError('Forbidden', { reason: threat.reason })));
+        if (asks) ctx.toServer(errorLine(message.id as string | number, aipError('Forbidden', { reason: threat.kind === 'ask' ? threat.withheld : threat.reason })));
         return;
       }
       if (threat.kind === 'replace') {
@@ -122,6 +125,8 @@ export function handleServerLine(ctx: ProxyContext, line: string): void {
     if (!DEFINITION_METHODS.has(pending.method)) {
       const threat = guardReturned(ctx, message.result, 'result', auditFields(pending));
       if (threat.kind === 'block') return ctx.toClient(errorLine(pending.id, aipError('Forbidden', { ...(pending.tool ? { tool: pending.tool } : {}), reason: threat.reason })), pending.id);
+      // Held for the person: the request stays in flight until the answer is let through or refused.
+      if (threat.kind === 'ask') return askAboutResult(ctx, pending, message.result, changed ? JSON.stringify(message) : line, threat);
       if (threat.kind === 'replace') {
         message.result = threat.value;
         changed = true;

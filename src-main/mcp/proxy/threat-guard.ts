@@ -79,12 +79,18 @@ function chainWords(hit: ChainHit): string {
   return `This call completes the chain "${hit.rule.name}": ${hit.finding.description}`;
 }
 
-export type ReturnedVerdict = { kind: 'pass' } | { kind: 'block'; reason: string } | { kind: 'replace'; value: unknown };
+export type ReturnedVerdict =
+  | { kind: 'pass' }
+  | { kind: 'block'; reason: string }
+  | { kind: 'replace'; value: unknown }
+  /** Hold it for the person (result-ask.ts); `reason` names what was found, `withheld` is the refusal where nobody can be asked. */
+  | { kind: 'ask'; reason: string; withheld: string; findings: DetectorFinding[] };
 
 /**
  * What a server returns (a result or error) or asks (its own requests and notifications), before
  * the client sees it: `block` withholds it, `redact` replaces each offending span, `annotate`
- * forwards it with a warning the agent reads first.
+ * forwards it with a warning the agent reads first, `ask` holds it for the person (the caller
+ * decides how: only an answer to a request can wait for one).
  */
 export function guardReturned(ctx: ProxyContext, value: unknown, source: string, fields: { method?: string; tool?: string; request_id?: string | number }): ReturnedVerdict {
   const st = ctx.state();
@@ -94,13 +100,18 @@ export function guardReturned(ctx: ProxyContext, value: unknown, source: string,
   const action = findings.length === 0 ? 'incomplete' : st.policy.mode === 'monitor' ? 'monitored' : st.threats.config.results;
   record(ctx, 'downstream', source, action, all, fields);
   const first = findings[0]!;
+  const found = `${first.description} (injection rule ${first.rule}${first.path ? ` at ${first.path}` : ''})`;
   switch (action) {
     case 'block':
-      return { kind: 'block', reason: `The server's answer was withheld: it carries ${first.description} (injection rule ${first.rule}${first.path ? ` at ${first.path}` : ''})` };
+      return { kind: 'block', reason: `The server's answer was withheld: it carries ${found}` };
     case 'redact':
       return { kind: 'replace', value: redactFindings(value, findings) };
     case 'annotate':
       return { kind: 'replace', value: annotated(value, findings) };
+    case 'ask': {
+      const of = fields.tool ?? fields.method;
+      return { kind: 'ask', reason: `The answer${of ? ` of ${of}` : ''} carries ${found}`, withheld: `The server's message was withheld: it carries ${found}`, findings };
+    }
     default:
       return { kind: 'pass' };
   }

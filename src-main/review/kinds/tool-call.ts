@@ -9,6 +9,7 @@ import { argumentsHash, displayMismatch, issueToolCallToken } from '../../approv
 import type { ApprovalEngine } from '../../approval/engine.js';
 import type { DecisionKind } from '../decision-queue.js';
 import { shownRule, toolCallNotification, whyAsked } from './tool-call-why.js';
+import { resultCard, resultRequestProblem } from './tool-call-result.js';
 
 /** How long a signed approval stays usable after the human taps Allow: the proxy uses it at once. */
 const APPROVAL_TOKEN_TTL_MS = 2 * 60_000;
@@ -68,7 +69,9 @@ const TOOL_CALL_KIND = 'tool_call' as const;
 
 /**
  * The human side of `action: ask`: a card per call, and an approval signed with the owner key
- * over the exact call it allows (arguments hash computed here from the arguments shown).
+ * over the exact call it allows (arguments hash computed here from the arguments shown). A
+ * server's answer held by the injection detectors (`subject: 'result'`) is asked the same way,
+ * its card worded as an answer (tool-call-result.ts) and its approval bound to the answer's hash.
  */
 export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
   const { audit } = deps;
@@ -80,6 +83,9 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
     subject(request) {
       // The card must show what the signature binds: the hash is ours, over the arguments shown.
       const argsHash = argumentsHash(request.args);
+      // A held answer binds its hash, never arguments: anything else under `subject: result` would show one thing and sign another.
+      const notResult = request.subject === 'result' ? resultRequestProblem(request) : null;
+      if (notResult !== null) throw new SilasError(ErrorCode.InvalidArgs, notResult);
       const mismatch = displayMismatch(request.display, request.args);
       if (mismatch !== null) {
         audit.append('approvals.refused_display_mismatch', { server: request.server, tool: request.tool, args_hash: argsHash, request_id: request.requestId, session_id: request.sessionId, field: mismatch });
@@ -88,27 +94,22 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
       return { subject: { request, argsHash }, timeoutMs: request.timeoutMs };
     },
     card(id, { request }, requestedAt, expiresAt) {
+      const common = { kind: TOOL_CALL_KIND, id, requestedAt: requestedAt.toISOString(), expiresAt: expiresAt.toISOString() };
+      const base = { server: request.server, tool: request.tool, args: request.display, rule: request.rule, reason: request.reason, policyName: request.policyName };
+      if (request.subject === 'result') {
+        const { details, ...words } = resultCard(request);
+        return { ...common, ...words, details: { ...base, ...details } };
+      }
       const riskLevel = riskOf(request.tool);
       const rationale = whyAsked(request);
       return {
-        kind: TOOL_CALL_KIND,
-        id,
+        ...common,
         intent: `${request.tool} on ${request.server} wants to run`,
         riskLevel,
         riskReasons: [riskLevel === 'high' ? `"${request.tool}" names an action that can change or destroy data` : `policy ${request.policyName} asks before this tool runs`],
         rationale,
         actions: orderActions(riskLevel, [ALLOW, ALWAYS_ALLOW], DENY),
-        details: {
-          server: request.server,
-          tool: request.tool,
-          args: request.display,
-          rule: request.rule,
-          reason: request.reason,
-          policyName: request.policyName,
-          ...(request.askedBy ? { askedBy: shownRule(request.askedBy) } : {}),
-        },
-        requestedAt: requestedAt.toISOString(),
-        expiresAt: expiresAt.toISOString(),
+        details: { ...base, ...(request.askedBy ? { askedBy: shownRule(request.askedBy) } : {}) },
         notification: toolCallNotification(request, riskLevel, rationale),
       };
     },
@@ -133,6 +134,8 @@ export function toolCallKind(deps: ToolCallKindDeps): ToolCallKind {
     approve(id, subject, choice) {
       const { request, argsHash } = subject;
       if (choice === 'always_allow') {
+        // "Always" has no meaning for one answer, and a standing approval is for calls.
+        if (request.subject === 'result') throw new SilasError(ErrorCode.InvalidArgs, 'a held answer is let through once; "always allow" is for calls');
         if (!deps.standing) throw new SilasError(ErrorCode.Unavailable, '"always allow" is not available in this runtime');
         deps.standing.create({ server: request.server, tool: normalizeName(request.tool), argsHash, argsDisplay: JSON.stringify(request.display) });
       }

@@ -24,8 +24,13 @@ function ServerAndTool({ server, tool }: { server: string; tool: string }) {
   );
 }
 
-/** One MCP tool call: where it goes, the rule that asked, and the DLP-redacted arguments. */
+/**
+ * One MCP tool call: where it goes, the rule that asked, and the DLP-redacted arguments. A
+ * server's answer held by the injection detectors says so, and shows what they found instead
+ * (the hash the approval binds stays in the facts).
+ */
 function ToolCallDetails({ details }: { details: CardOf<'tool_call'>['details'] }) {
+  if (details.subject === 'result') return <HeldAnswerDetails details={details} />;
   return (
     <>
       <dl className="approval-card__facts">
@@ -38,6 +43,32 @@ function ToolCallDetails({ details }: { details: CardOf<'tool_call'>['details'] 
       <pre className="approval-card__args" aria-label="Arguments">
         {formatArgs(details.args)}
       </pre>
+    </>
+  );
+}
+
+/** A server's answer waiting for the person: which call it answers, its hash, and the findings, invisible characters spelled out. */
+function HeldAnswerDetails({ details }: { details: CardOf<'tool_call'>['details'] }) {
+  const args = details.args;
+  const hash = args !== null && typeof args === 'object' && !Array.isArray(args) && typeof args.result_sha256 === 'string' ? args.result_sha256 : '';
+  const findings = details.findings ?? [];
+  return (
+    <>
+      <dl className="approval-card__facts">
+        <ServerAndTool server={details.server} tool={details.tool} />
+        <Fact term="Held">
+          The server&apos;s answer to this call, not yet seen by the agent (policy <strong>{details.policyName}</strong>)
+        </Fact>
+        <Fact term="Answer">
+          <code aria-label="Answer hash">{hash}</code>
+        </Fact>
+      </dl>
+      {findings.length > 0 ? (
+        <>
+          <p className="approval-card__details-note">What the detectors found in the answer, invisible characters spelled out:</p>
+          <Findings findings={findings} />
+        </>
+      ) : null}
     </>
   );
 }
