@@ -43,6 +43,7 @@ describe('card text', () => {
     expect(cardName(toolCallCard(1, { details: { tool: 'write_file', server: 'filesystem' } }))).toBe('Approval request: write_file on filesystem');
     expect(cardName(planCard(1))).toBe('Plan approval: Fix the timezone bug 1');
     expect(cardName(toolChangeCard(1, { details: { tool: 'fetch', server: 'web' } }))).toBe('Tool change: fetch on web');
+    expect(cardName(toolCallCard(1, { details: { server: 'web', tool: 'read_page', args: { result_sha256: 'a'.repeat(64) }, rule: 'x-silas-threats.results', reason: 'r', policyName: 'p', subject: 'result' } }))).toBe('Held answer: read_page on web');
   });
 
   it('pretty-prints arguments', () => {

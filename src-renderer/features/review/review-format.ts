@@ -9,6 +9,8 @@ import type { CardChannel, CardOrigin, DecisionCard, DecisionKindName, RiskLevel
 export function cardName(card: DecisionCard): string {
   switch (card.kind) {
     case 'tool_call':
+      // A server's answer held by the injection detectors must not read as a call waiting to run.
+      if (card.details.subject === 'result') return `Held answer: ${card.details.tool} on ${card.details.server}`;
       return `Approval request: ${card.details.tool} on ${card.details.server}`;
     case 'plan':
       return `Plan approval: ${card.details.title}`;
