@@ -1,13 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Envelope } from '../../../src-shared/contract/envelope.js';
-import type { ReviewQueueView } from '../../../src-shared/schemas/review.js';
-import { silentLogger } from '../../app/logger.js';
-import { buildRuntime } from '../../app/runtime.js';
-import type { NotificationRequest } from '../../app/types.js';
-import { ControlSocketApprover } from '../../control/socket-asker.js';
 import { useTempDirs } from '../../testing/temp.js';
-import { createTestHome, SERVERS, startInProcessProxy, writePolicy } from '../testing/proxy-harness.js';
+import { createTestHome, SERVERS, writePolicy } from '../testing/proxy-harness.js';
+import { onlyPendingCard, startRuntimeAndProxy } from '../testing/runtime-harness.js';
 
 /*
  * The tool-call card's "Why" (docs/review.md "Why"): a proxy's ask reaches Review through the
@@ -21,23 +16,14 @@ afterEach(async () => {
   for (const item of open.splice(0)) await item.close();
 });
 
-const cockpit = { transport: 'ipc' as const };
 
 async function askedCard(spec: string, call: { name: string; arguments: Record<string, unknown> }) {
   const dir = tempDir();
   const home = createTestHome(join(dir, 'home'));
-  const notified: NotificationRequest[] = [];
-  const runtime = await buildRuntime({ home: home.home, mode: 'desktop' }, { secretStore: home.secretStore, logger: silentLogger, notifier: { notify: (n) => notified.push(n) } });
-  await runtime.start();
-  open.push({ close: () => runtime.stop('test') });
   const policy = writePolicy(dir, spec);
-  const proxy = await startInProcessProxy({ home: home.home, policy, server: SERVERS.fileTools, approver: new ControlSocketApprover(home.home, 60_000), secretStore: home.secretStore });
-  open.unshift({ close: () => proxy.close() });
+  const { runtime, proxy, notified } = await startRuntimeAndProxy(home, policy, SERVERS.fileTools, open);
   void proxy.client.callTool(call).catch(() => undefined);
-  await expect.poll(() => runtime.decisions.pendingCount(), { timeout: 15_000 }).toBe(1);
-  const list = (await runtime.router.dispatch('review.list', {}, cockpit)) as Envelope<ReviewQueueView>;
-  if (!list.ok) throw new Error(list.error.message);
-  return { card: list.value.cards[0]!, policy, notified, dir };
+  return { card: await onlyPendingCard(runtime), policy, notified, dir };
 }
 
 describe('the tool-call card says which rule asked', () => {

@@ -3,14 +3,12 @@ import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Envelope } from '../../../src-shared/contract/envelope.js';
-import type { CardOf, ReviewQueueView } from '../../../src-shared/schemas/review.js';
-import { silentLogger } from '../../app/logger.js';
-import { buildRuntime } from '../../app/runtime.js';
-import type { NotificationRequest, Runtime } from '../../app/types.js';
-import { ControlSocketApprover } from '../../control/socket-asker.js';
+import type { CardOf } from '../../../src-shared/schemas/review.js';
+import type { Runtime } from '../../app/types.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { createTestHome, startInProcessProxy, writePolicy, type TestHome } from '../testing/proxy-harness.js';
 import { rpcError } from '../testing/rpc-error.js';
+import { COCKPIT, onlyPendingCard, startRuntimeAndProxy } from '../testing/runtime-harness.js';
 import { never, ScriptedApprover, signApprovalFor } from '../testing/test-approver.js';
 import type { ApprovalAnswer, ApprovalRequest } from './approver.js';
 
@@ -30,7 +28,6 @@ afterEach(async () => {
 const ASK_RESULTS = '  allowed_tools: [read_page]\n  x-silas-threats:\n    results: ask\n';
 const INJECTED = { name: 'read_page', arguments: { url: 'https://news.example.com/a' } };
 const PLAIN = { name: 'read_page', arguments: { url: 'https://food.example.com/pasta' } };
-const cockpit = { transport: 'ipc' as const };
 const text = (result: unknown) => ((result as CallToolResult).content[0] as { text: string }).text;
 
 function decisions(home: TestHome) {
@@ -46,20 +43,11 @@ function decisions(home: TestHome) {
 async function withRuntime() {
   const dir = tempDir();
   const home = createTestHome(join(dir, 'home'));
-  const notified: NotificationRequest[] = [];
-  const runtime = await buildRuntime({ home: home.home, mode: 'desktop' }, { secretStore: home.secretStore, logger: silentLogger, notifier: { notify: (n) => notified.push(n) } });
-  await runtime.start();
-  open.push({ close: () => runtime.stop('test') });
-  const proxy = await startInProcessProxy({ home: home.home, policy: writePolicy(dir, ASK_RESULTS), server: SERVER, approver: new ControlSocketApprover(home.home, 60_000), secretStore: home.secretStore });
-  open.unshift({ close: () => proxy.close() });
-  return { home, runtime, proxy, notified };
+  return { home, ...(await startRuntimeAndProxy(home, writePolicy(dir, ASK_RESULTS), SERVER, open)) };
 }
 
 async function heldCard(runtime: Runtime): Promise<CardOf<'tool_call'>> {
-  await expect.poll(() => runtime.decisions.pendingCount(), { timeout: 15_000 }).toBe(1);
-  const list = (await runtime.router.dispatch('review.list', {}, cockpit)) as Envelope<ReviewQueueView>;
-  if (!list.ok) throw new Error(list.error.message);
-  return list.value.cards[0] as CardOf<'tool_call'>;
+  return (await onlyPendingCard(runtime)) as CardOf<'tool_call'>;
 }
 
 describe('results: ask, with the control center', () => {
@@ -79,7 +67,7 @@ describe('results: ask, with the control center', () => {
     // The relay never waits for the person: another call is answered meanwhile.
     expect(text(await proxy.client.callTool(PLAIN))).toContain('salted water');
 
-    const decided = (await runtime.router.dispatch('review.decide', { id: card.id, choice: 'allow_once' }, cockpit)) as Envelope<unknown>;
+    const decided = (await runtime.router.dispatch('review.decide', { id: card.id, choice: 'allow_once' }, COCKPIT)) as Envelope<unknown>;
     expect(decided.ok).toBe(true);
     expect(text(await call)).toContain('SYSTEM NOTE');
     const held = decisions(home).filter((d) => d.direction === 'downstream');
@@ -91,7 +79,7 @@ describe('results: ask, with the control center', () => {
     const { home, runtime, proxy } = await withRuntime();
     const call = rpcError(proxy.client.callTool(INJECTED));
     const card = await heldCard(runtime);
-    await runtime.router.dispatch('review.decide', { id: card.id, choice: 'deny' }, cockpit);
+    await runtime.router.dispatch('review.decide', { id: card.id, choice: 'deny' }, COCKPIT);
     const error = await call;
     expect(error.code).toBe(-32004);
     expect(String(error.data.reason)).toMatch(/^The user withheld the answer of read_page/);

@@ -63,12 +63,7 @@ function HeldAnswerDetails({ details }: { details: CardOf<'tool_call'>['details'
           <code aria-label="Answer hash">{hash}</code>
         </Fact>
       </dl>
-      {findings.length > 0 ? (
-        <>
-          <p className="approval-card__details-note">What the detectors found in the answer, invisible characters spelled out:</p>
-          <Findings findings={findings} />
-        </>
-      ) : null}
+      <FoundIn what="answer" findings={findings} />
     </>
   );
 }
@@ -176,6 +171,17 @@ function Shown({ text }: { text: string }) {
   );
 }
 
+/** The findings in a definition or an answer, introduced; nothing when there are none. */
+function FoundIn({ what, findings }: { what: 'definition' | 'answer'; findings: readonly Finding[] }) {
+  if (findings.length === 0) return null;
+  return (
+    <>
+      <p className="approval-card__details-note">What the detectors found in the {what}, invisible characters spelled out:</p>
+      <Findings findings={findings} />
+    </>
+  );
+}
+
 /** What the detectors found: rule, where, why, and the offending text highlighted. */
 function Findings({ findings }: { findings: readonly Finding[] }) {
   return (
@@ -211,12 +217,7 @@ function ToolChangeDetails({ details }: { details: CardOf<'tool_change'>['detail
           <code aria-label="Pending definition hash">{details.pendingHash}</code>
         </Fact>
       </dl>
-      {findings.length > 0 ? (
-        <>
-          <p className="approval-card__details-note">What the detectors found in the definition, invisible characters spelled out:</p>
-          <Findings findings={findings} />
-        </>
-      ) : null}
+      <FoundIn what="definition" findings={findings} />
     </>
   );
 }
