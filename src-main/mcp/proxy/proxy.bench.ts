@@ -89,6 +89,19 @@ async function latencies(client: Client, write: (client: Client, i: number) => P
   return out.sort((a, b) => a - b);
 }
 
+/** Sorted latencies of two clients measured in `rounds` alternating blocks of `calls / rounds` calls each. */
+async function pairedLatencies(a: Client, b: Client, write: (client: Client, i: number) => Promise<unknown>, calls: number, rounds: number): Promise<[number[], number[]]> {
+  const block = Math.ceil(calls / rounds);
+  const outA: number[] = [];
+  const outB: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    // A round's order alternates too, so neither side always runs first after the other.
+    const order: [Client, number[]][] = round % 2 === 0 ? [[a, outA], [b, outB]] : [[b, outB], [a, outA]];
+    for (const [client, out] of order) out.push(...(await latencies(client, write, block)));
+  }
+  return [outA.sort((x, y) => x - y), outB.sort((x, y) => x - y)];
+}
+
 function parseFloorMs(line: string): number {
   const times: number[] = [];
   for (let i = 0; i < 15; i += 1) {
@@ -124,13 +137,17 @@ try {
     report(`mcp.proxy.latency_p${q}`, 'ms', percentile(p, q), { direct_ms: Number(percentile(d, q).toFixed(4)), added_ms: Number((percentile(p, q) - percentile(d, q)).toFixed(4)), calls: LATENCY_CALLS });
   }
   const quiet = await connect(process.execPath, [SILAS_BIN, 'proxy', '--no-sandbox', '--policy', withoutDetectors, '--home', home.home, '--name', 'bench-quiet', '--', process.execPath, SERVERS.fileTools]);
-  const u = await latencies(quiet.client, call, LATENCY_CALLS);
+  // Warmed as much as the first proxy was by the latency run above; then alternating blocks, so
+  // drift of the machine and the ledger's growth fall on both sides alike.
+  await latencies(quiet.client, call, LATENCY_CALLS);
+  const [withDetectors, withoutThem] = await pairedLatencies(proxied.client, quiet.client, call, LATENCY_CALLS, 10);
   await quiet.client.close();
-  report('mcp.proxy.detectors_added_p50', 'ms', percentile(p, 50) - percentile(u, 50), {
-    with_detectors_ms: Number(percentile(p, 50).toFixed(4)),
-    without_detectors_ms: Number(percentile(u, 50).toFixed(4)),
+  report('mcp.proxy.detectors_added_p50', 'ms', percentile(withDetectors, 50) - percentile(withoutThem, 50), {
+    with_detectors_ms: Number(percentile(withDetectors, 50).toFixed(4)),
+    without_detectors_ms: Number(percentile(withoutThem, 50).toFixed(4)),
     target_ms: 0.1,
     calls: LATENCY_CALLS,
+    rounds: 10,
   });
   for (const inFlight of [1, 16]) {
     const directRate = await throughput(direct.client, inFlight, THROUGHPUT_MS);
