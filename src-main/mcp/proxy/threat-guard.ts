@@ -17,15 +17,23 @@ import type { PolicyState } from './policy-source.js';
 /** How many findings one entry records: enough to explain, bounded against a flood. */
 const FINDINGS_RECORDED = 16;
 
-/** The chain history of one proxy session, kept across calls and started afresh when the policy changes. */
+/**
+ * The chain history of one proxy session, kept across calls and across policy reloads: a new
+ * policy gets a new detector (its rules and window), which takes over the calls recorded so far.
+ * A policy with chains off keeps the last history aside, for a later one that turns them back on.
+ */
 export class ChainSession {
   private detector: ChainDetector | null = null;
+  private history: ChainDetector | null = null;
   private policyHash: string | null = null;
 
   current(state: PolicyState): ChainDetector | null {
     if (this.policyHash !== state.policy.hash) {
       this.policyHash = state.policy.hash;
-      this.detector = state.threats.chainDetector();
+      const next = state.threats.chainDetector();
+      if (next && this.history) next.carryFrom(this.history);
+      this.detector = next;
+      this.history = next ?? this.history;
     }
     return this.detector;
   }

