@@ -9,7 +9,7 @@ import { isTestOnly, resolveImport } from './resolve.js';
 /** The platform: services every product builds on, lowest first. */
 const PLATFORM = ['home', 'store', 'keys', 'llm', 'audit', 'approval', 'sandbox'];
 /** The products on the platform; they import the platform, each other only by a listed edge. */
-const PRODUCTS = ['aip', 'aap', 'alignment', 'mcp', 'silas'];
+const PRODUCTS = ['aip', 'aap', 'alignment', 'mcp', 'silas', 'ilp'];
 /** Adapters: the only places where one product reaches another's insides (rows below). */
 const ADAPTERS = ['mcp/silas-tools'];
 const ABOVE_PRODUCTS = [...PLATFORM, ...PRODUCTS, ...ADAPTERS];
@@ -42,6 +42,8 @@ export const LAYERS = {
   // The adapter offering the connected servers to Silas as tools: the kernel's tool interface
   // (silas/executor/) and the servers' default cards (alignment/).
   'mcp/silas-tools': { may: [...PLATFORM, 'aip', 'mcp', 'silas', 'alignment'], fix: 'the adapter joins mcp/ to the kernel; everything else stays in mcp/ or silas/' },
+  // The InsightLoop Protocol (spec 004): its wire codec, constitution and composition, on the platform.
+  ilp: { may: PLATFORM, fix: 'ilp/ knows the platform only: what it needs of another product comes through an adapter or src-shared/' },
   // The content gates reuse AIP's secret patterns rather than keep a second list.
   silas: { may: [...PLATFORM, 'aip/dlp'], fix: 'the kernel knows the platform and aip/dlp/ only: a product reaches it through an adapter (mcp/silas-tools/)' },
   // Deciding sits above what it decides on; products never import it.

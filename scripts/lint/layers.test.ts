@@ -131,7 +131,7 @@ describe('lint refuses each kind of forbidden edge', () => {
   });
 
   it('a folder with no row', async () => {
-    expect(await importAt('src-main/ilp/layer-probe.ts', '../home/paths.js')).toEqual([expect.stringMatching(/src-main\/ilp\/layer-probe\.ts is in no row of the layer table/)]);
+    expect(await importAt('src-main/connections/layer-probe.ts', '../home/paths.js')).toEqual([expect.stringMatching(/src-main\/connections\/layer-probe\.ts is in no row of the layer table/)]);
   });
 
   it('every form of import: export-from, import(), import type and import(…) types', async () => {

@@ -20,6 +20,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'policy', summary: 'validate, hash and sign AIP policies; compute tool schema hashes', load: async () => (await import('./policy.js')).policyCommand },
   { name: 'proxy', summary: 'Run an MCP server behind an AIP policy (stdio relay with audit and approvals)', load: async () => (await import('./proxy.js')).proxyCommand },
   { name: 'aip', summary: 'AIP tools: run conformance vectors', load: async () => (await import('./aip.js')).aipCommand },
+  { name: 'ilp', summary: 'ILP/1.0 tools: read and check InsightLoop Protocol messages', load: async () => (await import('./ilp.js')).ilpCommand },
   { name: 'aap', summary: 'AAP tools: validate cards and traces, verify, coherence, drift, conformance', load: async () => (await import('./aap.js')).aapCommand },
   { name: 'audit', summary: 'verify, read and export the audit chain', load: async () => (await import('./audit.js')).auditCommand },
   { name: 'clients', summary: 'list MCP client configurations; wrap and unwrap their servers with silas proxy', load: async () => (await import('./clients.js')).clientsCommand },
