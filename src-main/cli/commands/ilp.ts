@@ -1,28 +1,44 @@
+import { z } from 'zod';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { ILP_LIMITS } from '../../ilp/protocol/limits.js';
-import type { IlpMessage, IlpSyntaxError } from '../../ilp/protocol/message.js';
+import { AgentResponse, enforceConstitution, InvocationContext, type ConstitutionalDecision } from '../../ilp/constitution/enforce.js';
+import { checkConstitutionalHeader, type ConstitutionalHeader } from '../../ilp/constitution/header.js';
+import { HEADER, headerOf, type IlpMessage, type IlpSyntaxError } from '../../ilp/protocol/message.js';
 import { parseIlpMessage } from '../../ilp/protocol/parse.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand } from '../io.js';
 import { terminalSafe } from './plan.js';
 
 const usage = `Usage: silas ilp parse FILE [--json]
+       silas ilp enforce --request REQ.ilp --response RESP.json [--context CTX.json] [--json]
 
   silas ilp parse FILE [--json]
       Read one ILP/1.0 message (spec 004 §5: a request line or status line, header fields whose
       JSON values may run over several lines, a blank line and a JSON body). Exit 0 when it is a
       valid message, 1 when it is not (the 400 it would get, naming the field).
+      --json prints {"kind","method","path","version","status","reason","headers":{NAME: VALUE},"body"}.
+
+  silas ilp enforce --request REQ.ilp --response RESP.json [--context CTX.json] [--json]
+      The constitutional enforcer's decision (spec 004 §4, §8.4, §9.1) on an agent's response
+      (§7.2 JSON) to the request, under the limits of the request's own Constitutional-Header,
+      given the invocation so far: the request body's §7.1 context (previous_agents,
+      invocation_count, cost_so_far), overridden by CTX.json, which holds any of {"depth","invocations","cost_usd",
+      "previous_agents","agent","domain_from","domain_to","concepts_translated"}. Exit 0 with the
+      decision, 1 when an input is invalid (a missing or invalid Constitutional-Header included).
+      --json prints {"status","constitutional_status","violations":[{"principle","severity",
+      "message","suggested_action"}],"warnings":[…]}.
+
+  Errors print {"error":{"status":400,"field","message"}} with --json.
 
 Options:
-  --json       print {"kind","method","path","version","status","reason","headers":{NAME: VALUE},"body"},
-               or {"error":{"status":400,"field","message"}}
+  --json       print JSON
   -h, --help   show this help`;
 
 /** The most a message file may be: one message's headers and body, and the blank line between. */
 const FILE_MAX = ILP_LIMITS.headerSection + ILP_LIMITS.body + 4;
 
-/** The file's bytes, or why it cannot be a message; a FIFO or device is refused before it is read. */
-function readMessageFile(file: string): Uint8Array | string {
+/** The file's bytes, or why it cannot be read; a FIFO or device is refused before it is read. */
+function readBoundedFile(file: string, max = FILE_MAX): Uint8Array | string {
   let fd: number;
   try {
     // Non-blocking: opening a FIFO to read would otherwise wait for a writer that never comes.
@@ -35,8 +51,8 @@ function readMessageFile(file: string): Uint8Array | string {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return `${file} is not a regular file; name a file holding one ILP message`;
-    if (stat.size > FILE_MAX) return `${file} is ${stat.size} bytes; one ILP message is at most ${FILE_MAX}`;
+    if (!stat.isFile()) return `${file} is not a regular file; name a file`;
+    if (stat.size > max) return `${file} is ${stat.size} bytes; it may be at most ${max}`;
     const bytes = new Uint8Array(stat.size);
     let read = 0;
     while (read < bytes.length) {
@@ -73,7 +89,7 @@ function printMessage(io: CliIo, message: IlpMessage): void {
 
 function printError(io: CliIo, error: IlpSyntaxError, json: boolean | undefined): number {
   if (json) io.out(JSON.stringify({ error }));
-  else io.err(`not a valid ILP message (${error.status}): ${terminalSafe(error.field)}: ${terminalSafe(error.message)}`);
+  else io.err(`refused (${error.status}): ${terminalSafe(error.field)}: ${terminalSafe(error.message)}`);
   return 1;
 }
 
@@ -84,7 +100,7 @@ async function parse(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new UsageError('ilp parse: name one message file, e.g. silas ilp parse request.ilp', usage);
-  const bytes = readMessageFile(positionals[0]!);
+  const bytes = readBoundedFile(positionals[0]!);
   if (typeof bytes === 'string') {
     if (values.json) io.out(JSON.stringify({ error: { status: 400, field: 'file', message: bytes } }));
     else io.err(bytes);
@@ -97,8 +113,71 @@ async function parse(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+type Input<T> = { ok: true; value: T } | { ok: false; error: IlpSyntaxError };
+const bad = (field: string, message: string): { ok: false; error: IlpSyntaxError } => ({ ok: false, error: { status: 400, field, message } });
+
+/** A JSON file checked by `schema`; problems name `field` and the path inside it. */
+function readJsonFile<T>(file: string, field: string, schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } }): Input<T> {
+  const bytes = readBoundedFile(file);
+  if (typeof bytes === 'string') return bad(field, bytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (error) {
+    return bad(field, `${file} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.map(String).join('.');
+  return bad(path ? `${field}.${path}` : field, issue.message);
+}
+
+/** The §7.1 recursion context of a request's body, as the enforcer's context: what --context omits. */
+function bodyContext(body: unknown): InvocationContext {
+  const context = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as { context?: unknown }).context : undefined;
+  const parsed = z.object({ previous_agents: z.array(z.string().max(200)).max(100_000).optional(), invocation_count: z.number().int().nonnegative().optional(), cost_so_far: z.number().finite().nonnegative().optional() }).safeParse(context ?? {});
+  if (!parsed.success) return {};
+  const { previous_agents, invocation_count, cost_so_far } = parsed.data;
+  return { ...(previous_agents ? { previous_agents } : {}), ...(invocation_count !== undefined ? { invocations: invocation_count } : {}), ...(cost_so_far !== undefined ? { cost_usd: cost_so_far } : {}) };
+}
+
+function requestHeader(file: string): Input<{ header: ConstitutionalHeader; context: InvocationContext }> {
+  const bytes = readBoundedFile(file);
+  if (typeof bytes === 'string') return bad('request', bytes);
+  const parsed = parseIlpMessage(bytes);
+  if (!parsed.ok) return parsed;
+  if (parsed.message.kind !== 'request') return bad('request', `${file} holds a response; give the request the response answers`);
+  const header = checkConstitutionalHeader(headerOf(parsed.message, HEADER.constitutional)?.value);
+  return header.ok ? { ok: true, value: { header: header.header, context: bodyContext(parsed.message.body) } } : bad(header.field, header.message);
+}
+
+function printDecision(io: CliIo, decision: ConstitutionalDecision): void {
+  io.out(`${decision.status} ${decision.constitutional_status}`);
+  for (const f of [...decision.violations, ...decision.warnings]) io.out(`  ${f.severity} ${f.principle}: ${terminalSafe(f.message)} (${terminalSafe(f.suggested_action)})`);
+}
+
+async function enforce(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { request: { type: 'string' }, response: { type: 'string' }, context: { type: 'string' }, json: { type: 'boolean' } }, usage, false);
+  if (values.help) {
+    io.out(usage);
+    return 0;
+  }
+  if (positionals.length > 0 || !values.request || !values.response) throw new UsageError('ilp enforce: give --request REQ.ilp and --response RESP.json', usage);
+  const header = requestHeader(values.request);
+  if (!header.ok) return printError(io, header.error, values.json);
+  const response = readJsonFile(values.response, 'response', AgentResponse);
+  if (!response.ok) return printError(io, response.error, values.json);
+  const context = values.context === undefined ? { ok: true as const, value: {} } : readJsonFile(values.context, 'context', InvocationContext);
+  if (!context.ok) return printError(io, context.error, values.json);
+  const decision = enforceConstitution(header.value.header, response.value, { ...header.value.context, ...context.value });
+  if (values.json) io.out(JSON.stringify(decision));
+  else printDecision(io, decision);
+  return 0;
+}
+
 export const ilpCommand: Command = {
   name: 'ilp',
   usage,
-  run: (argv, io, open) => runSubcommand('ilp', usage, { parse }, argv, io, open),
+  run: (argv, io, open) => runSubcommand('ilp', usage, { parse, enforce }, argv, io, open),
 };

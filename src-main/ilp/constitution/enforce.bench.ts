@@ -1,0 +1,32 @@
+import { opsPerSecond, report } from '../../testing/bench.js';
+import { enforceConstitution, type AgentResponse } from './enforce.js';
+import { checkConstitutionalHeader } from './header.js';
+
+/*
+ * The constitutional enforcer (docs/ilp.md): decisions per second on an agent's response whose
+ * answer grows from 1 KB to 64 KB (the word checks read all of it), beside the JSON.parse of the
+ * same response: the least a hop that receives it pays. Target: 200,000 checks/s at 1 KB.
+ * Run: node --import tsx src-main/ilp/constitution/enforce.bench.ts
+ */
+
+const TARGET = 200_000;
+const checked = checkConstitutionalHeader({ domain: 'finance', depth: 2, budget_usd: 0.01, max_depth: 5, max_budget_usd: 1 });
+if (!checked.ok) throw new Error(checked.message);
+const header = checked.header;
+const context = { depth: 2, invocations: 3, cost_usd: 0.02, previous_agents: ['meta', 'finance', 'biology'], agent: 'systems' };
+const SENTENCE = 'A monthly budget behaves like a thermostat: spending above the set point is corrected in the next period. ';
+
+for (const [label, bytes] of [['1kb', 1024], ['16kb', 16 * 1024], ['64kb', 64 * 1024]] as const) {
+  const response: AgentResponse = {
+    answer: SENTENCE.repeat(Math.ceil(bytes / SENTENCE.length)).slice(0, bytes),
+    concepts: ['homeostasis', 'feedback_loop'],
+    confidence: 0.86,
+    reasoning: 'Combined budgeting practice with the control-loop view of a set point and a correction.',
+    cost_usd: 0.004,
+    sources: ['finance/budgeting'],
+  };
+  const json = JSON.stringify(response);
+  const checks = opsPerSecond(() => enforceConstitution(header, response, context), 1000).opsPerSec;
+  const floor = opsPerSecond(() => JSON.parse(json), 1000).opsPerSec;
+  report(`ilp.enforcer.checks_${label}`, 'checks/s', checks, { answer_bytes: bytes, floor_json_parse: Math.round(floor), ratio_to_floor: Number((floor / checks).toFixed(2)), target: TARGET });
+}
