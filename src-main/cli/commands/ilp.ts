@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { runIlpConformance } from '../../ilp/conformance/runner.js';
+import { printConformanceReport } from './conformance-report.js';
 import { ILP_LIMITS } from '../../ilp/protocol/limits.js';
 import { AgentResponse, enforceConstitution, InvocationContext, type ConstitutionalDecision } from '../../ilp/constitution/enforce.js';
 import { checkConstitutionalHeader, type ConstitutionalHeader } from '../../ilp/constitution/header.js';
@@ -11,6 +13,7 @@ import { terminalSafe } from './plan.js';
 
 const usage = `Usage: silas ilp parse FILE [--json]
        silas ilp enforce --request REQ.ilp --response RESP.json [--context CTX.json] [--json]
+       silas ilp conformance PATH… [--json] [--verbose]
 
   silas ilp parse FILE [--json]
       Read one ILP/1.0 message (spec 004 §5: a request line or status line, header fields whose
@@ -27,6 +30,12 @@ const usage = `Usage: silas ilp parse FILE [--json]
       decision, 1 when an input is invalid (a missing or invalid Constitutional-Header included).
       --json prints {"status","constitutional_status","violations":[{"principle","severity",
       "message","suggested_action"}],"warnings":[…]}.
+
+  silas ilp conformance PATH… [--json] [--verbose]
+      Run the ILP conformance data (../shared/conformance/ilp, or files and folders below it): the
+      RFC's example messages round-trip, its payloads, and the reference's constitution cases,
+      each passed, failed, or passed as a documented deviation (docs/conformance.md). Exit 0 when
+      none failed. --json prints {"total","passed","failed","skipped","results"}.
 
   Errors print {"error":{"status":400,"field","message"}} with --json.
 
@@ -176,8 +185,20 @@ async function enforce(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+async function conformance(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, verbose: { type: 'boolean' } }, usage, true);
+  if (values.help) {
+    io.out(usage);
+    return 0;
+  }
+  if (positionals.length === 0) throw new UsageError('ilp conformance: give the data folder, e.g. ../shared/conformance/ilp', usage);
+  const missing = positionals.filter((p) => !existsSync(p));
+  if (missing.length > 0) throw new UsageError(`ilp conformance: no such file or folder: ${missing.join(', ')}`, usage);
+  return printConformanceReport(io, 'ILP', runIlpConformance(positionals), values);
+}
+
 export const ilpCommand: Command = {
   name: 'ilp',
   usage,
-  run: (argv, io, open) => runSubcommand('ilp', usage, { parse, enforce }, argv, io, open),
+  run: (argv, io, open) => runSubcommand('ilp', usage, { parse, enforce, conformance }, argv, io, open),
 };
