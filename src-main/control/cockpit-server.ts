@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+import { ilpHttpHandler, type IlpHandler } from '../ilp/transport/http-endpoint.js';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -45,6 +47,16 @@ export interface CockpitSurface {
   staticDir?: string | null;
   /** §8.1 secure input (`POST /secrets/NAME`): stores one secret in the OS keyring. */
   storeSecret?: (name: string, value: string) => void;
+  /** ILP over HTTP (`POST /ilp/AGENT/PATH`, docs/ilp.md "Transports"), answering callers with `ilpToken` (control.json's ask credential) or a cockpit credential. */
+  ilp?: IlpHandler;
+  ilpToken?: string;
+}
+
+/** Constant-time comparison of two credentials. */
+function sameToken(candidate: string, expected: string): boolean {
+  const a = Buffer.from(candidate);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export type CockpitServerOptions = CockpitBindOptions & Partial<CockpitSurface>;
@@ -125,7 +137,7 @@ export class CockpitServer {
   /** Binds if not yet bound, then serves the cockpit and the contract behind `surface`'s credential. */
   async start(surface: Partial<CockpitSurface> = {}): Promise<CockpitAddress> {
     const address = await this.listen();
-    const { token, credentials: given, router, events, onSecurityEvent, staticDir, storeSecret } = { ...this.options, ...surface };
+    const { token, credentials: given, router, events, onSecurityEvent, staticDir, storeSecret, ilp, ilpToken } = { ...this.options, ...surface };
     if ((!token && !given) || !router || !events) throw new SilasError(ErrorCode.Internal, 'CockpitServer.start needs the cockpit credentials (or token), router and event bus');
     const credentials = credentialsFrom({ ...(given ? { credentials: given } : {}), ...(token ? { token } : {}) });
     const { options } = this;
@@ -133,7 +145,18 @@ export class CockpitServer {
     const secretInput = storeSecret
       ? { accepts: (candidate: string) => credentials.match(candidate) !== null, store: storeSecret, onRefused: (reason: string, peer: string) => onSecurityEvent?.('control.auth_failed', { peer, reason: `secure input: ${reason}` }) }
       : undefined;
-    this.handler = createHttpHandler({ originPolicy: this.originPolicy!, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), ...(secretInput ? { secretInput } : {}) });
+    const originPolicy = this.originPolicy!;
+    const ilpEndpoint = ilp
+      ? ilpHttpHandler(
+          {
+            accepts: (candidate) => credentials.match(candidate) !== null || (ilpToken !== undefined && sameToken(candidate, ilpToken)),
+            originAllowed: (origin) => originPolicy.originAllowed(origin),
+            onRefused: (reason, peer) => onSecurityEvent?.('control.auth_failed', { peer, reason: `ILP: ${reason}` }),
+          },
+          ilp,
+        )
+      : undefined;
+    this.handler = createHttpHandler({ originPolicy, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), ...(secretInput ? { secretInput } : {}), ...(ilpEndpoint ? { ilp: ilpEndpoint } : {}) });
     this.transport = new CockpitSocketServer({
       credentials,
       router,

@@ -50,6 +50,8 @@ export interface HttpSurfaceOptions {
   staticDir: string | null;
   csp: string;
   secretInput?: SecretInputEndpoint;
+  /** ILP over HTTP (docs/ilp.md "Transports"), behind the same Host, Origin and credential rules. */
+  ilp?: (req: IncomingMessage, res: ServerResponse, target: string) => Promise<void>;
 }
 
 const MAX_SECRET_BODY_BYTES = MAX_SECRET_VALUE_CHARS * 4 + 64;
@@ -127,9 +129,10 @@ async function handleSecretInput(req: IncomingMessage, res: ServerResponse, rawN
 }
 
 /**
- * Plain HTTP side of the control surface: the built cockpit, a health probe and the secure
- * input of §8.1 (a secret into the keyring, behind the cockpit credential and Origin). No data
- * is ever served over HTTP; everything else goes through the authenticated socket.
+ * Plain HTTP side of the control surface: the built cockpit, a health probe, the secure input of
+ * §8.1 (a secret into the keyring, behind the cockpit credential and Origin) and ILP requests
+ * (behind a runtime-issued credential). No other data is served over HTTP; everything else goes
+ * through the authenticated socket.
  */
 export function createHttpHandler(options: HttpSurfaceOptions) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -139,6 +142,10 @@ export function createHttpHandler(options: HttpSurfaceOptions) {
     }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path.startsWith(SECRET_INPUT_PATH)) return handleSecretInput(req, res, path.slice(SECRET_INPUT_PATH.length), options);
+    if (path.startsWith('/ilp/')) {
+      if (!options.ilp) return plain(res, 503, 'ILP is not running in this runtime');
+      return options.ilp(req, res, req.url ?? path);
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       plain(res, 405, 'Method not allowed');

@@ -177,3 +177,14 @@ export function enforceConstitution(header: ConstitutionalHeader, response: Agen
   const warnings = found.filter((f) => f.severity === 'warning');
   return { status: statusOf(violations, warnings), constitutional_status: violations.length > 0 ? 'VIOLATION' : warnings.length > 0 ? 'WARNING' : 'PASSED', violations, warnings };
 }
+
+/**
+ * Whether an invocation may start at all (spec 004 §4.2 step 2, "VALIDATE budget"): the limits of
+ * depth, invocations, cost, loops and domain boundaries checked before the agent runs, so a
+ * refused hop never calls the model. The answer's own principles are judged after it, by
+ * enforceConstitution.
+ */
+export function admitInvocation(header: ConstitutionalHeader, context: InvocationContext, options: EnforcerOptions = {}): ConstitutionalDecision {
+  const violations = [...recursionBudget(header, context, { answer: '', concepts: [], confidence: 1 }), ...loopPrevention(header, context), ...domainBoundary(context, options)];
+  return { status: statusOf(violations, []), constitutional_status: violations.length > 0 ? 'VIOLATION' : 'PASSED', violations, warnings: [] };
+}

@@ -27,6 +27,11 @@ const ILP_STATUS_REASONS = {
 } as const;
 export type IlpStatus = keyof typeof ILP_STATUS_REASONS;
 
+/** The reason phrase a status line carries. */
+export function reasonOf(status: IlpStatus): string {
+  return ILP_STATUS_REASONS[status];
+}
+
 export function isIlpStatus(code: number): code is IlpStatus {
   return Object.hasOwn(ILP_STATUS_REASONS, code);
 }
@@ -72,7 +77,7 @@ export interface IlpRequest extends MessageCommon {
   path: string;
 }
 
-interface IlpResponse extends MessageCommon {
+export interface IlpResponse extends MessageCommon {
   kind: 'response';
   status: IlpStatus;
   reason: string;
