@@ -17,6 +17,7 @@ import './styles/servers.css';
 import './styles/sandbox.css';
 import './styles/policies.css';
 import './styles/alignment.css';
+import './styles/ilp.css';
 import './styles/stream.css';
 
 // Wired once, outside React (docs/architecture.md §4.7): StrictMode's double effects must not open two sockets.

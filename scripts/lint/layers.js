@@ -43,7 +43,11 @@ export const LAYERS = {
   // (silas/executor/) and the servers' default cards (alignment/).
   'mcp/silas-tools': { may: [...PLATFORM, 'aip', 'mcp', 'silas', 'alignment'], fix: 'the adapter joins mcp/ to the kernel; everything else stays in mcp/ or silas/' },
   // The InsightLoop Protocol (spec 004): its wire codec, constitution and composition, on the platform.
-  ilp: { may: PLATFORM, fix: 'ilp/ knows the platform only: what it needs of another product comes through an adapter or src-shared/' },
+  // Slices and specialists' answers are scanned with the same injection detector as tool output.
+  ilp: {
+    may: [...PLATFORM, 'aip/detect'],
+    fix: "ilp/ knows the platform and aip/detect/ only (slices and specialists' answers are scanned with the same injection detector as tool output): what else it needs of another product comes through an adapter or src-shared/",
+  },
   // The content gates reuse AIP's secret patterns rather than keep a second list.
   silas: { may: [...PLATFORM, 'aip/dlp'], fix: 'the kernel knows the platform and aip/dlp/ only: a product reaches it through an adapter (mcp/silas-tools/)' },
   // Deciding sits above what it decides on; products never import it.

@@ -8,7 +8,7 @@ import type { OwnerSigner } from '../keys/owner-key.js';
 import type { StateSeals } from '../keys/sealed-state.js';
 import type { AlignmentCardRow, AlignmentRepository } from '../store/repositories/alignment.js';
 import { aapSigner, signAapDocument } from './aap-signatures.js';
-import { cardFromPolicy, cardIdSlug, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
+import { cardFromPolicy, cardIdSlug, ILP_AGENT_ID, ilpCard, mcpAgentId, silasCard, type AgentSubject } from './default-cards.js';
 import { refusedCard, refusedReasonOf } from './refused-card.js';
 
 /*
@@ -192,6 +192,7 @@ export class CardKeeper {
   private defaultCard(subject: AgentSubject, options: { quiet?: boolean } = {}): { ok: true; card: AlignmentCard; known: boolean } | { ok: false; reason: string } {
     const context = { ownerFingerprint: this.deps.signer.fingerprint, now: this.deps.now() };
     if (subject.kind === 'silas') return { ok: true, card: silasCard(context), known: true };
+    if (subject.kind === 'ilp') return { ok: true, card: ilpCard(context), known: true };
     const agentId = mcpAgentId(subject.server, subject.client);
     const policy = this.deps.policyForServer(subject.server, subject.client);
     if (policy?.ok) return { ok: true, card: cardFromPolicy(subject.server, subject.client, policy.policy, context), known: true };
@@ -269,6 +270,7 @@ function subjectOf(cardJson: string): AgentSubject | null {
   const card = JSON.parse(cardJson) as { agent_id?: unknown; extensions?: { silas?: { server?: unknown; client?: unknown } } };
   const silas = card.extensions?.silas;
   if (typeof silas?.server === 'string') return { kind: 'mcp', server: silas.server, client: typeof silas.client === 'string' ? silas.client : null };
+  if (card.agent_id === ILP_AGENT_ID) return { kind: 'ilp' };
   return card.agent_id === 'silas' ? { kind: 'silas' } : null;
 }
 

@@ -22,7 +22,10 @@ export const SILAS_AGENT_ID = 'silas';
 const MCP_PREFIX = 'mcp:';
 
 /** Who an agent id stands for; agent ids are for people to read and are never parsed back. */
-export type AgentSubject = { kind: 'silas' } | { kind: 'mcp'; server: string; client: string | null };
+export type AgentSubject = { kind: 'silas' } | { kind: 'mcp'; server: string; client: string | null } | { kind: 'ilp' };
+
+/** The ILP meta-agent (spec 004 §4.1): each composition it answers is one of its decisions (docs/ilp.md "Records"). */
+export const ILP_AGENT_ID = 'ilp:meta-agent';
 
 /**
  * The agent id of an MCP server behind `silas proxy --name SERVER`: one per server/client pair
@@ -113,5 +116,25 @@ export function silasCard(context: CardContext): AlignmentCard {
     },
     audit_commitment: commitment(),
     extensions: { silas: { derived_from: 'plan-approval' } },
+  };
+}
+
+/**
+ * The ILP meta-agent's card: composing an answer is its one bounded action, within limits the
+ * request's own Constitutional-Header sets and the enforcer holds it to; a composition the
+ * constitution refused is a denial, recorded with its principle.
+ */
+export function ilpCard(context: CardContext): AlignmentCard {
+  return {
+    aap_version: '0.1.0',
+    card_id: namedCardId(ILP_AGENT_ID, 'constitution'),
+    agent_id: ILP_AGENT_ID,
+    issued_at: context.now.toISOString(),
+    expires_at: null,
+    principal: { type: 'human', identifier: context.ownerFingerprint, relationship: 'delegated_authority', escalation_contact: null },
+    values: { declared: [...GOVERNED_VALUES], conflicts_with: null, hierarchy: 'lexicographic' },
+    autonomy_envelope: { bounded_actions: ['compose'], escalation_triggers: [], max_autonomous_value: null, forbidden_actions: [] },
+    audit_commitment: commitment(),
+    extensions: { silas: { derived_from: 'ilp' } },
   };
 }

@@ -1,7 +1,7 @@
 import type { ApTrace, Escalation, EscalationStatus } from '../../src-shared/aap/trace.js';
 import { isUpstreamToolCall, readAipDecision } from '../../src-shared/audit/aip-decision.js';
 import type { AuditEntry } from '../../src-shared/schemas/audit.js';
-import { mcpAgentId, SILAS_AGENT_ID, type AgentSubject } from './default-cards.js';
+import { ILP_AGENT_ID, mcpAgentId, SILAS_AGENT_ID, type AgentSubject } from './default-cards.js';
 
 /*
  * AP-Traces (spec 003 §5) from the ledger's real decisions (docs/alignment.md "From a ledger entry
@@ -19,7 +19,8 @@ import { mcpAgentId, SILAS_AGENT_ID, type AgentSubject } from './default-cards.j
  *     unreachable|standing|cancelled`) is;
  *   - Silas's executor calling a tool, a gate blocking or the executor refusing it
  *     (`silas.executor.tool_call`, `…_blocked`, `…_refused`), and each plan step it completes
- *     (`silas.executor.step_completed`).
+ *     (`silas.executor.step_completed`);
+ *   - an ILP composition the meta-agent answered or the constitution refused (`ilp.composition`).
  */
 
 export interface TraceSource {
@@ -140,6 +141,33 @@ function silasToolCall(entry: AuditEntry, blocked: boolean, step = false): Trace
   };
 }
 
+/** An ILP composition (spec 004): the meta-agent composed an answer, or its constitution refused one. */
+function ilpComposition(entry: AuditEntry): TraceSource {
+  const data = entry.data as Data;
+  const status = typeof data.status === 'number' ? data.status : 500;
+  const answered = status === 200 || status === 207;
+  const id = text(data.composition_id) ?? 'unknown';
+  return {
+    agentId: ILP_AGENT_ID,
+    subject: { kind: 'ilp' },
+    trace: {
+      ...base(entry, ILP_AGENT_ID),
+      action: { type: answered ? 'execute' : 'deny', name: 'compose', category: 'bounded', target: { type: 'ilp_composition', identifier: id } },
+      decision: {
+        alternatives_considered: [
+          { option_id: 'answer', description: 'Answer with the composed insight' },
+          { option_id: 'refuse', description: 'Refuse under the constitution' },
+        ],
+        selected: answered ? 'answer' : 'refuse',
+        selection_reasoning: answered ? `Composed within the request's constitution (${status})` : `The constitution refused the composition (${status})`,
+        values_applied: answered ? ['principal_benefit', 'transparency'] : ['harm_prevention'],
+      },
+      escalation: { evaluated: true, triggers_checked: [], required: false, reason: "Limits come from the request's Constitutional-Header, held by the enforcer" },
+      context: { session_id: id, metadata: metadata(entry, { status, constitutional_status: data.constitutional_status ?? null, cost_usd: data.cost_usd ?? null, hops: data.hops ?? null }) },
+    },
+  };
+}
+
 /** The trace an audit entry describes, or null for entries that are not an agent's decision. */
 export function traceFromEntry(entry: AuditEntry): TraceSource | null {
   switch (entry.event) {
@@ -152,6 +180,8 @@ export function traceFromEntry(entry: AuditEntry): TraceSource | null {
       return silasToolCall(entry, true);
     case 'silas.executor.step_completed':
       return silasToolCall(entry, false, true);
+    case 'ilp.composition':
+      return ilpComposition(entry);
     default:
       return null;
   }

@@ -74,6 +74,8 @@ export interface StreamCompositionDeps {
 export interface StreamComposition {
   stream: Stream;
   models: ModelSetupService;
+  /** The model of each role, read from HOME/models.json when asked (ILP's agents use the same). */
+  roleModels: StreamModels;
   plans: BackgroundPlans;
 }
 
@@ -182,7 +184,7 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     now,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
-  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit, seals: deps.seals }), plans };
+  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit, seals: deps.seals }), roleModels: models, plans };
 }
 
 /** §5.1.2 steps 6–9 for a plan approved from the Stream: consume the token, then execute in the sandbox. */

@@ -50,6 +50,9 @@ import { adoptPoliciesFromBeforeAnchors } from './policy-upgrade.js';
 import { sealPinsFromBeforeSeals, toolPinSealer } from '../mcp/tool-pin-seals.js';
 import type { SandboxManager } from '../sandbox/index.js';
 import { workItemSubject } from '../silas/work/plan-subjects.js';
+import { composeIlp, shippedSlicesDir } from './compose-ilp.js';
+import { publishIlpCompositions } from '../control/ilp-inspector.js';
+import { IlpSocketServer } from '../ilp/transport/socket-server.js';
 
 export interface RuntimeOverrides {
   notifier?: Notifier;
@@ -181,6 +184,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   adoptPoliciesFromBeforeAnchors(installationPolicies(locations, config.home), ledger.trustedKeys(), ledger.seals);
   // Alignment (docs/alignment.md): every agent decision in the ledger becomes a verified AP-Trace.
   const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), seals: ledger.seals, locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
+  // ILP (docs/ilp.md): specialists over the shipped slices on the same models as the Stream; every composition to the ledger and the inspector.
+  const ilp = composeIlp({ db: ledger.db, audit, seals: ledger.seals, model: (role) => silas.roleModels.client(role), sliceDirs: [shippedSlicesDir()], ...(overrides.now ? { now: overrides.now } : {}) });
+  const unpublishIlp = publishIlpCompositions(ilp.inspector, events);
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
   const clients = new ClientsService({
@@ -233,10 +239,11 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     },
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
+  let ilpSocket: IlpSocketServer | null = null;
   // Two credentials per start (DESIGN invariant 8). The ask credential goes to control.json for
   // proxies and CLI commands and opens only the local socket, which can ask but not decide. The
   // cockpit credential stays in memory: `silas start` prints it once, in the cockpit URL's fragment.
@@ -306,6 +313,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
           onSecurityEvent: recordSecurityEvent,
           staticDir,
           storeSecret: (name, value) => silas.models.storeSecret(name, value, 'https-secure-input'),
+          ilp: ilp.service,
+          ilpToken: askToken,
         });
         cockpit = { url: address.url, wsUrl: address.wsUrl, token: cockpitToken };
       }
@@ -319,6 +328,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         onSecurityEvent: recordSecurityEvent,
       });
       await localSocket.start();
+      // ILP's own framing, for local programs (`silas ilp send`): the same ask credential, the owner's socket.
+      ilpSocket = new IlpSocketServer({ path: ledger.paths.ilpSocket, token: askToken, handler: ilp.service });
+      await ilpSocket.start();
       writeControlFile(ledger.paths.controlFile, { url: cockpit?.url ?? null, wsUrl: cockpit?.wsUrl ?? null, socket: ledger.paths.controlSocket, token: askToken, pid: process.pid });
       logger.info(`runtime started (${config.mode}) on ${config.home}`);
       void notifier;
@@ -355,6 +367,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         if (reviewRefresh) clearImmediate(reviewRefresh);
         await server?.close('runtime shutting down');
         await localSocket?.close();
+        await ilpSocket?.close();
+        unpublishIlp();
+        ilp.close();
         rmSync(ledger.paths.controlFile, { force: true });
         ledger.close();
         releaseLock();

@@ -21,6 +21,7 @@ import type { PolicyLibrary } from '../aip/library/policy-library.js';
 import type { PolicyTrials } from '../aip/trial/policy-trials.js';
 import type { PolicyChecker } from '../aip/trial/policy-checker.js';
 import type { CockpitLinks } from './cockpit-links.js';
+import { checkReplayHeader, storedComposition, type IlpInspector } from './ilp-inspector.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -53,6 +54,8 @@ export interface HandlerServices {
   alignment?: AlignmentService;
   /** The policies the cockpit edits (docs/policy-editor.md). */
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
+  /** The ILP composition inspector (docs/ilp.md "Inspector"). Absent in tests of other calls, and until the runtime serves ILP: its calls then say the ILP service is not running. */
+  ilp?: IlpInspector;
   /** `silas open`: a fresh cockpit link for an owner-signed challenge; revoking cockpit sessions. Absent in tests of other calls. */
   cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue' | 'revokeSessions'>;
   runtimeInfo: () => RuntimeInfo;
@@ -119,6 +122,13 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'alignment.saveCard': ({ agentId, text }) => need(services.alignment, 'alignment').saveCard(agentId, text),
     'alignment.useDerivedCard': ({ agentId }) => need(services.alignment, 'alignment').useDerivedCard(agentId),
     'alignment.fleet': () => need(services.alignment, 'alignment').fleet(),
+    'ilp.list': (args) => need(services.ilp, 'the ILP service').list(args),
+    'ilp.get': ({ id }) => storedComposition(need(services.ilp, 'the ILP service').get(id), id),
+    'ilp.replay': (args) => {
+      const ilp = need(services.ilp, 'the ILP service');
+      checkReplayHeader(args.constitutional_header);
+      return ilp.replay(args);
+    },
     'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
     'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),
     'secrets.store': ({ name, value }, ctx) => {

@@ -27,6 +27,8 @@ export function homePaths(home: string) {
     modelsFile: join(home, 'models.json'),
     /** The proxies' control socket; a named pipe per home on Windows. */
     controlSocket: process.platform === 'win32' ? `\\\\.\\pipe\\silas-${Buffer.from(home).toString('hex').slice(-32)}` : join(home, 'control.sock'),
+    /** ILP's own framing (docs/ilp.md "Transports"); a named pipe per home on Windows. */
+    ilpSocket: process.platform === 'win32' ? `\\\\.\\pipe\\silas-ilp-${Buffer.from(home).toString('hex').slice(-32)}` : join(home, 'ilp.sock'),
     lockFile: join(home, 'runtime.lock'),
     logDir: join(home, 'logs'),
     runtimeLog: join(home, 'logs', 'runtime.log'),

@@ -41,7 +41,9 @@ export type SealedKind =
   | 'scope-key'
   | 'tool-pin'
   | 'memory'
-  | 'chronicle';
+  | 'chronicle'
+  | 'ilp-episode'
+  | 'ilp-composition';
 
 export type SealAuthority = 'owner' | 'ledger';
 

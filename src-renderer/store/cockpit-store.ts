@@ -6,6 +6,7 @@ import { createAuditSlice, type AuditSlice } from './audit-slice.js';
 import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
+import { createIlpSlice, type IlpSlice } from './ilp-slice.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
 import { createPolicyEditorSlice, type PolicyEditorSlice } from './policy-editor-slice.js';
 import { createReviewSlice, type ReviewSlice } from './review-slice.js';
@@ -14,7 +15,7 @@ import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
 import { createStreamSlice, type StreamSlice } from './stream-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & AlignmentSlice & StreamSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & AlignmentSlice & IlpSlice & StreamSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -39,6 +40,7 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createStandingSlice(...a),
     ...createPolicyEditorSlice(...a),
     ...createAlignmentSlice(...a),
+    ...createIlpSlice(...a),
     ...createStreamSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));

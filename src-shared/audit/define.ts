@@ -28,6 +28,7 @@ export const AUDIT_CATEGORIES = [
   'ledger',
   'operator',
   'alignment',
+  'ilp',
 ] as const;
 export type AuditCategory = (typeof AUDIT_CATEGORIES)[number];
 
@@ -66,6 +67,7 @@ const AUDIT_DOMAINS = [
   'state',
   'access',
   'gate',
+  'ilp',
   'silas.agent',
   'silas.approval',
   'silas.executor',

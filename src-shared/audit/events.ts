@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { AuditCatalogue, AuditCategory, AuditEventSpec } from './define.js';
 import { runtimeEvents } from './events-runtime.js';
 import { silasEvents } from './events-silas.js';
+import { ilpEvents } from './events-ilp.js';
 
 export { AUDIT_CATEGORIES, followsAuditStyle, type AuditCatalogue, type AuditCategory, type AuditEventSpec } from './define.js';
 
@@ -10,7 +11,7 @@ export { AUDIT_CATEGORIES, followsAuditStyle, type AuditCatalogue, type AuditCat
  * events (`contract/events.ts`): its data schema, a summary and the category readers switch on.
  * `AuditLog.append` accepts only these names, with data of the declared shape.
  */
-export const auditEvents = { ...runtimeEvents, ...silasEvents } as const satisfies AuditCatalogue;
+export const auditEvents = { ...runtimeEvents, ...silasEvents, ...ilpEvents } as const satisfies AuditCatalogue;
 
 export type AuditEvents = typeof auditEvents;
 export type AuditEventName = keyof AuditEvents;

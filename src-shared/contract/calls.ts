@@ -10,6 +10,7 @@ import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, R
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
 import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentCardTextArgs, AlignmentFleetResult, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
+import { IlpCompositionView, IlpGetArgs, IlpListArgs, IlpListResult, IlpReplayArgs, IlpReplayResult } from '../schemas/ilp.js';
 import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
@@ -328,6 +329,26 @@ export const calls = {
     summary: 'Value coherence between every pair of governed agents (AAP §6.4): the matrix, conflicts, outliers and clusters.',
     args: z.object({}).strict(),
     result: AlignmentFleetResult,
+  }),
+  'ilp.list': defineCall({
+    access: 'read',
+    summary:
+      'Stored ILP compositions (spec 004 §4.2: one query answered by the meta-agent through hops to specialists), newest first, a page at a time strictly older than `before` (keyset paging); each with its status, constitutional status, cost, hops and whether its stored row passed its seal.',
+    args: IlpListArgs,
+    result: IlpListResult,
+  }),
+  'ilp.get': defineCall({
+    access: 'read',
+    summary: 'One stored composition for the inspector: every hop with its agent, depth, cost, confidence, the enforcer\'s outcome on the edge into it, the slices it loaded and its raw ILP messages; the answer; the attention influencers (spec 004 §6.4, §13.6).',
+    args: IlpGetArgs,
+    result: IlpCompositionView,
+  }),
+  'ilp.replay': defineCall({
+    access: 'decide',
+    summary:
+      "Sends a stored composition's query again under an edited Constitutional-Header (JSON text, spec 004 §6.1) and stores the result as a new composition that names the one it replays. Needs decide: it calls models and spends their budget.",
+    args: IlpReplayArgs,
+    result: IlpReplayResult,
   }),
   'models.status': defineCall({
     access: 'read',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AuditEntry, ChainVerifyStatus, VerifyRun } from '../schemas/audit.js';
+import { IlpCompositionSummary } from '../schemas/ilp.js';
 import { ReviewQueueDelta } from '../schemas/review.js';
 import { StreamEvent } from '../schemas/stream.js';
 import { defineEvent } from './define.js';
@@ -26,6 +27,10 @@ export const events = {
   'stream.event': defineEvent({
     summary: 'Something happened in a conversation scope (a turn started, streamed tokens, the answer, plan progress, the turn finished). Sent only to the session that holds the scope.',
     payload: StreamEvent,
+  }),
+  'ilp.composition': defineEvent({
+    summary: 'An ILP composition was stored or updated (a query answered, a replay finished): its summary, for the inspector\'s list (docs/ilp.md "Inspector").',
+    payload: IlpCompositionSummary,
   }),
   'runtime.stopping': defineEvent({
     summary: 'The runtime is shutting down; clients should stop sending calls.',

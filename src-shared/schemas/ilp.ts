@@ -89,4 +89,5 @@ export const IlpReplayArgs = z
   })
   .strict();
 
-export const IlpReplayResult = IlpCompositionView;
+// Its own schema object (a description added), not a second name for IlpCompositionView: knip refuses duplicate exports.
+export const IlpReplayResult = IlpCompositionView.describe('The replay, stored as a new composition whose replay_of names the one replayed.');

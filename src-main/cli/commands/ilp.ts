@@ -10,10 +10,14 @@ import { parseIlpMessage } from '../../ilp/protocol/parse.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand } from '../io.js';
 import { terminalSafe } from './plan.js';
+import { listIlpAgents, sendIlp } from './ilp-send.js';
+import { shippedSlicesDir } from '../../app/compose-ilp.js';
 
 const usage = `Usage: silas ilp parse FILE [--json]
        silas ilp enforce --request REQ.ilp --response RESP.json [--context CTX.json] [--json]
        silas ilp conformance PATH… [--json] [--verbose]
+       silas ilp send [--method M] URI [--header K=V]… [--body FILE] [--home DIR] [--json]
+       silas ilp agents [--json]
 
   silas ilp parse FILE [--json]
       Read one ILP/1.0 message (spec 004 §5: a request line or status line, header fields whose
@@ -36,6 +40,19 @@ const usage = `Usage: silas ilp parse FILE [--json]
       RFC's example messages round-trip, its payloads, and the reference's constitution cases,
       each passed, failed, or passed as a documented deviation (docs/conformance.md). Exit 0 when
       none failed. --json prints {"total","passed","failed","skipped","results"}.
+
+  silas ilp send [--method M] URI [--header K=V]… [--body FILE] [--home DIR] [--json]
+      Send one request to the running runtime over its ILP socket and print the answer. URI is
+      ilp://AGENT/PATH (spec 004 §11.2); its query fills Constitutional-Header fields, e.g.
+      ilp://meta-agent/insight?domain=meta&depth=0&budget_usd=0&max_budget_usd=0.05. --header
+      K=V adds a header (a JSON value is read as JSON); --body FILE is the JSON body, e.g.
+      {"query": "How can I stabilize my spending?"}. The method is THINK unless --method or the
+      path (ilp://meta-agent/trace/export) names one. Exit 0 on 200 or 207, 1 otherwise.
+
+  silas ilp agents [--json]
+      The agents the runtime answers for: the meta-agent (planner model) and one specialist per
+      slice domain (executor model), with their ilp:// URIs; slices that could not be loaded are
+      reported with file and line.
 
   Errors print {"error":{"status":400,"field","message"}} with --json.
 
@@ -200,5 +217,19 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
 export const ilpCommand: Command = {
   name: 'ilp',
   usage,
-  run: (argv, io, open) => runSubcommand('ilp', usage, { parse, enforce, conformance }, argv, io, open),
+  run: (argv, io, open) =>
+    runSubcommand(
+      'ilp',
+      usage,
+      {
+        parse,
+        enforce,
+        conformance,
+        send: (args, sendIo) => sendIlp(args, sendIo, usage),
+        agents: (args, agentsIo) => Promise.resolve(listIlpAgents(args, agentsIo, usage, [shippedSlicesDir()])),
+      },
+      argv,
+      io,
+      open,
+    ),
 };

@@ -1,4 +1,5 @@
 import type { IlpAgentKind } from '../../../src-shared/schemas/ilp.js';
+import type { ModelClient } from '../../llm/model-client.js';
 import type { IlpRequest, IlpResponse } from '../protocol/message.js';
 
 /*
@@ -8,7 +9,7 @@ import type { IlpRequest, IlpResponse } from '../protocol/message.js';
  * enforcer reads it (docs/ilp.md "Composition").
  */
 
-export interface IlpAgentInfo {
+interface IlpAgentInfo {
   /** The authority of its `ilp://` URI (§11.2): lower-case letters, digits and hyphens. */
   id: string;
   domain: string;
@@ -39,3 +40,9 @@ export class AgentUnavailableError extends Error {
 }
 
 export const AGENT_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * The model an agent answers with, read when it is needed (a role set up meanwhile is used at the
+ * next request): the client, or what to do to set the role up.
+ */
+export type ModelSource = () => Promise<ModelClient | { problem: string }>;

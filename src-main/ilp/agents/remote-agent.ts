@@ -26,7 +26,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_RESPONSE_BYTES = ILP_LIMITS.headerSection + ILP_LIMITS.body;
 
 /** Whether `url` may carry a hop: HTTPS, or HTTP to this machine only (credentials never travel in the clear). */
-export function remoteUrlProblem(url: string): string | null {
+function remoteUrlProblem(url: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { JsonValue } from '../../../src-shared/schemas/json.js';
-import type { ModelClient } from '../../llm/model-client.js';
 import { isModelError } from '../../llm/errors.js';
 import { errorResponse, responseMessage, type RequestPayload } from '../composition/messages.js';
 import { headerOf, HEADER, type IlpRequest } from '../protocol/message.js';
-import { AgentUnavailableError, type AgentAnswer, type IlpAgent } from './agent.js';
+import { AgentUnavailableError, type AgentAnswer, type IlpAgent, type ModelSource } from './agent.js';
 
 /*
  * A specialist agent (spec 004 §4.1): one domain, its model role, and the knowledge slices of its
@@ -43,8 +42,8 @@ export interface SpecialistOptions {
   id: string;
   domain: string;
   description: string;
-  /** The model for the role; null when the role is not configured (every hop is a 503 saying how to set it up). */
-  model: ModelClient | null;
+  /** The model of its role; a role not set up makes every hop a 503 saying how to set it up. */
+  model: ModelSource;
   slices: SliceSource;
 }
 
@@ -56,13 +55,14 @@ export function specialistAgent(options: SpecialistOptions): IlpAgent {
     kind: 'specialist',
     description,
     async answer(request: IlpRequest, signal: AbortSignal): Promise<AgentAnswer> {
-      if (model === null) throw new AgentUnavailableError(`the ${id} agent has no model: run \`silas models set executor --provider … --model …\``);
+      const client = await model();
+      if ('problem' in client) throw new AgentUnavailableError(`the ${id} agent has no model: ${client.problem}`);
       const payload = request.body as unknown as RequestPayload;
       const loaded = slices.forQuery(payload.query, domain, SLICES_PER_QUERY);
       const attention = headerOf(request, HEADER.attentionEnabled)?.value === true;
       let result;
       try {
-        result = await model.generateObject({ system: systemPrompt(domain, description), messages: [{ role: 'user', content: userPrompt(payload, loaded) }], schema: SpecialistOutput, signal });
+        result = await client.generateObject({ system: systemPrompt(domain, description), messages: [{ role: 'user', content: userPrompt(payload, loaded) }], schema: SpecialistOutput, signal });
       } catch (error) {
         if (isModelError(error)) return { response: errorResponse(error.code === 'unavailable' || error.code === 'timeout' || error.code === 'rate_limited' ? 503 : 500, `the ${id} agent's model failed: ${error.message}`), measuredCostUsd: 0, slices: loaded.map((s) => s.id) };
         throw error;

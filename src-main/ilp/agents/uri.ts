@@ -9,7 +9,7 @@ import { AGENT_ID } from './agent.js';
  * method (THINK by default) is used.
  */
 
-export interface IlpUri {
+interface IlpUri {
   agent: string;
   path: string;
   method: IlpMethod | null;

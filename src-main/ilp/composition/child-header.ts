@@ -8,11 +8,6 @@ import type { ConstitutionalHeader } from '../constitution/header.js';
  * lies about where the composition stands is refused naming the field, never believed.
  */
 
-/** The header a hop one level below runs under: the parent's limits, the next depth, the cost spent so far. */
-export function childHeader(parent: ConstitutionalHeader, spentUsd: number, domain: string): ConstitutionalHeader {
-  return { ...parent, domain, depth: parent.depth + 1, budget_usd: round(spentUsd) };
-}
-
 /** Money kept to a micro-dollar, so sums of many hops do not drift into false refusals. */
 export function round(usd: number): number {
   return Math.round(usd * 1_000_000) / 1_000_000;

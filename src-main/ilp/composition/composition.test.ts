@@ -3,6 +3,10 @@ import type { ComposeRequest } from './meta-agent.js';
 import { decompose, insight, synthesis } from '../testing/fake-model.js';
 import { header, testComposition } from '../testing/composition.js';
 import type { ConstitutionalHeader } from '../constitution/header.js';
+import { openEpisodicMemory } from '../memory/testing/memory.js';
+import { useTempDirs } from '../../testing/temp.js';
+
+const tempDir = useTempDirs();
 
 /*
  * Composition (spec 004 §4.2, §9.1, §13.2–§13.5; docs/ilp.md "Composition"): the meta-agent with
@@ -110,5 +114,20 @@ describe('the meta-agent composes specialists under the constitution', () => {
     // Its suggestion was not followed: a refused answer steers nothing.
     expect(result.hops).toHaveLength(2);
     expect(result.response.status).toBe(403);
+  });
+
+  it('answers a query it answered well before from episodic memory, without a model call, and not a low-confidence one', async () => {
+    const { memory } = openEpisodicMemory(tempDir());
+    const { model, meta } = testComposition({ memory });
+    model.reply(decompose('finance'), insight('Track spending daily.'), synthesis('Set a target and correct deviations early.'));
+    expect((await meta.compose(request())).response.status).toBe(200);
+    const again = await meta.compose(request({}, '  how can I stabilize my SPENDING? '));
+    expect(again.response.status).toBe(200);
+    expect(again.response.body).toMatchObject({ answer: 'Set a target and correct deviations early.', cost_usd: 0 });
+    expect(again.hops).toHaveLength(1);
+    expect(model.requests).toHaveLength(3);
+    // A stricter threshold than the stored answer's confidence (0.88) composes afresh.
+    model.reply(decompose('finance'), insight('Track spending daily.'), synthesis());
+    expect((await meta.compose(request({ confidence_threshold: 0.95 }))).hops.length).toBeGreaterThan(1);
   });
 });

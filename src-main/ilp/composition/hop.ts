@@ -56,7 +56,7 @@ export interface HopOutcome {
 }
 
 /** §9.1 item 3: what identifies a request for loop detection — the agent and the query as asked, normalised. */
-export function contextHash(agent: string, query: string): string {
+function contextHash(agent: string, query: string): string {
   return createHash('sha256').update(`${agent}\n${query.toLowerCase().replace(/\s+/g, ' ').trim()}`, 'utf8').digest('hex');
 }
 
@@ -68,8 +68,8 @@ export async function runHop(state: CompositionState, request: HopRequest): Prom
   const message = requestMessage(request.method, request.path, header, { ...request.payload, context: { ...request.payload.context, previous_agents: [...state.chain], invocation_count: state.invocations, cost_so_far: round(state.spentUsd) } }, [{ name: 'ILP-Composition', value: state.id }]);
   const sent = throughCodec(message);
   const base = { id: randomUUID(), parent: request.parent, agent: agent.id, kind: agent.kind, domain: agent.domain, method: request.method, path: request.path, depth: request.depth, request_text: sent.text };
-  const finish = (response: IlpResponse, extra: { cost?: number; confidence?: number | null; slices?: string[]; decision?: ConstitutionalDecision | null }, answer: AgentResponse | null): HopOutcome => {
-    const out = throughCodec(response);
+  const finish = (response: IlpResponse, extra: { cost?: number; confidence?: number | null; slices?: string[]; decision?: ConstitutionalDecision | null; text?: string }, answer: AgentResponse | null): HopOutcome => {
+    const text = extra.text ?? throughCodec(response).text;
     const gravest = extra.decision ? (extra.decision.violations[0] ?? extra.decision.warnings[0]) : undefined;
     const error = (response.body as { error?: { principle_id?: string; severity?: 'warning' | 'error' | 'fatal' } } | null)?.error;
     const hop: IlpHopView = {
@@ -81,7 +81,7 @@ export async function runHop(state: CompositionState, request: HopRequest): Prom
       principle: gravest?.principle ?? error?.principle_id ?? null,
       severity: gravest?.severity ?? error?.severity ?? null,
       slices: extra.slices ?? [],
-      response_text: out.text,
+      response_text: text,
       duration_ms: Date.now() - started,
     };
     state.hops.push(hop);
@@ -115,9 +115,12 @@ export async function runHop(state: CompositionState, request: HopRequest): Prom
   const spentBefore = state.spentUsd;
   state.spentUsd += cost;
   const slices = answered.slices;
-  if (answered.response.status !== 200 && answered.response.status !== 207) return finish(answered.response, { cost, slices }, null);
+  // The answer is judged as it crosses the codec, exactly as a remote agent's would be.
+  const received = throughCodec(answered.response);
+  if (!received.ok) return finish(errorResponse(500, `the ${agent.id} agent's answer is not an ILP message: ${received.field}: ${received.error}`), { cost, slices }, null);
+  if (received.message.status !== 200 && received.message.status !== 207) return finish(received.message, { cost, slices, text: received.text }, null);
 
-  const parsed = AgentResponse.safeParse(answered.response.body);
+  const parsed = AgentResponse.safeParse(received.message.body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return finish(errorResponse(500, `the ${agent.id} agent's answer is not a §7.2 payload: ${issue.path.join('.') || 'body'}: ${issue.message}`), { cost, slices }, null);
@@ -131,8 +134,7 @@ export async function runHop(state: CompositionState, request: HopRequest): Prom
     decision.constitutional_status = 'VIOLATION';
   }
   const passed = decision.status === 200 || decision.status === 207;
-  const response = passed ? answered.response : refusal(decision);
-  return finish(response, { cost, confidence: body.confidence, slices, decision }, passed ? body : null);
+  return passed ? finish(received.message, { cost, confidence: body.confidence, slices, decision, text: received.text }, body) : finish(refusal(decision), { cost, confidence: body.confidence, slices, decision }, null);
 }
 
 /** The §8.4 error body for a refused hop: the gravest violation names the principle. */

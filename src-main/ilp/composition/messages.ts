@@ -10,7 +10,7 @@ import { serializeIlpMessage } from '../protocol/serialize.js';
  * hop is judged on exactly the bytes a remote one would be (docs/ilp.md "Composition").
  */
 
-export const ILP_CONTENT_TYPE = 'application/vnd.ilp+json; version=1.0';
+const ILP_CONTENT_TYPE = 'application/vnd.ilp+json; version=1.0';
 
 /** The request payload of §7.1. */
 export interface RequestPayload {

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { JsonValue } from '../../../src-shared/schemas/json.js';
 import type { IlpHopView, IlpInfluencer } from '../../../src-shared/schemas/ilp.js';
-import type { ModelClient } from '../../llm/model-client.js';
 import { isModelError } from '../../llm/errors.js';
-import type { IlpAgent } from '../agents/agent.js';
+import type { IlpAgent, ModelSource } from '../agents/agent.js';
+import type { EpisodicMemory } from '../memory/episodic-memory.js';
+import type { CachedAnswer } from '../memory/lookup.js';
 import { admitInvocation, enforceConstitution, type AgentResponse, type EnforcerOptions } from '../constitution/enforce.js';
 import type { ConstitutionalHeader } from '../constitution/header.js';
 import { HEADER, type IlpResponse, type IlpStatus } from '../protocol/message.js';
@@ -42,6 +43,8 @@ export interface ComposeRequest {
   attention: boolean;
   signal: AbortSignal;
   onHop?: (hop: IlpHopView) => void;
+  /** Compose afresh, without asking episodic memory (a replay under edited limits wants the new outcome). */
+  fresh?: boolean;
   /** Makes the running composition joinable (a remote specialist recursing back); returns the undo. */
   register?: (state: CompositionState) => () => void;
 }
@@ -56,7 +59,9 @@ export interface CompositionResult {
 }
 
 export interface MetaAgentDeps {
-  model: ModelClient | null;
+  model: ModelSource;
+  /** Episodic memory (spec 004 §9.2 item 3, Appendix B Level 3): answers a query it already answered well, and learns each composed answer. */
+  memory?: Pick<EpisodicMemory, 'cached' | 'add'>;
   agents: AgentDirectory;
   enforcer: EnforcerOptions;
   screen?: AnswerScreen;
@@ -96,11 +101,16 @@ export class MetaAgent {
       request.onHop?.(root);
       return { id: state.id, response, hops: [root, ...state.hops], influencers: influencersOf(state.hops), answer: answer?.answer ?? null, costUsd: round(state.spentUsd - header.budget_usd) };
     };
-    const model = this.deps.model;
-    if (model === null) return finish(errorResponse(503, 'the meta-agent has no model: run `silas models set planner --provider … --model …`'), null);
+    const model = await this.deps.model();
+    if ('problem' in model) return finish(errorResponse(503, `the meta-agent has no model: ${model.problem}`), null);
     const admitted = admitInvocation(header, { depth: header.depth, invocations: 0, cost_usd: header.budget_usd });
     if (admitted.status !== 200) return finish(errorResponse(admitted.status as IlpStatus, admitted.violations[0]!.message, { principle: 'recursion_budget', severity: 'fatal' }), null);
 
+    const cached = request.fresh ? null : (this.deps.memory?.cached(request.payload.query, header) ?? null);
+    if (cached !== null) {
+      const answered = this.fromMemory(header, cached, request.attention);
+      return finish(answered.response, answered.body, answered.body.confidence);
+    }
     const specialists = this.deps.agents.specialists();
     let decomposition;
     try {
@@ -153,7 +163,35 @@ export class MetaAgent {
     }
     const headers = [{ name: HEADER.reasoningTrace, value: { decision_path: path } as JsonValue }, ...(request.attention ? [{ name: HEADER.attentionPayload, value: { top_influencers: influencersOf(state.hops) } as unknown as JsonValue }] : []), { name: HEADER.constitutionalStatus, value: decision.constitutional_status }];
     const body = { ...final, constitutional_result: { passed: decision.violations.length === 0, violations: decision.violations, warnings: decision.warnings }, composition_id: state.id } as unknown as JsonValue;
+    this.deps.memory?.add({
+      query: request.payload.query,
+      response: final.answer,
+      concepts: unique(final.concepts.filter((c) => c.trim() !== '')).slice(0, 32),
+      domains: unique(admittedAnswers.map((o) => o.hop.domain)).slice(0, 16),
+      agents_used: unique(admittedAnswers.map((o) => o.hop.agent)).slice(0, 32),
+      cost_usd: final.cost_usd,
+      success: true,
+      confidence: final.confidence,
+    });
     return finish(responseMessage(decision.status, body, headers), final, final.confidence);
+  }
+
+  /**
+   * An answer from episodic memory: only a successful, confident answer to the same or a very
+   * similar query, sealed when Silas stored it (the cache rule, §9.2 item 3). It is judged by the
+   * enforcer like a fresh one, costs nothing, and says where it came from.
+   */
+  private fromMemory(header: ConstitutionalHeader, cached: CachedAnswer, attention: boolean): { response: IlpResponse; body: AgentResponse & { confidence: number } } {
+    const { episode } = cached;
+    const reasoning = `Answered from episodic memory: a ${cached.match === 'same-query' ? 'previous answer to the same query' : `previous answer to a similar query (similarity ${cached.similarity.toFixed(2)})`}, given ${new Date(episode.timestamp).toISOString()} with confidence ${episode.response_confidence.toFixed(2)}.`;
+    const body = { answer: episode.response, concepts: episode.concepts, confidence: episode.response_confidence, reasoning, sources: [], cost_usd: 0, cached_from: episode.id };
+    const decision = enforceConstitution(header, body, { depth: header.depth, invocations: 0, cost_usd: header.budget_usd }, this.deps.enforcer);
+    if (decision.status !== 200 && decision.status !== 207) {
+      const first = decision.violations[0]!;
+      return { response: errorResponse(decision.status, first.message, { principle: first.principle, severity: first.severity, suggested_action: first.suggested_action }), body };
+    }
+    const headers = [{ name: HEADER.reasoningTrace, value: { decision_path: [`Answered from episodic memory (${cached.match})`] } as JsonValue }, ...(attention ? [{ name: HEADER.attentionPayload, value: { top_influencers: [] } as JsonValue }] : []), { name: HEADER.constitutionalStatus, value: decision.constitutional_status }];
+    return { response: responseMessage(decision.status, { ...body, constitutional_result: { passed: decision.violations.length === 0, violations: decision.violations, warnings: decision.warnings } } as unknown as JsonValue, headers), body };
   }
 }
 
@@ -186,7 +224,7 @@ function insightsOf(outcomes: readonly HopOutcome[]): Record<string, { answer: s
 }
 
 /** The five strongest influences across the hops' traces, strongest first, ties in the order they came (§6.4). */
-export function influencersOf(hops: readonly IlpHopView[]): IlpInfluencer[] {
+function influencersOf(hops: readonly IlpHopView[]): IlpInfluencer[] {
   const all: IlpInfluencer[] = [];
   for (const hop of hops) {
     if (hop.status !== 200 && hop.status !== 207) continue;

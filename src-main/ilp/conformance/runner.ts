@@ -7,13 +7,17 @@ import { isIlpStatus, type IlpMessage } from '../protocol/message.js';
 import { parseIlpMessage } from '../protocol/parse.js';
 import { serializeIlpMessage } from '../protocol/serialize.js';
 import { CONSTITUTION_DEVIATIONS, MESSAGE_DEVIATIONS } from './deviations.js';
+import { navigatorCases } from './navigator-cases.js';
+import { attentionCases } from './attention-cases.js';
+import { memoryCases } from './memory-cases.js';
 
 /*
  * `silas ilp conformance DIR` (docs/ilp.md): the RFC's example messages and payloads and the
  * reference implementation's observed constitution cases, from ../shared/conformance/ilp or any
  * folder below it. A case where we follow the RFC against the reference (or against one of the
  * RFC's own examples) passes only as its listed deviation (deviations.ts). The navigator,
- * attention and episodic-memory cases are skipped until those parts exist.
+ * attention and episodic-memory cases run in their own modules (navigator-cases.ts,
+ * attention-cases.ts, memory-cases.ts).
  */
 
 type Status = 'passed' | 'failed' | 'skipped';
@@ -31,11 +35,8 @@ export interface IlpConformanceReport {
   results: IlpConformanceResult[];
 }
 
-const NOT_YET: Record<string, string> = {
-  'navigator-cases.json': 'the slice navigator comes with composition',
-  'attention-cases.json': 'attention tracking comes with composition',
-  'episodic-memory-cases.json': 'episodic memory comes with Level 3',
-};
+/** Reference fixtures whose part is not built yet, skipped with the reason: none today. */
+const NOT_YET: Record<string, string> = {};
 
 function filesUnder(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
@@ -123,6 +124,9 @@ export function runIlpConformance(paths: readonly string[]): IlpConformanceRepor
       if (path.endsWith('.ilp')) results.push(messageCase(path, file));
       else if (/[\\/]payloads[\\/][^\\/]+\.json$/.test(path)) results.push(payloadCase(path, file));
       else if (name === 'constitution-cases.json') results.push(...constitutionCases(path, file));
+      else if (name === 'navigator-cases.json') results.push(...navigatorCases(path, file));
+      else if (name === 'attention-cases.json') results.push(...attentionCases(path, file));
+      else if (name === 'episodic-memory-cases.json') results.push(...memoryCases(path, file));
       else if (Object.hasOwn(NOT_YET, name)) results.push({ id: name, file, status: 'skipped', reason: NOT_YET[name]! });
     }
   }

@@ -39,6 +39,8 @@ export interface CompositionSink {
   completed(result: CompositionResult, info: { query: string; startedAt: Date; replayOf: string | null }): void;
   /** The §13.6 attention export of a stored composition, or null. */
   attentionExport(queryId: string): JsonValue | null;
+  /** Attention statistics and patterns across recent compositions (§4.1 "Attention Tracker"). */
+  attentionStatistics(): JsonValue;
 }
 
 export interface IlpServiceDeps {
@@ -55,7 +57,7 @@ export interface IlpCall {
   request: IlpRequest;
   requestText: string;
   signal: AbortSignal;
-  /** Set by a replay from the cockpit. */
+  /** Set by a replay from the cockpit: stored as its replay, composed afresh (never from episodic memory). */
   replayOf?: string;
 }
 
@@ -104,7 +106,7 @@ export class IlpService {
     const attention = headerOf(call.request, HEADER.attentionEnabled)?.value === true;
     let result: CompositionResult;
     if (call.agent === this.deps.meta.id) {
-      result = await this.deps.meta.compose({ header, payload: body.data, requestText: call.requestText, attention, signal: call.signal, onHop: (hop) => this.deps.onHop?.(null, hop), register: (state) => this.register(state) });
+      result = await this.deps.meta.compose({ header, payload: body.data, requestText: call.requestText, attention, signal: call.signal, onHop: (hop) => this.deps.onHop?.(null, hop), register: (state) => this.register(state), ...(call.replayOf ? { fresh: true } : {}) });
     } else {
       const agent = this.deps.agents.get(call.agent);
       if (agent === undefined) return only(errorResponse(503, `no agent "${call.agent}" is registered here; \`silas ilp agents\` lists them`));
@@ -178,7 +180,12 @@ export class IlpService {
   }
 
   private trace(request: IlpRequest): IlpResponse {
-    if (request.path !== '/export') return errorResponse(400, `path: TRACE supports /export (§13.6), not ${request.path.slice(0, 80)}`);
+    if (request.path === '/statistics') {
+      const response = responseMessage(200, this.deps.sink.attentionStatistics());
+      response.headers = response.headers.map((h) => (h.name === HEADER.contentType ? { ...h, value: 'application/vnd.ilp.attention+json' } : h));
+      return response;
+    }
+    if (request.path !== '/export') return errorResponse(400, `path: TRACE supports /export (§13.6) and /statistics, not ${request.path.slice(0, 80)}`);
     const id = headerOf(request, 'Query-ID')?.value;
     if (typeof id !== 'string' || id === '') return errorResponse(400, 'Query-ID: TRACE /export names the composition in a Query-ID header (the composition_id of its answer)');
     const exported = this.deps.sink.attentionExport(id);

@@ -11,7 +11,7 @@ import { serializeIlpMessage } from '../protocol/serialize.js';
  */
 
 export const HTTP_PREFIX = '/ilp/';
-export const METHOD_HEADER = 'ILP-Method';
+const METHOD_HEADER = 'ILP-Method';
 
 /** The ILP header fields carried across HTTP; everything else is HTTP's own (Host, Authorization…). */
 const CARRIED_NAMES = [HEADER.constitutional, HEADER.attentionEnabled, HEADER.reasoningTrace, HEADER.attentionPayload, HEADER.constitutionalStatus, HEADER.contentType, 'Query-ID', 'ILP-Composition'];

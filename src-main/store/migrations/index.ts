@@ -17,6 +17,8 @@ import { sql as m017 } from './017_tool_pin_seals.js';
 import { sql as m018 } from './018_memory_seals.js';
 import { sql as m019 } from './019_chronicle_seals.js';
 import { sql as m020 } from './020_tool_pins_held_at_first_sight.js';
+import { sql as m022 } from './022_ilp_episodes.js';
+import { sql as m023 } from './023_ilp_compositions.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -45,4 +47,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '018_memory_seals', sql: m018 },
   { id: '019_chronicle_seals', sql: m019 },
   { id: '020_tool_pins_held_at_first_sight', sql: m020 },
+  { id: '022_ilp_episodes', sql: m022 },
+  { id: '023_ilp_compositions', sql: m023 },
 ];

@@ -6,7 +6,7 @@ import { RuntimeSummary } from '../../components/RuntimeSummary/RuntimeSummary.j
 import { SignOutOthers } from '../../components/SignOutOthers/SignOutOthers.js';
 import { ActivityPage } from '../../features/activity/ActivityPage/ActivityPage.js';
 import { AlignmentPage } from '../../features/alignment/AlignmentPage/AlignmentPage.js';
-import { IlpPage } from '../../features/ilp/IlpPage.js';
+import { IlpPage } from '../../features/ilp/IlpPage/IlpPage.js';
 import { PoliciesPage } from '../../features/policies/PoliciesPage/PoliciesPage.js';
 import { ReviewPage } from '../../features/review/ReviewPage/ReviewPage.js';
 import { ServersPage } from '../../features/servers/ServersPage/ServersPage.js';

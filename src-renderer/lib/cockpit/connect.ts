@@ -3,6 +3,7 @@ import { createClient } from '../client.js';
 import { connectAlignment, type AlignmentActions } from './alignment.js';
 import { connectAudit, type AuditActions } from './audit.js';
 import { connectClients, type ClientsActions } from './clients.js';
+import { connectIlp, type IlpActions } from './ilp.js';
 import { deliverEvent, type Call, type FeatureDeps, type FeatureWiring } from './feature.js';
 import { connectNavigation, type NavigationActions } from './navigation.js';
 import { connectPolicies, type PolicyActions } from './policies.js';
@@ -25,7 +26,8 @@ export interface CockpitActions
     RuntimeActions,
     StreamActions,
     PolicyActions,
-    AlignmentActions {}
+    AlignmentActions,
+    IlpActions {}
 
 export interface Cockpit {
   actions: CockpitActions;
@@ -72,8 +74,9 @@ export function connectCockpit({ transport, store, window: win, notifications = 
   // The desktop window hides rather than closes and keeps the draft: only a browser tab warns before unload.
   const policies = connectPolicies({ ...deps, page: win && !('silas' in win && win.silas) ? win : null });
   const alignment = connectAlignment({ ...deps, notifications, openPage: () => navigate('alignment') });
+  const ilp = connectIlp(deps);
   // The ledger first: a new entry is in the Activity log before any page reacts to it.
-  const features: FeatureWiring[] = [audit, navigation, runtime, review, stream, servers, clients, standing, policies, alignment];
+  const features: FeatureWiring[] = [audit, navigation, runtime, review, stream, servers, clients, standing, policies, alignment, ilp];
 
   function reload(): void {
     generation += 1;
@@ -101,6 +104,7 @@ export function connectCockpit({ transport, store, window: win, notifications = 
       ...standing.actions,
       ...policies.actions,
       ...alignment.actions,
+      ...ilp.actions,
     },
     dispose: () => {
       offEvent();
