@@ -24,7 +24,7 @@ async function importAt(path: string, source: string, code = `import * as m from
 const refused = (folder: string) => [expect.stringMatching(new RegExp(`^silas/layers: .* but src-main/${folder}/ may import only .*docs/architecture\\.md §3.*Fix: `))];
 
 const top = (folder: string) => folder.split('/')[0]!;
-const PRODUCTS = ['aip', 'aap', 'alignment', 'mcp', 'silas'];
+const PRODUCTS = ['aip', 'aap', 'alignment', 'mcp', 'silas', 'ilp'];
 
 describe('the layer table', () => {
   it('lists only folders that are rows, or subfolders of rows', () => {
@@ -51,7 +51,7 @@ describe('the layer table', () => {
     const productEdges = Object.entries(LAYERS)
       .filter(([folder]) => PRODUCTS.includes(top(folder)))
       .flatMap(([folder, { may }]) => may.filter((entry) => PRODUCTS.includes(top(entry)) && top(entry) !== top(folder)).map((entry) => `${folder} -> ${entry}`));
-    expect(productEdges.sort()).toEqual(['alignment -> aap', 'alignment -> aip', 'mcp -> aip', 'mcp/silas-tools -> aip', 'mcp/silas-tools -> alignment', 'mcp/silas-tools -> silas', 'silas -> aip/dlp']);
+    expect(productEdges.sort()).toEqual(['alignment -> aap', 'alignment -> aip', 'ilp -> aip/detect', 'mcp -> aip', 'mcp/silas-tools -> aip', 'mcp/silas-tools -> alignment', 'mcp/silas-tools -> silas', 'silas -> aip/dlp']);
     expect(LAYERS.aap!.may).toEqual([]);
     for (const [folder, { may }] of Object.entries(LAYERS)) {
       if (PRODUCTS.includes(top(folder))) expect(may.filter((entry) => ['review', 'control', 'app', 'cli'].includes(top(entry))), folder).toEqual([]);
@@ -160,6 +160,8 @@ describe('lint allows what the table lists', () => {
     expect(await importAt('src-main/silas/gates/content/layer-probe.ts', '../../../aip/dlp/patterns.js')).toEqual([]);
     expect(await importAt('src-main/mcp/silas-tools/layer-probe.ts', '../../silas/executor/tools.js')).toEqual([]);
     expect(await importAt('src-main/mcp/silas-tools/layer-probe.ts', '../clients/locations.js')).toEqual([]);
+    expect(await importAt('src-main/ilp/navigator/layer-probe.ts', '../../aip/detect/injection.js')).toEqual([]);
+    expect(await importAt('src-main/ilp/navigator/layer-probe.ts', '../../aip/evaluate/evaluator.js')).toEqual(refused('ilp'));
   });
 
   it('review/ above the products, and the composition, control plane, CLI and shell on top', async () => {

@@ -4,6 +4,7 @@ import { MAX_SECRET_VALUE_CHARS, SECRET_INPUT_PATH, SecretStoreArgs } from '../.
 import { isSilasError } from '../../src-shared/errors.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { mimeType, resolveStaticFile } from './static-files.js';
+import { readCappedBody } from '../ilp/transport/http-endpoint.js';
 
 /** The cockpit's CSP when served to a browser: nothing but our own scripts, styles and socket. */
 export function cockpitCsp(wsOrigin: string): string {
@@ -61,25 +62,6 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(`${JSON.stringify(body)}\n`);
 }
 
-/** The body up to `max` bytes, or null when it is longer (the rest is not read). */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
-}
 
 async function handleSecretInput(req: IncomingMessage, res: ServerResponse, rawName: string, options: HttpSurfaceOptions): Promise<void> {
   const endpoint = options.secretInput;
@@ -105,7 +87,7 @@ async function handleSecretInput(req: IncomingMessage, res: ServerResponse, rawN
   } catch {
     return plain(res, 400, 'The secret name in the path is not valid percent-encoding');
   }
-  const body = await readBody(req, MAX_SECRET_BODY_BYTES);
+  const body = await readCappedBody(req, MAX_SECRET_BODY_BYTES);
   if (body === null) return plain(res, 413, `The secret is too large: at most ${MAX_SECRET_VALUE_CHARS} characters`);
   let parsed: unknown;
   try {

@@ -30,3 +30,39 @@ export function medianUs(fn: () => unknown, runs: number): number {
   times.sort((a, b) => a - b);
   return times[Math.floor(runs / 2)]!;
 }
+
+/**
+ * A Zipf-distributed vocabulary of `stopwords` then 8,000 made-up words, so common words are
+ * common and rare ones rare, as in conversation; `word()` draws one with `random`.
+ */
+export function zipfVocabulary(stopwords: readonly string[], random: () => number): { vocabulary: string[]; word: () => string } {
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'bra', 'chu', 'dri', 'fle', 'gro', 'pla', 'stu'];
+  const vocabulary = [...stopwords, ...Array.from({ length: 8000 }, (_, i) => syllables[i % 16]! + syllables[Math.floor(i / 16) % 16]! + syllables[Math.floor(i / 256) % 16]!)];
+  const cumulative: number[] = [];
+  vocabulary.reduce((sum, _, rank) => (cumulative.push(sum + 1 / (rank + 1)), sum + 1 / (rank + 1)), 0);
+  const word = (): string => {
+    const target = random() * cumulative.at(-1)!;
+    let low = 0;
+    let high = cumulative.length - 1;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (cumulative[mid]! < target) low = mid + 1;
+      else high = mid;
+    }
+    return vocabulary[low]!;
+  };
+  return { vocabulary, word };
+}
+
+/** Percentiles of `runs` calls after `warmup` calls, in microseconds. */
+export function percentilesUs(fn: (i: number) => unknown, runs: number, warmup = 20): { p50: number; p95: number; p99: number } {
+  for (let i = 0; i < warmup; i += 1) fn(i);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = performance.now();
+    fn(i);
+    times.push((performance.now() - start) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(runs / 2)]!, p95: times[Math.floor(runs * 0.95)]!, p99: times[Math.floor(runs * 0.99)]! };
+}

@@ -7,6 +7,19 @@ import { z } from 'zod';
  * sealed (docs/architecture.md §2 "Sealed state"); one that fails its seal is shown as not trusted.
  */
 
+/** The status codes of spec 004 §3.3 and §8 with the reason phrases the RFC's examples use: the codec writes them, the cockpit shows them. */
+export const ILP_STATUS_REASONS = {
+  200: 'OK',
+  207: 'Multi-Status',
+  400: 'Bad Request',
+  403: 'Forbidden',
+  409: 'Conflict',
+  429: 'Budget Exceeded',
+  451: 'Unavailable For Legal Reasons',
+  500: 'Internal Error',
+  503: 'Service Unavailable',
+} as const;
+
 const Status = z.number().int().min(100).max(599);
 const ConstitutionalStatus = z.enum(['PASSED', 'WARNING', 'VIOLATION']);
 const Severity = z.enum(['warning', 'error', 'fatal']);

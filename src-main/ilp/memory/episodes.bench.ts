@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../store/database.js';
 import { inImmediateTransaction, sqliteConnection } from '../../store/transaction.js';
-import { report } from '../../testing/bench.js';
+import { report, percentilesUs, zipfVocabulary } from '../../testing/bench.js';
 import { memorySeals } from '../../testing/seals.js';
 import { episodeSealer } from './episode-seals.js';
 import { EpisodicMemory } from './episodic-memory.js';
@@ -23,22 +23,7 @@ import { queryHash } from './query-text.js';
 let seed = 0x1a7;
 // Math.imul keeps the product in 32 bits; a float product would lose its low bits and cycle early.
 const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
-const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'bra', 'chu', 'dri', 'fle', 'gro', 'pla', 'stu'];
-const stopwords = ['how', 'what', 'is', 'the', 'a', 'to', 'my', 'i', 'can', 'of', 'in', 'for'];
-const vocabulary = [...stopwords, ...Array.from({ length: 8000 }, (_, i) => syllables[i % 16]! + syllables[Math.floor(i / 16) % 16]! + syllables[Math.floor(i / 256) % 16]!)];
-const cumulative: number[] = [];
-vocabulary.reduce((sum, _, rank) => (cumulative.push(sum + 1 / (rank + 1)), sum + 1 / (rank + 1)), 0);
-function zipfWord(): string {
-  const target = random() * cumulative.at(-1)!;
-  let low = 0;
-  let high = cumulative.length - 1;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (cumulative[mid]! < target) low = mid + 1;
-    else high = mid;
-  }
-  return vocabulary[low]!;
-}
+const { word: zipfWord } = zipfVocabulary(['how', 'what', 'is', 'the', 'a', 'to', 'my', 'i', 'can', 'of', 'in', 'for'], random);
 /** A query of `n` distinct words. */
 function question(n = 8 + Math.floor(random() * 5)): string[] {
   const words = new Set<string>();
@@ -46,17 +31,7 @@ function question(n = 8 + Math.floor(random() * 5)): string[] {
   return [...words];
 }
 
-function percentiles(fn: (i: number) => unknown, runs: number): { p50: number; p99: number } {
-  for (let i = 0; i < 50; i += 1) fn(i);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn(i);
-    times.push((performance.now() - start) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(runs / 2)]!, p99: times[Math.floor(runs * 0.99)]! };
-}
+const percentiles = (fn: (i: number) => unknown, runs: number) => percentilesUs(fn, runs, 50);
 
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
 try {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IlpSliceIndex } from '../../store/repositories/ilp-slice-index.js';
-import { report } from '../../testing/bench.js';
+import { report, percentilesUs, zipfVocabulary } from '../../testing/bench.js';
 import { conceptKey, SliceNavigator } from './navigator.js';
 
 /*
@@ -21,21 +21,7 @@ const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
 
 // Zipf-distributed words, so some concepts are in thousands of slices and most in a few.
-const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'bra', 'chu', 'dri', 'fle', 'gro', 'pla', 'stu'];
-const vocabulary = Array.from({ length: 8000 }, (_, i) => syllables[i % 16]! + syllables[Math.floor(i / 16) % 16]! + syllables[Math.floor(i / 256) % 16]!);
-const cumulative: number[] = [];
-vocabulary.reduce((sum, _, rank) => (cumulative.push(sum + 1 / (rank + 1)), sum + 1 / (rank + 1)), 0);
-function zipfWord(): string {
-  const target = random() * cumulative.at(-1)!;
-  let low = 0;
-  let high = cumulative.length - 1;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (cumulative[mid]! < target) low = mid + 1;
-    else high = mid;
-  }
-  return vocabulary[low]!;
-}
+const { word: zipfWord } = zipfVocabulary([], random);
 const words = (n: number) => Array.from({ length: n }, zipfWord).join(' ');
 const concept = () => (random() < 0.5 ? zipfWord() : `${zipfWord()}_${zipfWord()}`);
 const DOMAINS = Array.from({ length: 20 }, (_, i) => `domain-${i}`);
@@ -57,16 +43,10 @@ function yamlOf(s: Generated, n: number): string {
   return `metadata:\n  id: ${s.id}\n  domain: ${s.domain}\n  title: ${s.title}\n  concepts: [${s.concepts.join(', ')}]\n  connects_to: {${[...new Map(links.map((l) => [l.split(':')[0], l])).values()].join(', ')}}\n  tags: [generated]\n  version: "1.0"\nknowledge: |\n  ${s.knowledge}\nprinciples:\n  - "${words(8)}"\n`;
 }
 
+/** Percentiles in milliseconds. */
 function percentiles(fn: (i: number) => unknown, runs: number): { p50: number; p95: number } {
-  for (let i = 0; i < 20; i += 1) fn(i);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn(i);
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(runs / 2)]!, p95: times[Math.floor(runs * 0.95)]! };
+  const us = percentilesUs(fn, runs);
+  return { p50: us.p50 / 1000, p95: us.p95 / 1000 };
 }
 const ms = (value: number) => Number(value.toFixed(3));
 

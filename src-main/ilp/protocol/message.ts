@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../../src-shared/schemas/json.js';
+import { ILP_STATUS_REASONS } from '../../../src-shared/schemas/ilp.js';
 
 /*
  * The ILP/1.0 wire message (spec 004 §5): a request line `METHOD /path ILP/1.0` or a status line
@@ -13,18 +14,6 @@ export type IlpMethod = (typeof ILP_METHODS)[number];
 /** The only version this codec speaks. */
 export const ILP_VERSION = '1.0';
 
-/** The status codes of §3.3 and §8 with the reason phrases the RFC's examples use. */
-const ILP_STATUS_REASONS = {
-  200: 'OK',
-  207: 'Multi-Status',
-  400: 'Bad Request',
-  403: 'Forbidden',
-  409: 'Conflict',
-  429: 'Budget Exceeded',
-  451: 'Unavailable For Legal Reasons',
-  500: 'Internal Error',
-  503: 'Service Unavailable',
-} as const;
 export type IlpStatus = keyof typeof ILP_STATUS_REASONS;
 
 /** The reason phrase a status line carries. */

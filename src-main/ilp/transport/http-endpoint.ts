@@ -42,7 +42,7 @@ export function ilpHttpHandler(gate: IlpHttpGate, handler: IlpHandler) {
       gate.onRefused('wrong or missing credential', peer);
       return send(res, errorResponse(400, 'Authorization: send the token from HOME/control.json as a bearer token'), 401);
     }
-    const body = await readCapped(req, ILP_LIMITS.body);
+    const body = await readCappedBody(req, ILP_LIMITS.body);
     if (body === null) return send(res, errorResponse(400, `body: larger than ${ILP_LIMITS.body} bytes (§10.4)`), 413);
     const { agent, parsed } = requestFromHttp(target, req.headers, body);
     if (!parsed.ok) return send(res, errorResponse(400, `${parsed.error.field}: ${parsed.error.message}`));
@@ -68,7 +68,8 @@ function send(res: ServerResponse, response: IlpResponse, httpStatus?: number): 
   res.end(body);
 }
 
-function readCapped(req: IncomingMessage, max: number): Promise<Buffer | null> {
+/** The body up to `max` bytes, or null when it is longer (the rest is drained unread); the control server's one bounded reader. */
+export function readCappedBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -35,21 +35,7 @@ export interface NewComposition {
   detail: CompositionDetail;
 }
 
-interface Row {
-  seq: number;
-  id: string;
-  query: string;
-  status: number;
-  constitutional_status: IlpCompositionSummary['constitutional_status'];
-  started_at: string;
-  cost_usd: number;
-  hops: number;
-  max_depth: number;
-  replay_of: string | null;
-  answer: string | null;
-  detail_json: string;
-  seal: string | null;
-}
+type Row = Omit<NewComposition, 'detail'> & { seq: number; detail_json: string; seal: string | null };
 
 const SUMMARY_COLUMNS = 'seq, id, query, status, constitutional_status, started_at, cost_usd, hops, max_depth, replay_of, answer, detail_json, seal';
 

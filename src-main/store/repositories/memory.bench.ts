@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContextItemInput } from '../../../src-shared/silas/context.js';
 import type { MemoryDraft } from '../../../src-shared/silas/memory.js';
-import { report } from '../../testing/bench.js';
+import { report, percentilesUs, zipfVocabulary } from '../../testing/bench.js';
 import { openDatabase } from '../database.js';
 import { ChronicleRepository } from './chronicle.js';
 import { memorySeals } from '../../testing/seals.js';
@@ -21,39 +21,12 @@ let seed = 0x51a5;
 const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
 
 // A Zipf-distributed vocabulary, so common words are common and rare ones rare, as in conversation.
-const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'bra', 'chu', 'dri', 'fle', 'gro', 'pla', 'stu'];
 const stopwords = ['the', 'we', 'a', 'to', 'and', 'of', 'is', 'it', 'about', 'what', 'did', 'for'];
-const vocabulary = [
-  ...stopwords,
-  ...Array.from({ length: 8000 }, (_, i) => syllables[i % 16]! + syllables[Math.floor(i / 16) % 16]! + syllables[Math.floor(i / 256) % 16]!),
-];
-const cumulative: number[] = [];
-vocabulary.reduce((sum, _, rank) => (cumulative.push(sum + 1 / (rank + 1)), sum + 1 / (rank + 1)), 0);
-const zipfWord = () => {
-  const target = random() * cumulative.at(-1)!;
-  let low = 0;
-  let high = cumulative.length - 1;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if (cumulative[mid]! < target) low = mid + 1;
-    else high = mid;
-  }
-  return vocabulary[low]!;
-};
+const { vocabulary, word: zipfWord } = zipfVocabulary(stopwords, random);
 const sentence = (words: number) => Array.from({ length: words }, zipfWord).join(' ');
 const rareWord = () => vocabulary[2000 + Math.floor(random() * 6000)]!;
 
-function percentiles(fn: (i: number) => unknown, runs: number): { p50: number; p99: number } {
-  for (let i = 0; i < 20; i += 1) fn(i);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const start = performance.now();
-    fn(i);
-    times.push((performance.now() - start) * 1000);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(runs / 2)]!, p99: times[Math.floor(runs * 0.99)]! };
-}
+const percentiles = (fn: (i: number) => unknown, runs: number) => percentilesUs(fn, runs, 20);
 
 const dir = mkdtempSync(join(tmpdir(), 'silas-bench-'));
 try {

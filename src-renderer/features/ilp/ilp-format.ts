@@ -1,4 +1,5 @@
 import type { IlpComposition, IlpSummary } from '../../store/ilp-state.js';
+import { ILP_STATUS_REASONS } from '../../../src-shared/schemas/ilp.js';
 
 /*
  * How the ILP page words a composition: status codes with the reason phrases of spec 004 §3.3 and
@@ -7,17 +8,7 @@ import type { IlpComposition, IlpSummary } from '../../store/ilp-state.js';
 
 type Hop = IlpComposition['hop_list'][number];
 
-const REASONS: Readonly<Record<number, string>> = {
-  200: 'OK',
-  207: 'Multi-Status',
-  400: 'Bad Request',
-  403: 'Forbidden',
-  409: 'Conflict',
-  429: 'Budget Exceeded',
-  451: 'Unavailable For Legal Reasons',
-  500: 'Internal Error',
-  503: 'Service Unavailable',
-};
+const REASONS: Readonly<Record<number, string>> = ILP_STATUS_REASONS;
 
 /** "429 Budget Exceeded"; a code the RFC does not name is shown bare. */
 export function statusText(status: number): string {
