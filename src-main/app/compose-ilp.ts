@@ -98,6 +98,8 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
   const sink: CompositionSink = {
     completed(result, info) {
       const root = result.hops[0]!;
+      const maxDepth = Math.max(...result.hops.map((h) => h.depth));
+      const costUsd = Math.max(0, result.costUsd);
       const decisionPath = (headerOf(result.response, HEADER.reasoningTrace)?.value as { decision_path?: string[] } | undefined)?.decision_path ?? [];
       repo.insert({
         id: result.id,
@@ -105,18 +107,22 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
         status: result.response.status,
         constitutional_status: root.constitutional_status,
         started_at: info.startedAt.toISOString(),
-        cost_usd: Math.max(0, result.costUsd),
+        cost_usd: costUsd,
         hops: result.hops.length,
-        max_depth: Math.max(...result.hops.map((h) => h.depth)),
+        max_depth: maxDepth,
         replay_of: info.replayOf,
         answer: result.answer,
         detail: { hop_list: result.hops, influencers: result.influencers, decision_path: decisionPath },
       });
       recordHops(deps.audit, result);
       track(attention, result.id, info.query, decisionPath, allTraces(result.hops));
-      deps.audit.append('ilp.composition', { composition_id: result.id, query_sha256: sha256(info.query), status: result.response.status, constitutional_status: root.constitutional_status, cost_usd: Math.max(0, result.costUsd), hops: result.hops.length, max_depth: Math.max(...result.hops.map((h) => h.depth)), replay_of: info.replayOf });
-      const stored = repo.list(undefined, 1).compositions[0];
-      if (stored) for (const listener of listeners) listener(stored);
+      deps.audit.append('ilp.composition', { composition_id: result.id, query_sha256: sha256(info.query), status: result.response.status, constitutional_status: root.constitutional_status, cost_usd: costUsd, hops: result.hops.length, max_depth: maxDepth, replay_of: info.replayOf });
+      // This composition's row as the inspector lists it (its seal checked), not merely the newest row.
+      const stored = repo.get(result.id);
+      if (stored) {
+        const { answer: _answer, hop_list: _hops, influencers: _influencers, ...summary } = stored;
+        for (const listener of listeners) listener(summary);
+      }
     },
     attentionExport(queryId) {
       const detail = repo.trustedDetail(queryId);
@@ -129,7 +135,7 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
     },
     attentionStatistics: () => attention.statistics() as unknown as JsonValue,
   };
-  const service = new IlpService({ meta, agents, enforcer: {}, sink, now });
+  const service = new IlpService({ meta, agents, enforcer: {}, screen: steeringIn, sink, now });
   const inspector: IlpInspector = {
     list: (args) => repo.list(args.before, args.limit),
     get: (id) => repo.get(id),

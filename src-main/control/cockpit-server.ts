@@ -1,5 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
-import { ilpHttpHandler, type IlpHandler } from '../ilp/transport/http-endpoint.js';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +5,8 @@ import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { EventBus } from './event-bus.js';
 import { credentialsFrom, type CockpitCredentials } from './cockpit-credentials.js';
 import { cockpitCsp, createHttpHandler } from './http-surface.js';
+import { ilpHttpHandler, type IlpHandler } from '../ilp/transport/http-endpoint.js';
+import { sameCredential } from '../ilp/transport/socket-server.js';
 import { OriginPolicy, isLoopbackHost } from './origin-policy.js';
 import type { ControlRouter } from './router.js';
 import { WS_PATH, CockpitSocketServer, type SecurityEventSink } from './cockpit-socket-server.js';
@@ -52,12 +52,6 @@ export interface CockpitSurface {
   ilpToken?: string;
 }
 
-/** Constant-time comparison of two credentials. */
-function sameToken(candidate: string, expected: string): boolean {
-  const a = Buffer.from(candidate);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 export type CockpitServerOptions = CockpitBindOptions & Partial<CockpitSurface>;
 
@@ -149,7 +143,7 @@ export class CockpitServer {
     const ilpEndpoint = ilp
       ? ilpHttpHandler(
           {
-            accepts: (candidate) => credentials.match(candidate) !== null || (ilpToken !== undefined && sameToken(candidate, ilpToken)),
+            accepts: (candidate) => credentials.match(candidate) !== null || (ilpToken !== undefined && sameCredential(candidate, ilpToken)),
             originAllowed: (origin) => originPolicy.originAllowed(origin),
             onRefused: (reason, peer) => onSecurityEvent?.('control.auth_failed', { peer, reason: `ILP: ${reason}` }),
           },

@@ -50,9 +50,16 @@ export interface HopRequest {
 
 export interface HopOutcome {
   hop: IlpHopView;
+  /** The response the hop recorded: the agent's answer, or the refusal that replaced it. */
+  response: IlpResponse;
   /** The answer, when the enforcer let it through (200 or 207). */
   answer: AgentResponse | null;
   decision: ConstitutionalDecision | null;
+}
+
+/** A composition's running state before its first hop: nothing spent, nothing asked. */
+export function newCompositionState(options: { header: ConstitutionalHeader; enforcer: EnforcerOptions; screen: AnswerScreen | undefined; signal: AbortSignal; onHop: ((hop: IlpHopView) => void) | undefined }): CompositionState {
+  return { ...options, id: randomUUID(), spentUsd: options.header.budget_usd, invocations: 0, chain: [], asked: new Set(), hops: [], running: [] };
 }
 
 /** §9.1 item 3: what identifies a request for loop detection — the agent and the query as asked, normalised. */
@@ -86,7 +93,7 @@ export async function runHop(state: CompositionState, request: HopRequest): Prom
     };
     state.hops.push(hop);
     state.onHop?.(hop);
-    return { hop, answer, decision: extra.decision ?? null };
+    return { hop, response, answer, decision: extra.decision ?? null };
   };
   if (!sent.ok) return finish(errorResponse(400, `${sent.field}: ${sent.error}`), {}, null);
 

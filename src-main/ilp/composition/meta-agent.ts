@@ -10,7 +10,7 @@ import { admitInvocation, enforceConstitution, type AgentResponse, type Enforcer
 import type { ConstitutionalHeader } from '../constitution/header.js';
 import { HEADER, type IlpResponse, type IlpStatus } from '../protocol/message.js';
 import { round } from './child-header.js';
-import { runHop, type AnswerScreen, type CompositionState, type HopOutcome } from './hop.js';
+import { newCompositionState, runHop, type AnswerScreen, type CompositionState, type HopOutcome } from './hop.js';
 import { errorResponse, responseMessage, throughCodec, type RequestPayload } from './messages.js';
 
 /*
@@ -84,7 +84,7 @@ export class MetaAgent {
   }
 
   private newState(request: ComposeRequest): CompositionState {
-    return { id: randomUUID(), header: request.header, enforcer: this.deps.enforcer, screen: this.deps.screen, signal: request.signal, spentUsd: request.header.budget_usd, invocations: 0, chain: [], asked: new Set(), hops: [], running: [], onHop: request.onHop };
+    return newCompositionState({ header: request.header, enforcer: this.deps.enforcer, screen: this.deps.screen, signal: request.signal, onHop: request.onHop });
   }
 
   private async run(request: ComposeRequest, state: CompositionState): Promise<CompositionResult> {

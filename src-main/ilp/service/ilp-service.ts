@@ -4,7 +4,7 @@ import type { IlpHopView } from '../../../src-shared/schemas/ilp.js';
 import { admitInvocation, AgentResponse, enforceConstitution, InvocationContext, type EnforcerOptions } from '../constitution/enforce.js';
 import { checkConstitutionalHeader, type ConstitutionalHeader } from '../constitution/header.js';
 import { checkChildHeader } from '../composition/child-header.js';
-import { runHop, type CompositionState } from '../composition/hop.js';
+import { newCompositionState, runHop, type AnswerScreen, type CompositionState } from '../composition/hop.js';
 import { errorResponse, responseMessage, type RequestPayload } from '../composition/messages.js';
 import type { AgentDirectory, CompositionResult, MetaAgent } from '../composition/meta-agent.js';
 import { headerOf, HEADER, type IlpRequest, type IlpResponse, type IlpStatus } from '../protocol/message.js';
@@ -47,6 +47,8 @@ export interface IlpServiceDeps {
   meta: MetaAgent;
   agents: AgentDirectory;
   enforcer: EnforcerOptions;
+  /** The same screen the meta-agent's hops pass: an answer steering the composition is refused on a direct request too. */
+  screen?: AnswerScreen;
   sink: CompositionSink;
   onHop?: (compositionId: string | null, hop: IlpHopView) => void;
   now?: () => Date;
@@ -123,8 +125,7 @@ export class IlpService {
     const unregister = this.register(state);
     try {
       const outcome = await runHop(state, { parent: null, agent, method: call.request.method, path: call.request.path, depth: header.depth, payload });
-      const parsed = outcome.hop.response_text;
-      const response = outcome.answer ? responseMessage(outcome.hop.status as IlpStatus, { ...outcome.answer, composition_id: state.id } as unknown as JsonValue, [{ name: HEADER.constitutionalStatus, value: outcome.decision!.constitutional_status }]) : errorFrom(outcome.hop, parsed);
+      const response = outcome.answer ? responseMessage(outcome.hop.status as IlpStatus, { ...outcome.answer, composition_id: state.id } as unknown as JsonValue, [{ name: HEADER.constitutionalStatus, value: outcome.decision!.constitutional_status }]) : outcome.response;
       return { id: state.id, response, hops: state.hops, influencers: [], answer: outcome.answer?.answer ?? null, costUsd: state.spentUsd - header.budget_usd };
     } finally {
       unregister();
@@ -140,7 +141,7 @@ export class IlpService {
     const agent = this.deps.agents.get(call.agent);
     if (agent === undefined) return errorResponse(503, `no agent "${call.agent}" is registered here`);
     const outcome = await runHop(state, { parent: null, agent, method: call.request.method, path: call.request.path, depth: header.depth, payload });
-    return outcome.answer ? responseMessage(outcome.hop.status as IlpStatus, outcome.answer as unknown as JsonValue) : errorFrom(outcome.hop, outcome.hop.response_text);
+    return outcome.answer ? responseMessage(outcome.hop.status as IlpStatus, outcome.answer as unknown as JsonValue) : outcome.response;
   }
 
   private register(state: CompositionState): () => void {
@@ -149,7 +150,7 @@ export class IlpService {
   }
 
   private state(header: ConstitutionalHeader, signal: AbortSignal): CompositionState {
-    return { id: crypto.randomUUID(), header, enforcer: this.deps.enforcer, screen: undefined, signal, spentUsd: header.budget_usd, invocations: 0, chain: [], asked: new Set(), hops: [], running: [], onHop: (hop) => this.deps.onHop?.(null, hop) };
+    return newCompositionState({ header, enforcer: this.deps.enforcer, screen: this.deps.screen, signal, onHop: (hop) => this.deps.onHop?.(null, hop) });
   }
 
   private validate(header: ConstitutionalHeader, raw: unknown): IlpResponse {
@@ -197,15 +198,3 @@ export class IlpService {
 }
 
 const only = (response: IlpResponse) => ({ response, composition: null });
-
-/** The refusal a hop recorded, re-read from its response text. */
-function errorFrom(hop: IlpHopView, text: string): IlpResponse {
-  const split = text.indexOf('\n\n');
-  let body: JsonValue = { error: { code: hop.status, message: 'refused' } };
-  try {
-    body = JSON.parse(text.slice(split + 2)) as JsonValue;
-  } catch {
-    // The hop's own text is always what the codec wrote; a failure here leaves the generic body.
-  }
-  return responseMessage(hop.status as IlpStatus, body, hop.constitutional_status ? [{ name: HEADER.constitutionalStatus, value: hop.constitutional_status }] : []);
-}

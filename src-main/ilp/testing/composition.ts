@@ -34,6 +34,6 @@ export function testComposition(options: { enforcer?: EnforcerOptions; screen?: 
   const meta = new MetaAgent({ model: () => Promise.resolve(model), agents, enforcer: options.enforcer ?? {}, ...(options.screen ? { screen: options.screen } : {}), ...(options.memory ? { memory: options.memory } : {}) });
   const completed: CompositionResult[] = [];
   const sink: CompositionSink = { completed: (result) => completed.push(result), attentionExport: () => null, attentionStatistics: () => ({}) };
-  const service = new IlpService({ meta, agents, enforcer: options.enforcer ?? {}, sink });
+  const service = new IlpService({ meta, agents, enforcer: options.enforcer ?? {}, sink, ...(options.screen ? { screen: options.screen } : {}) });
   return { model, meta, agents, service, completed };
 }

@@ -111,7 +111,7 @@ export class IlpSocketServer {
     if (message.kind !== 'request') return write(errorResponse(400, 'start-line: the socket takes requests'));
     const auth = headerOf(message, 'Authorization')?.value;
     const token = typeof auth === 'string' ? /^Bearer (\S+)$/.exec(auth)?.[1] : undefined;
-    if (token === undefined || !same(token, this.options.token)) return write(errorResponse(400, 'Authorization: send "Bearer TOKEN" with the token from HOME/control.json'));
+    if (token === undefined || !sameCredential(token, this.options.token)) return write(errorResponse(400, 'Authorization: send "Bearer TOKEN" with the token from HOME/control.json'));
     const agentHeader = headerOf(message, AGENT_HEADER)?.value;
     message.headers = message.headers.filter((h) => !['authorization', AGENT_HEADER.toLowerCase()].includes(h.name.toLowerCase()));
     const agent = typeof agentHeader === 'string' ? agentHeader : 'meta-agent';
@@ -141,7 +141,8 @@ function nextFrame(buffer: Buffer): Frame {
   return { bytes: buffer.subarray(0, end + length), length: end + length };
 }
 
-function same(candidate: string, expected: string): boolean {
+/** Constant-time comparison of a presented credential with the one issued (both ILP transports use it). */
+export function sameCredential(candidate: string, expected: string): boolean {
   const a = Buffer.from(candidate);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
