@@ -120,6 +120,8 @@ describe('silas ilp from a shell', () => {
     expect(JSON.parse(refused.out)).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('Constitutional-Header') } } });
     const agents = await runSilasChild(['ilp', 'agents', '--json']);
     expect((JSON.parse(agents.out) as { agents: { id: string }[] }).agents.map((a) => a.id)).toEqual(expect.arrayContaining(['meta-agent', 'finance-agent', 'systems-agent']));
+    const notAFile = await runSilasChild(['ilp', 'send', 'ilp://meta-agent/insight?domain=meta&depth=0&budget_usd=0', '--body', tempDir(), '--home', home]);
+    expect([notAFile.code, notAFile.err]).toEqual([1, expect.stringContaining('is not a regular file')]);
     const bad = await runSilasChild(['ilp', 'send', 'http://meta-agent/insight', '--home', home]);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('not ilp');

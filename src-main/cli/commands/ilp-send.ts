@@ -10,6 +10,7 @@ import { homePaths, resolveHome } from '../../home/paths.js';
 import { parseFlags } from '../args.js';
 import { UsageError, type CliIo } from '../io.js';
 import { terminalSafe } from './plan.js';
+import { readBoundedFile } from './ilp-file.js';
 
 /*
  * `silas ilp send`: one ILP request to the running runtime over its ILP socket (docs/ilp.md
@@ -42,8 +43,13 @@ export async function sendIlp(argv: string[], io: CliIo, usage: string): Promise
   }
   let body: JsonValue | null = null;
   if (values.body !== undefined) {
+    const bytes = readBoundedFile(values.body);
+    if (typeof bytes === 'string') {
+      io.err(`silas ilp send: --body: ${bytes}`);
+      return 1;
+    }
     try {
-      body = JSON.parse(readFileSync(values.body, 'utf8')) as JsonValue;
+      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) as JsonValue;
     } catch (error) {
       io.err(`silas ilp send: --body ${values.body}: ${(error as Error).message}; give a JSON file such as {"query": "…"}`);
       return 1;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { runIlpConformance } from '../../ilp/conformance/runner.js';
 import { printConformanceReport } from './conformance-report.js';
-import { ILP_LIMITS } from '../../ilp/protocol/limits.js';
 import { AgentResponse, enforceConstitution, InvocationContext, type ConstitutionalDecision } from '../../ilp/constitution/enforce.js';
 import { checkConstitutionalHeader, type ConstitutionalHeader } from '../../ilp/constitution/header.js';
 import { HEADER, headerOf, type IlpMessage, type IlpSyntaxError } from '../../ilp/protocol/message.js';
@@ -11,6 +10,7 @@ import { parseFlags } from '../args.js';
 import { UsageError, type CliIo, type Command, runSubcommand } from '../io.js';
 import { terminalSafe } from './plan.js';
 import { listIlpAgents, sendIlp } from './ilp-send.js';
+import { readBoundedFile } from './ilp-file.js';
 import { shippedSlicesDir } from '../../app/compose-ilp.js';
 
 const usage = `Usage: silas ilp parse FILE [--json]
@@ -59,38 +59,6 @@ const usage = `Usage: silas ilp parse FILE [--json]
 Options:
   --json       print JSON
   -h, --help   show this help`;
-
-/** The most a message file may be: one message's headers and body, and the blank line between. */
-const FILE_MAX = ILP_LIMITS.headerSection + ILP_LIMITS.body + 4;
-
-/** The file's bytes, or why it cannot be read; a FIFO or device is refused before it is read. */
-function readBoundedFile(file: string, max = FILE_MAX): Uint8Array | string {
-  let fd: number;
-  try {
-    // Non-blocking: opening a FIFO to read would otherwise wait for a writer that never comes.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return `cannot read ${file}: no such file`;
-    if (code === 'EACCES') return `cannot read ${file}: permission denied`;
-    return `cannot read ${file}: ${(error as Error).message}`;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return `${file} is not a regular file; name a file`;
-    if (stat.size > max) return `${file} is ${stat.size} bytes; it may be at most ${max}`;
-    const bytes = new Uint8Array(stat.size);
-    let read = 0;
-    while (read < bytes.length) {
-      const n = readSync(fd, bytes, read, bytes.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return bytes.subarray(0, read);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The message as `--json` prints it: every key present, null where the kind has none. */
 function asJson(message: IlpMessage) {
