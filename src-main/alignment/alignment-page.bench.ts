@@ -11,14 +11,15 @@
 // aap_traces table through AlignmentRepository.insertTrace (what the Alignment page reads), not
 // recorded from 100,000 real decisions of the chain.
 import Database from 'better-sqlite3';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Page } from '@playwright/test';
+import { fileURLToPath } from 'node:url';
+import type { Page } from '@playwright/test';
 import { AlignmentRepository } from '../store/repositories/alignment.js';
 import { report } from '../testing/bench.js';
-import { runSilasProcess, spawnSilas } from '../testing/cli.js';
+import { callOverWebSocket, launchChromium, rerunUnderKeyring, startBenchRuntime, type BenchRuntime } from '../testing/cockpit-bench.js';
+import { runSilasProcess } from '../testing/cli.js';
 
 const SIZES = [10_000, 100_000] as const;
 /** Measured runs per size, after one warm-up (which loads uPlot's chunk). */
@@ -26,6 +27,9 @@ const RUNS = 5;
 const TIMEOUT_MS = 60_000;
 const T0 = Date.UTC(2026, 0, 1);
 const VALUES = ['transparency', 'privacy', 'honesty', 'harm_prevention'];
+
+const status = rerunUnderKeyring(fileURLToPath(import.meta.url));
+if (status !== null) process.exit(status);
 
 const agentOf = (count: number) => `mcp:bench-${count}`;
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!;
@@ -71,27 +75,6 @@ function seed(database: string): void {
   }
 }
 
-async function startRuntime(home: string, cockpitDir: string) {
-  const child = spawnSilas(['start', '--headless', '--port', '0', '--home', home], { ...process.env, SILAS_COCKPIT_DIR: cockpitDir });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = once(child, 'exit');
-  const deadline = Date.now() + 120_000;
-  let printed: RegExpExecArray | null = null;
-  while (!(printed = /^Cockpit: (\S+)$/m.exec(out))) {
-    if (child.exitCode !== null) throw new Error(`silas start exited ${child.exitCode}: ${err}`);
-    if (Date.now() > deadline) throw new Error(`silas start was not ready: ${out} ${err}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  return { cockpitUrl: printed[1]!, stop };
-}
-
 /** In the page: click "Show AGENT" and wait until both charts drew `count` points, then one frame. */
 const showAndWait = (agentId: string, count: number) => `(async () => {
   const button = [...document.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === ${JSON.stringify(`Show ${agentId}`)});
@@ -117,24 +100,7 @@ const showAndWait = (agentId: string, count: number) => `(async () => {
 })()`;
 
 /** In the page: the floor, the same alignment.series over a bare WebSocket, JSON-parsed. */
-const fetchFloor = (agentId: string) => `(async () => {
-  const ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/ws');
-  const frames = [];
-  let wake = null;
-  ws.onmessage = (event) => { frames.push(event.data); wake?.(); };
-  const next = () => frames.length > 0 ? Promise.resolve(frames.shift()) : new Promise((resolve) => (wake = () => { wake = null; resolve(frames.shift()); }));
-  await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
-  ws.send(JSON.stringify({ type: 'auth', token: sessionStorage.getItem('silas.cockpit.token') }));
-  for (;;) if (JSON.parse(await next()).type === 'ready') break;
-  const start = performance.now();
-  ws.send(JSON.stringify({ type: 'call', id: 'floor', name: 'alignment.series', args: { agentId: ${JSON.stringify(agentId)}, afterSeq: 0, limit: 100000 } }));
-  let frame;
-  do frame = JSON.parse(await next()); while (frame.type !== 'result' || frame.id !== 'floor');
-  const took = performance.now() - start;
-  ws.close();
-  if (!frame.result.ok) throw new Error(frame.result.error.message);
-  return { took, points: frame.result.value.seq.length };
-})()`;
+const fetchFloor = (agentId: string) => callOverWebSocket('alignment.series', { agentId, afterSeq: 0, limit: 100000 }, '(value) => ({ points: value.seq.length })');
 
 async function openAlignment(page: Page): Promise<void> {
   await page.reload();
@@ -147,16 +113,13 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'silas-bench-alignment-'));
   const home = join(root, 'home');
   const problems: string[] = [];
-  let runtime: Awaited<ReturnType<typeof startRuntime>> | null = null;
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  let runtime: BenchRuntime | null = null;
+  const browser = await launchChromium();
   try {
     const init = runSilasProcess(['init', '--home', home]);
     if (init.code !== 0) throw new Error(`silas init failed: ${init.err}`);
     seed(join(home, 'silas.db'));
-    runtime = await startRuntime(home, join(root, 'cockpit'));
+    runtime = await startBenchRuntime(home, join(root, 'cockpit'));
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.addInitScript({ content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective));" });
     page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));

@@ -10,6 +10,9 @@ import type { SecretStore } from '../keys/secret-store.js';
 import type { ProbeResult } from '../llm/probe.js';
 import { loadSealedModels, MODELS_SEAL_ID, saveSealedModels, type SealedModels } from '../llm/sealed-models.js';
 import { planHash } from '../silas/work/hashes.js';
+import { loadIlpConfig, saveIlpConfig, type LoadedIlpConfig } from '../ilp/config/sealed-ilp-config.js';
+import type { IlpConfigProblem } from '../ilp/config/ilp-config.js';
+import { createHash } from 'node:crypto';
 import { workItemSubject } from '../silas/work/plan-subjects.js';
 import { openDatabase, quickCheck } from '../store/database.js';
 import { openHome as openDataHome, recordInitialisation, type Ledger, type OpenHomeOptions } from './home.js';
@@ -38,6 +41,13 @@ export interface ModelsLedger {
   close(): void;
 }
 
+/** HOME/ilp.yaml for `silas ilp config` (docs/ilp.md "Configuration"): read and checked, or applied with the owner key and recorded. */
+export interface IlpConfigLedger {
+  load(): LoadedIlpConfig;
+  apply(text: string): { ok: true; path: string } | { ok: false; problems: IlpConfigProblem[] };
+  close(): void;
+}
+
 export interface CliDatabase {
   /** The home's ledger (docs/architecture.md §1 "CLI commands"), on the context's keyring. */
   openHome(options: Pick<OpenHomeOptions, 'create' | 'keys'>): Ledger;
@@ -59,6 +69,7 @@ export interface CliDatabase {
    */
   planApprover(): (item: WorkItem) => ApprovalToken;
   openModels(keys: 'signer' | 'verify'): ModelsLedger;
+  openIlpConfig(keys: 'signer' | 'verify'): IlpConfigLedger;
   /** `silas policy replay`'s read of the ledger. */
   recordedCalls(server: string, last: number): { calls: RecordedCall[]; scanned: number };
 }
@@ -98,6 +109,25 @@ export function cliDatabase(home: string, secretStore: SecretStore): CliDatabase
         forget: () => seals.anchor('models', MODELS_SEAL_ID, null),
         secrets,
         probe: async (role, config) => (await import('../llm/probe.js')).probeModel(role, config, secrets),
+        close: () => ledger.close(),
+      };
+    },
+    openIlpConfig(keys) {
+      const ledger = openHome({ create: false, keys });
+      return {
+        load: () => loadIlpConfig(home, ledger.seals, { report: false }),
+        apply(text) {
+          const saved = saveIlpConfig(home, text, ledger.seals);
+          if (!saved.ok) return saved;
+          const { config } = saved;
+          ledger.audit.append('ilp.config_applied', {
+            sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+            principles: config.principles.map((p) => p.id),
+            forbidden_translations: config.forbidden_translations.length,
+            specialists: config.specialists.map((s) => s.id),
+          });
+          return { ok: true, path: saved.path };
+        },
         close: () => ledger.close(),
       };
     },

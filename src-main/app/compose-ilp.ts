@@ -6,9 +6,13 @@ import type { IlpCompositionSummary, IlpCompositionView } from '../../src-shared
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { StateSeals } from '../keys/sealed-state.js';
+import type { NamedSecrets } from '../keys/named-secrets.js';
+import type { IlpAgent } from '../ilp/agents/agent.js';
+import type { EnforcerOptions } from '../ilp/constitution/enforce.js';
+import { IlpConfigSource, type LoadedIlpConfig } from '../ilp/config/sealed-ilp-config.js';
+import { remoteSpecialists } from '../ilp/config/remote-specialists.js';
 import type { ModelClient } from '../llm/model-client.js';
-import { actionable } from '../aip/detect/detectors.js';
-import { InjectionDetector } from '../aip/detect/injection.js';
+import { steeringIn } from '../ilp/composition/steering.js';
 import type { ModelSource } from '../ilp/agents/agent.js';
 import { specialistAgent, type LoadedSlice } from '../ilp/agents/specialist.js';
 import { MetaAgent, type AgentDirectory, type CompositionResult } from '../ilp/composition/meta-agent.js';
@@ -20,7 +24,10 @@ import { episodeSealer } from '../ilp/memory/episode-seals.js';
 import { AttentionTracker } from '../ilp/attention/tracker.js';
 import { HEADER, headerOf, type IlpRequest } from '../ilp/protocol/message.js';
 import { IlpService, type CompositionSink } from '../ilp/service/ilp-service.js';
-import type { IlpInspector } from '../control/ilp-inspector.js';
+import type { IlpInspector, IlpLearning } from '../control/ilp-inspector.js';
+import type { SliceProposals } from '../review/kinds/ilp-slice.js';
+import { SliceEvolution } from '../ilp/evolution/evolution.js';
+import { sliceVersionSealer } from '../ilp/evolution/slice-version-seals.js';
 import { IlpCompositionRepository } from '../store/repositories/ilp-compositions.js';
 import type { SqliteDatabase } from '../store/transaction.js';
 
@@ -40,26 +47,31 @@ export interface IlpComposition {
   service: IlpService;
   inspector: IlpInspector;
   navigator: SliceNavigator;
+  /** Knowledge distillation for the cockpit, and its proposals for Review (docs/ilp.md "Knowledge distillation"). */
+  learning: IlpLearning;
+  proposals: SliceProposals;
+  /** HOME/ilp.yaml as it is in force now (docs/ilp.md "Configuration"). */
+  config(): LoadedIlpConfig;
   close(): void;
 }
 
 export interface IlpCompositionDeps {
   db: SqliteDatabase;
   audit: Pick<AuditLog, 'append'>;
-  seals: Pick<StateSeals, 'seal' | 'check'>;
+  seals: Pick<StateSeals, 'seal' | 'check' | 'verify' | 'checkAnchored' | 'verifyAnchored'>;
+  /** The data home, for HOME/ilp.yaml. */
+  home: string;
+  /** The keyring's secrets, for remote specialists' credentials. */
+  secrets: Pick<NamedSecrets, 'get' | 'releasable'>;
   /** The model of a role, as the Stream reads it (HOME/models.json, sealed). */
   model: (role: ModelRole) => Promise<{ ok: true; client: ModelClient } | { ok: false; problem: string }>;
   sliceDirs: readonly string[];
+  /** Called when proposals or learned slices change (Review's standing cards are read again). */
+  onSlicesChanged?: () => void;
   now?: () => Date;
 }
 
-const STEERING = new InjectionDetector('results');
-
-/** An answer carrying instructions to the composition (spec 004 §10.3): the injection detector's finding, or null. */
-function steeringIn(text: string): string | null {
-  const found = actionable(STEERING.scanValue(text));
-  return found.length === 0 ? null : `${found[0]!.description} ("${found[0]!.excerpt.slice(0, 80)}")`;
-}
+type TrustedIlpConfig = Extract<LoadedIlpConfig, { ok: true }>;
 
 export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
   const now = deps.now ?? (() => new Date());
@@ -84,10 +96,35 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
       });
     },
   };
-  const agents = specialistsOf(navigator, modelOf('executor'), slices);
+  // HOME/ilp.yaml, sealed by the owner: custom principles, forbidden translations and remote
+  // specialists, read again when it changes; while it is refused every request is a 503.
+  const config = new IlpConfigSource(deps.home, deps.seals);
+  const inForce = (): TrustedIlpConfig | null => {
+    const loaded = config.current();
+    return loaded.ok ? loaded : null;
+  };
+  const enforcer: EnforcerOptions = {
+    get forbiddenTranslations() {
+      return inForce()?.forbiddenTranslations ?? [];
+    },
+    get principles() {
+      return inForce()?.principles ?? [];
+    },
+  };
   // Episodic memory (§9.2 item 3): sealed episodes, so a database writer cannot plant a cached answer.
   const memory = new EpisodicMemory(deps.db, episodeSealer(deps.seals), { now: () => now().getTime() });
-  const meta = new MetaAgent({ model: modelOf('planner'), agents, enforcer: {}, screen: steeringIn, memory });
+  // Knowledge distillation (§4.3): learned slices live in the sealed registry, deployed into the
+  // navigator at start and at once when the owner deploys one in Review.
+  const evolution = new SliceEvolution({ db: deps.db, memory, model: modelOf('planner'), screen: steeringIn, sealer: sliceVersionSealer(deps.seals), audit: deps.audit, navigator, enforcer, now });
+  evolution.restoreDeployed();
+  let local = specialistsOf(navigator, modelOf('executor'), slices);
+  const slicesChanged = () => {
+    // A learned slice may bring a domain no specialist answered for.
+    local = specialistsOf(navigator, modelOf('executor'), slices);
+    deps.onSlicesChanged?.();
+  };
+  const agents = directoryOf({ get: (id) => local.get(id), specialists: () => local.specialists() }, () => inForce(), deps.secrets);
+  const meta = new MetaAgent({ model: modelOf('planner'), agents, enforcer, screen: steeringIn, memory });
   const listeners = new Set<(summary: IlpCompositionSummary) => void>();
   // Statistics and patterns over the recent compositions (§4.1): the last ones stored, then each new one.
   const attention = new AttentionTracker({ maxQueries: ATTENTION_WINDOW, now: () => now().getTime() });
@@ -135,7 +172,11 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
     },
     attentionStatistics: () => attention.statistics() as unknown as JsonValue,
   };
-  const service = new IlpService({ meta, agents, enforcer: {}, screen: steeringIn, sink, now });
+  const stopped = () => {
+    const loaded = config.current();
+    return loaded.ok ? null : loaded.problem;
+  };
+  const service = new IlpService({ meta, agents, enforcer, screen: steeringIn, sink, now, stopped });
   const inspector: IlpInspector = {
     list: (args) => repo.list(args.before, args.limit),
     get: (id) => repo.get(id),
@@ -145,7 +186,39 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
       return () => listeners.delete(listener);
     },
   };
-  return { service, inspector, navigator, close: () => navigator.close() };
+  const learning: IlpLearning = {
+    async distill(args) {
+      const result = await evolution.distill({ minFrequency: args.min_frequency, maxCandidates: args.max_candidates });
+      slicesChanged();
+      return {
+        patterns: result.patterns.length,
+        proposed: result.proposed.map((c) => ({ id: c.id, slice_id: c.slice_id, version: c.version, title: c.title })),
+        rejected: result.rejected.map((r) => ({ concepts: r.pattern.concepts, reasons: r.reasons })),
+        skipped: result.skipped.length,
+        untrusted_episodes: result.untrusted_episodes,
+      };
+    },
+    slices: () => ({
+      slices: evolution.learned().map((s) => ({ ...s, history: s.history.map(({ id, version, kind, status, title, sha256, created_at, decided_at, trusted }) => ({ id, version, kind, status, title, sha256, created_at, decided_at, trusted })) })),
+      untrusted: evolution.untrusted().length,
+    }),
+    rollback(args) {
+      const result = evolution.rollback(args.slice_id, args.to_version);
+      slicesChanged();
+      return result;
+    },
+  };
+  const proposals: SliceProposals = {
+    proposed: () => evolution.proposed(),
+    inForceText: (sliceId) => evolution.history(sliceId).find((v) => v.status === 'deployed' && v.trusted)?.text ?? null,
+    deploy(candidateId) {
+      const deployed = evolution.deploy(candidateId);
+      slicesChanged();
+      return deployed;
+    },
+    decline: (candidateId) => evolution.decline(candidateId),
+  };
+  return { service, inspector, navigator, learning, proposals, config: () => config.current(), close: () => navigator.close() };
 }
 
 /** Compositions the attention statistics cover. */
@@ -176,6 +249,27 @@ function specialistsOf(navigator: SliceNavigator, model: ModelSource, slices: { 
   const domains = [...new Set(navigator.ids().map((id) => navigator.loadSlice(id)?.slice.metadata.domain).filter((d): d is string => typeof d === 'string'))].sort();
   const list = domains.map((domain) => specialistAgent({ id: `${domain}-agent`, domain, description: `Answers from the ${domain} slices (${navigator.searchByDomain(domain).length}).`, model, slices }));
   return { get: (id) => list.find((a) => a.id === id), specialists: () => [...list] };
+}
+
+/**
+ * The local specialists and the remote ones HOME/ilp.yaml registers, the remote ones built again
+ * only when the configuration in force changes. A remote id that a local specialist already has
+ * is left out: the agents on this machine keep their names.
+ */
+function directoryOf(local: AgentDirectory, inForce: () => TrustedIlpConfig | null, secrets: Pick<NamedSecrets, 'get' | 'releasable'>): AgentDirectory {
+  let built: { from: TrustedIlpConfig | null; agents: IlpAgent[] } = { from: null, agents: [] };
+  const remote = (): IlpAgent[] => {
+    const loaded = inForce();
+    if (built.from !== loaded) {
+      const taken = new Set(local.specialists().map((a) => a.id));
+      built = { from: loaded, agents: loaded ? remoteSpecialists(loaded.config.specialists.filter((s) => !taken.has(s.id)), secrets) : [] };
+    }
+    return built.agents;
+  };
+  return {
+    get: (id) => local.get(id) ?? remote().find((a) => a.id === id),
+    specialists: () => [...local.specialists(), ...remote()],
+  };
 }
 
 function recordHops(audit: Pick<AuditLog, 'append'>, result: CompositionResult): void {

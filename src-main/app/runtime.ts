@@ -22,6 +22,7 @@ import { DecisionQueue } from '../review/decision-queue.js';
 import { planKind } from '../review/kinds/plan.js';
 import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
 import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
+import { IlpSliceDecisions, type SliceProposals } from '../review/kinds/ilp-slice.js';
 import { toolCallKind } from '../review/kinds/tool-call.js';
 import { RequesterOrigins } from '../review/requester-origins.js';
 import { governedServers } from '../review/governed-servers.js';
@@ -30,6 +31,7 @@ import { createHandlers } from '../control/handlers.js';
 import { ControlRouter } from '../control/router.js';
 import type { SecurityEventSink } from '../control/control-session.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
+import { NamedSecrets } from '../keys/named-secrets.js';
 import { AuditRepository } from '../store/repositories/audit-repository.js';
 import { acquireHomeLock } from '../home/home.js';
 import { IDLE_CHECKPOINT_MS, openHome, recordInitialisation } from './home.js';
@@ -132,7 +134,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const pinSealer = toolPinSealer(ledger.seals);
   sealPinsFromBeforeSeals(new ToolPinRepository(ledger.db, pinSealer), ledger.seals);
   // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
-  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit, pinSealer)] });
+  // Learned slices wait in Review; ILP is composed further down, after the services it needs.
+  let ilpProposals: SliceProposals | null = null;
+  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit, pinSealer), new IlpSliceDecisions(() => ilpProposals)] });
   const workItems = new SqliteWorkItemStore({ db: ledger.db, audit, ...(overrides.now ? { now: overrides.now } : {}) });
   const kinds = {
     toolCall: toolCallKind({ audit, standing, engine: approvalEngine }),
@@ -184,8 +188,11 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   adoptPoliciesFromBeforeAnchors(installationPolicies(locations, config.home), ledger.trustedKeys(), ledger.seals);
   // Alignment (docs/alignment.md): every agent decision in the ledger becomes a verified AP-Trace.
   const alignment = composeAlignment({ db: ledger.db, audit, signer, trustedKeys: () => ledger.trustedKeys(), seals: ledger.seals, locations, notifier, ...(overrides.now ? { now: overrides.now } : {}) });
-  // ILP (docs/ilp.md): specialists over the shipped slices on the same models as the Stream; every composition to the ledger and the inspector.
-  const ilp = composeIlp({ db: ledger.db, audit, seals: ledger.seals, model: (role) => silas.roleModels.client(role), sliceDirs: [shippedSlicesDir()], ...(overrides.now ? { now: overrides.now } : {}) });
+  // ILP (docs/ilp.md): specialists over the shipped slices on the same models as the Stream, the
+  // owner's HOME/ilp.yaml (principles, forbidden translations, remote specialists); every composition to the ledger and the inspector.
+  const ilpSecrets = new NamedSecrets(secretStore, { onWithheld: (refusal, origin) => ledger.seals.report(refusal, origin) });
+  const ilp = composeIlp({ db: ledger.db, audit, seals: ledger.seals, home: config.home, secrets: ilpSecrets, model: (role) => silas.roleModels.client(role), sliceDirs: [shippedSlicesDir()], onSlicesChanged: () => decisions.refresh(), ...(overrides.now ? { now: overrides.now } : {}) });
+  ilpProposals = ilp.proposals;
   const unpublishIlp = publishIlpCompositions(ilp.inspector, events);
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
@@ -239,7 +246,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     },
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, ilpLearning: ilp.learning, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;

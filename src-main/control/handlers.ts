@@ -21,7 +21,7 @@ import type { PolicyLibrary } from '../aip/library/policy-library.js';
 import type { PolicyTrials } from '../aip/trial/policy-trials.js';
 import type { PolicyChecker } from '../aip/trial/policy-checker.js';
 import type { CockpitLinks } from './cockpit-links.js';
-import { checkReplayHeader, storedComposition, type IlpInspector } from './ilp-inspector.js';
+import { checkReplayHeader, storedComposition, type IlpInspector, type IlpLearning } from './ilp-inspector.js';
 
 export interface HandlerServices {
   audit: AuditLog;
@@ -56,6 +56,8 @@ export interface HandlerServices {
   policies?: Pick<PolicyLibrary, 'list' | 'read' | 'save' | 'history' | 'version' | 'restore' | 'adopt' | 'templates' | 'createFromTemplate'>;
   /** The ILP composition inspector (docs/ilp.md "Inspector"). Absent in tests of other calls, and until the runtime serves ILP: its calls then say the ILP service is not running. */
   ilp?: IlpInspector;
+  /** Knowledge distillation and the learned slices (docs/ilp.md "Knowledge distillation"); absent like `ilp`. */
+  ilpLearning?: IlpLearning;
   /** `silas open`: a fresh cockpit link for an owner-signed challenge; revoking cockpit sessions. Absent in tests of other calls. */
   cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue' | 'revokeSessions'>;
   runtimeInfo: () => RuntimeInfo;
@@ -129,6 +131,9 @@ export function createHandlers(services: HandlerServices): CallHandlers {
       checkReplayHeader(args.constitutional_header);
       return ilp.replay(args);
     },
+    'ilp.distill': (args) => need(services.ilpLearning, 'the ILP service').distill(args),
+    'ilp.slices': () => need(services.ilpLearning, 'the ILP service').slices(),
+    'ilp.rollback': (args) => need(services.ilpLearning, 'the ILP service').rollback(args),
     'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
     'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),
     'secrets.store': ({ name, value }, ctx) => {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { EventPayload } from '../../src-shared/contract/events.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
-import type { IlpCompositionSummary, IlpCompositionView, IlpListArgs, IlpListResult, IlpReplayArgs } from '../../src-shared/schemas/ilp.js';
+import type { IlpCompositionSummary, IlpCompositionView, IlpDistillArgs, IlpDistillResult, IlpListArgs, IlpListResult, IlpReplayArgs, IlpRollbackArgs, IlpSlicesResult } from '../../src-shared/schemas/ilp.js';
 import type { EventBus } from './event-bus.js';
 
 /** `ilp.list`'s arguments after the router parsed them (the page size defaulted). */
@@ -24,6 +24,16 @@ export interface IlpInspector {
   replay(args: IlpReplayRequest): Promise<IlpCompositionView>;
   /** Called once per composition stored or updated; returns the unsubscribe. */
   onComposition(listener: (summary: IlpCompositionSummary) => void): () => void;
+}
+
+/**
+ * Knowledge distillation as the cockpit drives it (docs/ilp.md "Knowledge distillation"): run it
+ * (its proposals wait in Review), list the learned slices, roll one back. Built in `app/`.
+ */
+export interface IlpLearning {
+  distill(args: z.output<typeof IlpDistillArgs>): Promise<IlpDistillResult>;
+  slices(): IlpSlicesResult;
+  rollback(args: z.output<typeof IlpRollbackArgs>): { slice_id: string; version: number; kind: 'rollback' | 'removed'; restored_version: number | null };
 }
 
 /**

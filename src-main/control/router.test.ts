@@ -237,7 +237,7 @@ describe('describeZodError', () => {
 });
 
 describe('ControlRouter: capabilities (one check, from each call\'s declared access)', () => {
-  const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap'];
+  const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap', 'ilp.distill', 'ilp.rollback'];
   const DECIDE_MODELS = ['models.configure', 'models.test', 'secrets.store', 'policies.save', 'policies.restore', 'policies.adopt', 'policies.create', 'alignment.saveCard', 'alignment.useDerivedCard', 'cockpit.revokeSessions', 'ilp.replay'];
   // cockpit.*: `silas open`, whose authority is the owner signature it carries (docs/control-plane.md).
   const ASK = ['approvals.request', 'approvals.withdraw', 'plans.requestApproval', 'cockpit.linkChallenge', 'cockpit.issueLink', 'servers.reportStartFailure'];

@@ -25,6 +25,8 @@ export function homePaths(home: string) {
     controlFile: join(home, 'control.json'),
     /** Which model each agent role uses (`silas models`); names keyring secrets, never holds a key. */
     modelsFile: join(home, 'models.json'),
+    /** What the owner adds to ILP's constitution and which remote specialists it composes (docs/ilp.md "Configuration"). */
+    ilpConfigFile: join(home, 'ilp.yaml'),
     /** The proxies' control socket; a named pipe per home on Windows. */
     controlSocket: process.platform === 'win32' ? `\\\\.\\pipe\\silas-${Buffer.from(home).toString('hex').slice(-32)}` : join(home, 'control.sock'),
     /** ILP's own framing (docs/ilp.md "Transports"); a named pipe per home on Windows. */

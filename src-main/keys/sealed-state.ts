@@ -43,7 +43,9 @@ export type SealedKind =
   | 'memory'
   | 'chronicle'
   | 'ilp-episode'
-  | 'ilp-composition';
+  | 'ilp-composition'
+  | 'ilp-config'
+  | 'ilp-slice-version';
 
 export type SealAuthority = 'owner' | 'ledger';
 
@@ -207,13 +209,18 @@ export class StateSeals {
    * `value === null` (the item is absent) counts only when nothing is anchored. Reports refusals.
    */
   checkAnchored(kind: SealedKind, id: string, value: unknown): SealCheck {
+    const result = this.verifyAnchored(kind, id, value);
+    if (!result.ok) this.report(result.refusal, value);
+    return result;
+  }
+
+  /** `checkAnchored` without reporting: for listings that only show state. */
+  verifyAnchored(kind: SealedKind, id: string, value: unknown): SealCheck {
     let anchored: string | null;
     try {
       anchored = this.anchoredDigest(kind, id);
     } catch (error) {
-      const refusal: SealRefusal = { kind, id, authority: 'owner', reason: 'no-key', detail: `the OS keyring could not be read, so ${kind} ${id} cannot be trusted (${(error as Error).message})` };
-      this.report(refusal, value);
-      return { ok: false, refusal };
+      return { ok: false, refusal: { kind, id, authority: 'owner', reason: 'no-key', detail: `the OS keyring could not be read, so ${kind} ${id} cannot be trusted (${(error as Error).message})` } };
     }
     if (value === null && anchored === null) return { ok: true };
     if (value !== null && anchored !== null && anchored === sealDigest(kind, id, value)) return { ok: true };
@@ -229,7 +236,6 @@ export class StateSeals {
             ? `${kind} ${id} was never saved by Silas (written by hand or by another process)`
             : `${kind} ${id} is not the value Silas last saved (changed outside Silas, or an older copy put back)`,
     };
-    this.report(refusal, value);
     return { ok: false, refusal };
   }
 

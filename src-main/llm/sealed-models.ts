@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { checkModelsConfig, type ModelsConfig } from '../../src-shared/llm/config.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
-import { writeFileAtomic } from '../home/atomic-file.js';
-import { sealDigest, type SealRefusal, type StateSeals } from '../keys/sealed-state.js';
+import { readSealFile, writeSealFile } from '../keys/seal-file.js';
+import type { SealRefusal, StateSeals } from '../keys/sealed-state.js';
 import { modelsFilePath, readModelsFileRaw, saveModelsFile } from './models-file.js';
 
 /*
@@ -52,12 +51,12 @@ export function loadSealedModels(home: string, seals: StateSeals, options: LoadS
   const value = exists ? raw : null;
   let refusal: SealRefusal | null = null;
   if (value !== null) {
-    const seal = readSeal(home);
+    const seal = readSealFile(modelsSealPath(home));
     const checked = report ? seals.check('owner', 'models', MODELS_SEAL_ID, value, seal) : seals.verify('owner', 'models', MODELS_SEAL_ID, value, seal);
     if (!checked.ok) refusal = checked.refusal;
   }
   if (refusal === null) {
-    const anchored = report ? seals.checkAnchored('models', MODELS_SEAL_ID, value) : verifyAnchored(seals, value);
+    const anchored = report ? seals.checkAnchored('models', MODELS_SEAL_ID, value) : seals.verifyAnchored('models', MODELS_SEAL_ID, value);
     if (!anchored.ok) refusal = anchored.refusal;
   }
   if (refusal !== null) return { ok: false, path, exists, raw, refusal, problem: refusedProblem(path, refusal, exists) };
@@ -90,7 +89,7 @@ export function saveSealedModels(home: string, raw: Record<string, unknown>, sea
   const saved = saveModelsFile(home, raw);
   if (!saved.ok) return saved;
   try {
-    writeFileAtomic(modelsSealPath(home), `${JSON.stringify({ v: 1, seal })}\n`, 0o600);
+    writeSealFile(modelsSealPath(home), seal);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new SilasError(ErrorCode.Permission, `cannot write ${modelsSealPath(home)} (${code ?? (error as Error).message}); give your user write access to ${home}, then save the models again`, { cause: error });
@@ -98,36 +97,6 @@ export function saveSealedModels(home: string, raw: Record<string, unknown>, sea
   // Last: until the anchor names the new value, a reader refuses it (and the person saves again), never the reverse.
   seals.anchor('models', MODELS_SEAL_ID, raw);
   return saved;
-}
-
-/** What the seal file holds, or null (absent, unreadable, not ours: all read as "no seal"). */
-function readSeal(home: string): string | null {
-  let text: string;
-  try {
-    text = readFileSync(modelsSealPath(home), 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const parsed = JSON.parse(text) as { v?: unknown; seal?: unknown };
-    return parsed.v === 1 && typeof parsed.seal === 'string' ? parsed.seal : null;
-  } catch {
-    return null;
-  }
-}
-
-/** `checkAnchored` without reporting, for listings. */
-function verifyAnchored(seals: StateSeals, value: Record<string, unknown> | null): { ok: true } | { ok: false; refusal: SealRefusal } {
-  let anchored: string | null;
-  try {
-    anchored = seals.anchoredDigest('models', MODELS_SEAL_ID);
-  } catch (error) {
-    return { ok: false, refusal: { kind: 'models', id: MODELS_SEAL_ID, authority: 'owner', reason: 'no-key', detail: `the OS keyring could not be read (${(error as Error).message})` } };
-  }
-  if (value === null ? anchored === null : anchored === sealDigest('models', MODELS_SEAL_ID, value)) return { ok: true };
-  const reason = value !== null && anchored === null ? 'unsealed' : 'not-anchored';
-  const detail = value === null ? 'models.json was removed outside Silas' : anchored === null ? 'models.json was never saved by Silas' : 'models.json is not the file Silas last saved (changed outside Silas, or an older copy put back)';
-  return { ok: false, refusal: { kind: 'models', id: MODELS_SEAL_ID, authority: 'owner', reason, detail } };
 }
 
 function refusedProblem(path: string, refusal: SealRefusal, exists: boolean): string {

@@ -41,6 +41,8 @@ export interface DecisionKind<Request, Subject, K extends DecisionKindName> {
  */
 export interface StandingDecisions {
   readonly name: DecisionKindName;
+  /** Who the cards come from, in words, when not a proxy of one of the person's servers. */
+  readonly requester?: string;
   /** The cards Review shows. */
   cards(): DecisionCard[];
   /** Any decision of this source by id, shown in Review or not (null when unknown). */
@@ -65,7 +67,7 @@ const IN_PROCESS_ORIGIN: CardOrigin = { channel: 'runtime', sourceId: 'in-proces
 
 /** A standing source's cards: the runtime recorded them, from what a proxy reported (server and tool names). */
 function standingOrigin(source: StandingDecisions): CardOrigin {
-  return { channel: 'runtime', sourceId: `standing:${source.name}`, requester: 'a proxy of one of your servers (recorded by the runtime)', taint: 'external', governed: true };
+  return { channel: 'runtime', sourceId: `standing:${source.name}`, requester: source.requester ?? 'a proxy of one of your servers (recorded by the runtime)', taint: 'external', governed: source.requester === undefined };
 }
 
 interface Waiting {

@@ -58,5 +58,7 @@ export function notificationText(card: DecisionCard): { title: string; body: str
       return { title: `Approve plan "${card.details.title}"?`, body: `${body} Plan ${shortPlanHash(card.details.planHash)}.` };
     case 'tool_change':
       return { title: `Accept the changed definition of ${card.details.tool} on ${card.details.server}?`, body };
+    case 'ilp_slice':
+      return { title: `Deploy the learned slice "${card.details.title}"?`, body };
   }
 }

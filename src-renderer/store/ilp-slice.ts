@@ -1,9 +1,12 @@
 import type { StateCreator } from 'zustand';
+import type { CallResult } from '../../src-shared/contract/index.js';
 import type { CockpitState } from './cockpit-store.js';
+import * as l from './ilp-learned.js';
+import type { IlpDistillOutcome, IlpLearnedState, IlpRollbackOutcome } from './ilp-learned.js';
 import * as r from './ilp-state.js';
 import type { IlpComposition, IlpPage, IlpState, IlpSummary } from './ilp-state.js';
 
-/** The ILP page's state in the cockpit store (docs/ilp.md "Inspector"); the reducers are in ilp-state.ts. */
+/** The ILP page's state in the cockpit store (docs/ilp.md "Inspector"); the reducers are in ilp-state.ts and, for the learned slices, ilp-learned.ts. */
 export interface IlpSlice {
   ilp: IlpState;
   ilpListLoading(): void;
@@ -21,10 +24,20 @@ export interface IlpSlice {
   ilpReplaySending(): void;
   ilpReplayDone(of: string, result: IlpComposition): void;
   ilpReplayFailed(of: string, message: string): void;
+  ilpLearnedLoading(): void;
+  ilpLearnedLoaded(result: CallResult<'ilp.slices'>): void;
+  ilpLearnedFailed(message: string): void;
+  ilpDistilling(): void;
+  ilpDistilled(result: IlpDistillOutcome): void;
+  ilpDistillFailed(message: string): void;
+  ilpRollingBack(sliceId: string): void;
+  ilpRolledBack(result: IlpRollbackOutcome): void;
+  ilpRollbackFailed(sliceId: string, message: string): void;
 }
 
 export const createIlpSlice: StateCreator<CockpitState, [], [], IlpSlice> = (set) => {
   const update = (fn: (s: IlpState) => IlpState) => set((state) => ({ ilp: fn(state.ilp) }));
+  const learned = (fn: (s: IlpLearnedState) => IlpLearnedState) => update((s) => ({ ...s, learned: fn(s.learned) }));
   return {
     ilp: r.initialIlp,
     ilpListLoading: () => update(r.listLoading),
@@ -42,5 +55,14 @@ export const createIlpSlice: StateCreator<CockpitState, [], [], IlpSlice> = (set
     ilpReplaySending: () => update(r.replaySending),
     ilpReplayDone: (of, result) => update((s) => r.replayDone(s, of, result)),
     ilpReplayFailed: (of, message) => update((s) => r.replayFailed(s, of, message)),
+    ilpLearnedLoading: () => learned(l.learnedLoading),
+    ilpLearnedLoaded: (result) => learned((s) => l.learnedLoaded(s, result)),
+    ilpLearnedFailed: (message) => learned((s) => l.learnedFailed(s, message)),
+    ilpDistilling: () => learned(l.distillRunning),
+    ilpDistilled: (result) => learned((s) => l.distillDone(s, result)),
+    ilpDistillFailed: (message) => learned((s) => l.distillFailed(s, message)),
+    ilpRollingBack: (sliceId) => learned((s) => l.rollbackSending(s, sliceId)),
+    ilpRolledBack: (result) => learned((s) => l.rollbackDone(s, result)),
+    ilpRollbackFailed: (sliceId, message) => learned((s) => l.rollbackFailed(s, sliceId, message)),
   };
 };

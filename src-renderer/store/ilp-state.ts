@@ -1,5 +1,6 @@
 import type { CallResult } from '../../src-shared/contract/index.js';
 import { replayDraftOf } from './ilp-header.js';
+import { initialLearned, type IlpLearnedState } from './ilp-learned.js';
 
 /*
  * The ILP page (docs/ilp.md "Inspector"): stored compositions a page at a time, newest first and
@@ -36,6 +37,8 @@ export interface IlpState {
   selected: string | null;
   view: { status: LoadStatus; composition: IlpComposition | null; error: string | null };
   replay: IlpReplayState;
+  /** The slices knowledge distillation learned (ilp-learned.ts). */
+  learned: IlpLearnedState;
 }
 
 const idleReplay: IlpReplayState = { of: null, draft: '', phase: 'idle', result: null, error: null };
@@ -51,6 +54,7 @@ export const initialIlp: IlpState = {
   selected: null,
   view: idleView,
   replay: idleReplay,
+  learned: initialLearned,
 };
 
 type S = IlpState;

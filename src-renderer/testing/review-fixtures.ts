@@ -42,6 +42,10 @@ const CHOICES: { [K in DecisionKindName]: { allowing: [ActionText, ...ActionText
     allowing: [{ choice: 'approve', label: 'Accept the new definition', consequence: 'The agent can see and call the changed tool again' }],
     decline: { choice: 'keep_blocked', label: 'Keep blocked', consequence: 'The tool stays hidden from the agent and refused' },
   },
+  ilp_slice: {
+    allowing: [{ choice: 'deploy', label: 'Deploy the slice', consequence: 'The specialists of its domain read it from the next request; the version it replaces is kept for rollback' }],
+    decline: { choice: 'decline', label: 'Decline', consequence: 'Nothing is deployed; the proposal is kept in the slice history' },
+  },
 };
 
 function card<K extends DecisionKindName>(kind: K, n: number, base: Omit<CardOf<K>, 'kind' | 'id' | 'actions' | 'requestedAt' | 'expiresAt'>, timeoutMs: number | null, overrides: Overrides<K>) {
@@ -131,6 +135,37 @@ export function toolChangeCard(n: number, overrides: Overrides<'tool_change'> = 
       riskReasons: ['a changed tool definition can carry instructions to the agent'],
       rationale: `${server} announced a different definition of ${tool} than the one you trusted.`,
       details: { server, tool, approvedHash: `sha256:${'1'.repeat(64)}`, pendingHash: `sha256:${'2'.repeat(64)}` },
+    },
+    null,
+    overrides,
+  );
+}
+
+/** A slice distillation proposes; waits until the owner decides. */
+export function ilpSliceCard(n: number, overrides: Overrides<'ilp_slice'> = {}): CardOf<'ilp_slice'> {
+  return card(
+    'ilp_slice',
+    n,
+    {
+      intent: `Deploy the learned slice learned-budget-feedback-${n}`,
+      riskLevel: 'medium',
+      riskReasons: ['a slice is what specialists read as knowledge'],
+      rationale: 'Learned from 4 answered queries about budgets and feedback.',
+      details: {
+        sliceId: `learned-budget-feedback-${n}`,
+        version: 1,
+        change: 'created',
+        title: 'Budgets as feedback loops',
+        domain: 'finance',
+        concepts: ['budget', 'feedback_loop'],
+        text: 'metadata:\n  id: learned-budget-feedback\n',
+        previousText: null,
+        rationale: 'Four answers joined budgets and feedback the same way.',
+        confidence: 0.85,
+        constitutionalScore: 1,
+        warnings: [],
+        pattern: { frequency: 4, successRate: 1, queries: ['How do I keep my budget steady?'] },
+      },
     },
     null,
     overrides,

@@ -45,4 +45,37 @@ export const ilpEvents = {
     category: 'ilp',
     data: z.strictObject({ composition_id: str, total_concepts: int, top_influencers: json }),
   }),
+  'ilp.config_applied': ev({
+    summary: 'The owner put an ILP configuration in force (HOME/ilp.yaml, sealed with the owner key): its SHA-256 and how many custom principles, forbidden translations and remote specialists it holds.',
+    category: 'ilp',
+    data: z.strictObject({ sha256: str, principles: strs, forbidden_translations: int, specialists: strs }),
+  }),
+  // Knowledge distillation (spec 004 §4.3, Appendix B Level 3; docs/ilp.md "Knowledge distillation"):
+  // what the loop learned, what it proposed, and each decision on the slice registry. Texts are
+  // named by their SHA-256; the sealed registry holds them.
+  'ilp.distillation': ev({
+    summary: 'Knowledge distillation ran over episodic memory: the episodes read (and those not trusted), the patterns found, and how many slices it proposed, rejected or skipped.',
+    category: 'ilp',
+    data: z.strictObject({ episodes_read: int, untrusted_episodes: int, min_frequency: int, patterns: int, proposed: int, rejected: int, skipped: int, cost_usd: num }),
+  }),
+  'ilp.slice_proposed': ev({
+    summary: 'Knowledge distillation proposed a slice version, awaiting the owner\'s decision: the slice, its version and kind, its text\'s SHA-256, the pattern\'s concepts and frequency, and its scores.',
+    category: 'ilp',
+    data: z.strictObject({ candidate_id: str, slice_id: str, version: int, kind: z.enum(['created', 'updated']), sha256: str, concepts: strs, frequency: int, confidence: num, constitutional_score: num }),
+  }),
+  'ilp.slice_deployed': ev({
+    summary: 'A proposed slice version was deployed: the navigator reads it at once; the version it replaced is kept as the backup.',
+    category: 'ilp',
+    data: z.strictObject({ candidate_id: str, slice_id: str, version: int, kind: z.enum(['created', 'updated']), sha256: str, superseded_version: int.nullable() }),
+  }),
+  'ilp.slice_declined': ev({
+    summary: 'A proposed slice version was declined: it is kept in the registry, never deployed.',
+    category: 'ilp',
+    data: z.strictObject({ candidate_id: str, slice_id: str, version: int, sha256: str, reason: nstr }),
+  }),
+  'ilp.slice_rolled_back': ev({
+    summary: 'A learned slice was rolled back: an earlier trusted version\'s text deployed again as a new version, or, with none, the slice removed from the navigator.',
+    category: 'ilp',
+    data: z.strictObject({ slice_id: str, version: int, kind: z.enum(['rollback', 'removed']), restored_version: int.nullable(), superseded_version: int.nullable(), sha256: nstr }),
+  }),
 } as const;

@@ -10,7 +10,7 @@ import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, R
 import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
 import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentCardTextArgs, AlignmentFleetResult, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
-import { IlpCompositionView, IlpGetArgs, IlpListArgs, IlpListResult, IlpReplayArgs, IlpReplayResult } from '../schemas/ilp.js';
+import { IlpCompositionView, IlpDistillArgs, IlpDistillResult, IlpGetArgs, IlpListArgs, IlpListResult, IlpReplayArgs, IlpReplayResult, IlpRollbackArgs, IlpRollbackResult, IlpSlicesResult } from '../schemas/ilp.js';
 import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
 import { defineCall } from './define.js';
 
@@ -349,6 +349,25 @@ export const calls = {
       "Sends a stored composition's query again under an edited Constitutional-Header (JSON text, spec 004 §6.1) and stores the result as a new composition that names the one it replays. Needs decide: it calls models and spends their budget.",
     args: IlpReplayArgs,
     result: IlpReplayResult,
+  }),
+  'ilp.distill': defineCall({
+    access: 'decide',
+    summary:
+      'Knowledge distillation (spec 004 §4.3): patterns found in the trusted episodes of episodic memory, a slice written for each by the planner model and checked (slice format, injection screen, constitutional enforcer); each that passes waits in Review as an ilp_slice card, nothing is deployed. Needs decide: it calls models and spends their budget.',
+    args: IlpDistillArgs,
+    result: IlpDistillResult,
+  }),
+  'ilp.slices': defineCall({
+    access: 'read',
+    summary: 'The slices distillation learned, each with the version the navigator reads now and its history (proposed, deployed, declined, superseded, rolled back), every version marked trusted or not.',
+    args: z.object({}).strict(),
+    result: IlpSlicesResult,
+  }),
+  'ilp.rollback': defineCall({
+    access: 'decide',
+    summary: 'Puts a learned slice back to a version deployed before (the one before the version in force by default), or removes a slice that has none; the navigator reads it at once.',
+    args: IlpRollbackArgs,
+    result: IlpRollbackResult,
   }),
   'models.status': defineCall({
     access: 'read',

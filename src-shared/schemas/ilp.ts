@@ -104,3 +104,62 @@ export const IlpReplayArgs = z
 
 // Its own schema object (a description added), not a second name for IlpCompositionView: knip refuses duplicate exports.
 export const IlpReplayResult = IlpCompositionView.describe('The replay, stored as a new composition whose replay_of names the one replayed.');
+
+/*
+ * Knowledge distillation (spec 004 §4.3, docs/ilp.md "Knowledge distillation"): the cockpit runs
+ * it, review asks the owner about each proposal (`ilp_slice` cards), and the ILP page lists the
+ * learned slices with their history and a rollback.
+ */
+
+export const IlpDistillArgs = z
+  .object({
+    /** Successful episodes a pattern needs. */
+    min_frequency: z.number().int().min(2).max(1000).default(3),
+    /** Patterns sent to the model at most. */
+    max_candidates: z.number().int().min(1).max(20).default(5),
+  })
+  .strict();
+
+export const IlpDistillResult = z.object({
+  patterns: z.number().int().nonnegative(),
+  /** Proposals now waiting in Review. */
+  proposed: z.array(z.object({ id: z.string(), slice_id: z.string(), version: z.number().int(), title: z.string() })),
+  rejected: z.array(z.object({ concepts: z.array(z.string()), reasons: z.array(z.string()) })),
+  skipped: z.number().int().nonnegative(),
+  untrusted_episodes: z.number().int().nonnegative(),
+});
+export type IlpDistillResult = z.infer<typeof IlpDistillResult>;
+
+const IlpSliceVersionView = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  kind: z.enum(['created', 'updated', 'rollback', 'removed']),
+  status: z.enum(['proposed', 'deployed', 'declined', 'superseded']),
+  title: z.string(),
+  sha256: z.string(),
+  created_at: z.string(),
+  decided_at: z.string().nullable(),
+  /** False: changed outside Silas, never deployed or restored. */
+  trusted: z.boolean(),
+});
+
+const IlpLearnedSlice = z.object({
+  slice_id: z.string(),
+  /** The version the navigator reads now, or null (proposed only, declined, or removed). */
+  deployed_version: z.number().int().nullable(),
+  /** Newest first. */
+  history: z.array(IlpSliceVersionView),
+});
+
+export const IlpSlicesResult = z.object({ slices: z.array(IlpLearnedSlice), untrusted: z.number().int().nonnegative() });
+export type IlpSlicesResult = z.infer<typeof IlpSlicesResult>;
+
+export const IlpRollbackArgs = z
+  .object({
+    slice_id: z.string().min(1).max(200),
+    /** A version deployed before; the one before the version in force when absent. */
+    to_version: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const IlpRollbackResult = z.object({ slice_id: z.string(), version: z.number().int(), kind: z.enum(['rollback', 'removed']), restored_version: z.number().int().nullable() });

@@ -144,10 +144,36 @@ const ToolChangeCardDetails = z.object({
   findings: z.array(DefinitionFinding).max(20).optional(),
 });
 
+/**
+ * A knowledge slice that distillation proposes from what episodic memory learned (spec 004 §4.3,
+ * docs/ilp.md "Knowledge distillation"): it passed the slice checks, the injection screen and the
+ * constitutional enforcer, and waits for the owner before any specialist reads it.
+ */
+const IlpSliceCardDetails = z.object({
+  sliceId: z.string().max(200),
+  version: z.number().int().positive(),
+  change: z.enum(['created', 'updated']),
+  title: z.string().max(500),
+  domain: z.string().max(100),
+  concepts: z.array(z.string().max(200)).max(100),
+  /** The slice file as it would be deployed. */
+  text: z.string().max(262_144),
+  /** The version in force now, for an update; null for a new slice. */
+  previousText: z.string().max(262_144).nullable(),
+  rationale: z.string().max(5_000),
+  confidence: z.number().min(0).max(1),
+  constitutionalScore: z.number().min(0).max(1),
+  /** The enforcer's warnings at validation. */
+  warnings: z.array(z.string().max(1_000)).max(20),
+  /** The pattern of episodes it was learned from. */
+  pattern: z.object({ frequency: z.number().int().nonnegative(), successRate: z.number().min(0).max(1), queries: z.array(z.string().max(1_000)).max(5) }).nullable(),
+});
+
 export const DecisionCard = z.discriminatedUnion('kind', [
   z.object({ ...cardFields, kind: z.literal('tool_call'), details: ToolCallCardDetails }),
   z.object({ ...cardFields, kind: z.literal('plan'), details: PlanCardDetails }),
   z.object({ ...cardFields, kind: z.literal('tool_change'), details: ToolChangeCardDetails }),
+  z.object({ ...cardFields, kind: z.literal('ilp_slice'), details: IlpSliceCardDetails }),
 ]);
 export type DecisionCard = z.infer<typeof DecisionCard>;
 export type DecisionKindName = DecisionCard['kind'];
@@ -193,7 +219,7 @@ export const ReviewQueueDelta = z.object({
 export type ReviewQueueDelta = z.infer<typeof ReviewQueueDelta>;
 
 export const ReviewDecideArgs = z.object({ id: z.string().min(1).max(100), choice: DecisionChoiceName }).strict();
-export const ReviewDecideResult = z.object({ id: z.string(), kind: z.enum(['tool_call', 'plan', 'tool_change']), choice: z.string(), outcome: z.enum(['approved', 'denied']) });
+export const ReviewDecideResult = z.object({ id: z.string(), kind: z.enum(['tool_call', 'plan', 'tool_change', 'ilp_slice']), choice: z.string(), outcome: z.enum(['approved', 'denied']) });
 
 /**
  * What an asker gets back, whatever the kind: a "yes" is an owner-signed ApprovalToken from the

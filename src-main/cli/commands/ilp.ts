@@ -11,6 +11,7 @@ import { UsageError, type CliIo, type Command, runSubcommand } from '../io.js';
 import { terminalSafe } from './plan.js';
 import { listIlpAgents, sendIlp } from './ilp-send.js';
 import { readBoundedFile } from './ilp-file.js';
+import { ilpConfig, ilpConfigUsage } from './ilp-config.js';
 import { shippedSlicesDir } from '../../app/compose-ilp.js';
 
 const usage = `Usage: silas ilp parse FILE [--json]
@@ -18,6 +19,7 @@ const usage = `Usage: silas ilp parse FILE [--json]
        silas ilp conformance PATH… [--json] [--verbose]
        silas ilp send [--method M] URI [--header K=V]… [--body FILE] [--home DIR] [--json]
        silas ilp agents [--json]
+       silas ilp config show|check|apply [FILE] [--home DIR] [--json]
 
   silas ilp parse FILE [--json]
       Read one ILP/1.0 message (spec 004 §5: a request line or status line, header fields whose
@@ -53,6 +55,8 @@ const usage = `Usage: silas ilp parse FILE [--json]
       The agents the runtime answers for: the meta-agent (planner model) and one specialist per
       slice domain (executor model), with their ilp:// URIs; slices that could not be loaded are
       reported with file and line.
+
+${ilpConfigUsage}
 
   Errors print {"error":{"status":400,"field","message"}} with --json.
 
@@ -194,6 +198,7 @@ export const ilpCommand: Command = {
         enforce,
         conformance,
         send: (args, sendIo) => sendIlp(args, sendIo, usage),
+        config: (args, configIo, configOpen) => ilpConfig(args, configIo, configOpen, usage),
         agents: (args, agentsIo) => Promise.resolve(listIlpAgents(args, agentsIo, usage, [shippedSlicesDir()])),
       },
       argv,

@@ -11,10 +11,11 @@ const usage = `Usage: silas secrets <set|list|delete> [NAME]
       Store the value read from standard input as secret NAME in the OS keyring, replacing any
       value it had. One trailing newline is dropped. The value is never taken from arguments or
       the environment, and never printed.
-      --origin URL: NAME is a model provider's API key, and may be sent to URL's origin
-      (scheme://host:port) and to no other; give it once per origin. Without it, where NAME may
-      go is left as it was (a key replaced keeps its provider), and a secret never bound to an
-      origin is never sent to a model provider.
+      --origin URL: NAME is a model provider's API key or a remote ILP specialist's credential
+      (HOME/ilp.yaml credential_secret), and may be sent to URL's origin (scheme://host:port)
+      and to no other; give it once per origin. Without it, where NAME may go is left as it was
+      (a key replaced keeps its provider), and a secret never bound to an origin is never sent
+      to a model provider or a remote specialist.
   silas secrets list
       The names of the stored secrets, one a line (never their values), each with the origins
       it may be sent to, if any.

@@ -26,14 +26,15 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const MAX_RESPONSE_BYTES = ILP_LIMITS.headerSection + ILP_LIMITS.body;
 
 /** Whether `url` may carry a hop: HTTPS, or HTTP to this machine only (credentials never travel in the clear). */
-function remoteUrlProblem(url: string): string | null {
+export function remoteUrlProblem(url: string): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return `"${url.slice(0, 80)}" is not a URL`;
   }
-  if (parsed.username !== '' || parsed.password !== '') return 'the URL may not hold a user or password; store the credential in the keyring instead';
+  if (parsed.username !== '' || parsed.password !== '') return 'the URL may not hold a user or password; store the credential with `silas secrets set NAME --origin ORIGIN` and name it in credential_secret';
+  if (parsed.search !== '' || parsed.hash !== '') return "the URL may not hold a query or fragment; give the agent's base address";
   if (parsed.protocol === 'https:') return null;
   if (parsed.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(parsed.hostname)) return null;
   return 'a remote agent is reached over https:// (plain http:// only on this machine: 127.0.0.1, [::1], localhost)';

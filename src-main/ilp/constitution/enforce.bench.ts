@@ -1,6 +1,7 @@
 import { opsPerSecond, report } from '../../testing/bench.js';
 import { enforceConstitution, type AgentResponse } from './enforce.js';
 import { checkConstitutionalHeader } from './header.js';
+import { compilePrinciples } from './custom-principles.js';
 
 /*
  * The constitutional enforcer (docs/ilp.md): decisions per second on an agent's response whose
@@ -14,6 +15,9 @@ const checked = checkConstitutionalHeader({ domain: 'finance', depth: 2, budget_
 if (!checked.ok) throw new Error(checked.message);
 const header = checked.header;
 const context = { depth: 2, invocations: 3, cost_usd: 0.02, previous_agents: ['meta', 'finance', 'biology'], agent: 'systems' };
+const OWNER_PRINCIPLES = compilePrinciples(
+  Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? { id: `words_${i}`, description: 'no promises', severity: 'error' as const, forbidden_words: [`guaranteed${i}`, `risk-free${i}`, `cannot lose${i}`] } : { id: `pattern_${i}`, description: 'no rates', severity: 'warning' as const, forbidden_pattern: `\\b${i}[0-9]% (?:a|per) year` })),
+);
 const SENTENCE = 'A monthly budget behaves like a thermostat: spending above the set point is corrected in the next period. ';
 
 for (const [label, bytes] of [['1kb', 1024], ['16kb', 16 * 1024], ['64kb', 64 * 1024]] as const) {
@@ -29,4 +33,7 @@ for (const [label, bytes] of [['1kb', 1024], ['16kb', 16 * 1024], ['64kb', 64 * 
   const checks = opsPerSecond(() => enforceConstitution(header, response, context), 1000).opsPerSec;
   const floor = opsPerSecond(() => JSON.parse(json), 1000).opsPerSec;
   report(`ilp.enforcer.checks_${label}`, 'checks/s', checks, { answer_bytes: bytes, floor_json_parse: Math.round(floor), ratio_to_floor: Number((floor / checks).toFixed(2)), target: TARGET });
+  // With the owner's principles of HOME/ilp.yaml (docs/ilp.md "Configuration"): ten word lists and patterns that match nothing, so each reads the whole answer.
+  const withPrinciples = opsPerSecond(() => enforceConstitution(header, response, context, { principles: OWNER_PRINCIPLES }), 1000).opsPerSec;
+  report(`ilp.enforcer.checks_${label}_with_10_principles`, 'checks/s', withPrinciples, { answer_bytes: bytes, floor_json_parse: Math.round(floor), floor_without_principles: Math.round(checks), ratio_to_floor: Number((floor / withPrinciples).toFixed(2)), target: TARGET });
 }

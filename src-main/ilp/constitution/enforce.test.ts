@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { enforceConstitution, type AgentResponse } from './enforce.js';
 import { checkConstitutionalHeader, type ConstitutionalHeader } from './header.js';
+import { compilePrinciples } from './custom-principles.js';
 
 /*
  * The enforcer on cases of our own: every limit from the request's header, and what the
@@ -60,5 +61,23 @@ describe('safety reads whole words in their clause', () => {
     ['Steal the session cookie and replay it.', 403],
   ])('%s → %i', (text, status) => {
     expect(enforceConstitution(header(), answer({ answer: text }), {}).status).toBe(status);
+  });
+});
+
+describe('the owner\'s custom principles (§9.3 item 1)', () => {
+  const principles = compilePrinciples([
+    { id: 'no_guarantees', description: 'Finance answers never promise returns', severity: 'error', domains: ['finance'], forbidden_words: ['guaranteed returns'] },
+    { id: 'cite_money', description: 'Money advice cites a source', severity: 'warning', require_sources: true },
+  ]);
+
+  it('an error refuses the answer with 403 naming the principle; a warning passes it with 207', () => {
+    expect(enforceConstitution(header(), answer({ answer: 'Index funds give Guaranteed Returns.', sources: ['s'] }), {}, { principles })).toMatchObject({ status: 403, constitutional_status: 'VIOLATION', violations: [{ principle: 'no_guarantees', severity: 'error' }] });
+    expect(enforceConstitution(header(), answer(), {}, { principles })).toMatchObject({ status: 207, warnings: [{ principle: 'cite_money' }] });
+    expect(enforceConstitution(header(), answer({ sources: ['budgeting-basics'] }), {}, { principles }).status).toBe(200);
+  });
+
+  it('applies only to the domains it names, and never outranks a limit', () => {
+    expect(enforceConstitution(header({ domain: 'biology' }), answer({ answer: 'No guaranteed returns here.', sources: ['s'] }), {}, { principles }).status).toBe(200);
+    expect(enforceConstitution(header({ max_depth: 1 }), answer({ answer: 'guaranteed returns', sources: ['s'] }), { depth: 1 }, { principles }).status).toBe(429);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ConstitutionalHeader } from './header.js';
+import { checkCustomPrinciples, type CustomPrinciple } from './custom-principles.js';
 import { answerScanner, DEFENCE_WORDS, UNCERTAINTY_PHRASES, wordsMatcher } from './principles.js';
 
 /*
@@ -53,62 +54,91 @@ export interface ConstitutionalDecision {
   warnings: PrincipleFinding[];
 }
 
-/** What the enforcer's configuration adds to the universal principles (§4, domain translation). */
+/** What the enforcer's configuration (HOME/ilp.yaml, docs/ilp.md "Configuration") adds to the universal principles. */
 export interface EnforcerOptions {
   /** Translations no agent may make, `from` → `to` by domain. */
   forbiddenTranslations?: readonly { from: string; to: string }[];
+  /** The owner's own principles (§9.3 item 1), checked on every answer after the universal ones. */
+  principles?: readonly CustomPrinciple[];
 }
 
 const REASONING_MIN = 50;
 const admits = wordsMatcher(UNCERTAINTY_PHRASES);
 const scanner = answerScanner();
+const scannerProbe = answerScanner({ global: false });
 const defence = wordsMatcher(DEFENCE_WORDS);
 const money = (usd: number) => `$${usd.toFixed(2)}`;
 
-function recursionBudget(header: ConstitutionalHeader, context: InvocationContext, response: AgentResponse): PrincipleFinding[] {
+/*
+ * Every check runs on every hop, so the principles push into the decision's two lists in the
+ * order a reader meets them (fatal limits, then the answer's own principles, warnings last)
+ * instead of each returning a list to be concatenated and split again: a check that finds
+ * nothing allocates nothing. Nor does it create named closures: tsx (the sources as the benches
+ * and bin/silas.js without a bundle run them) keeps names, with a call each time one is created.
+ */
+interface Findings {
+  violations: PrincipleFinding[];
+  warnings: PrincipleFinding[];
+}
+
+function exhausted(found: Findings, message: string): void {
+  found.violations.push({ principle: 'recursion_budget', severity: 'fatal', message, suggested_action: 'Compose a final answer from the insights so far' });
+}
+
+function recursionBudget(header: ConstitutionalHeader, context: InvocationContext, responseCost: number, found: Findings): void {
   const depth = context.depth ?? header.depth;
   const invocations = context.invocations ?? 0;
-  const spent = (context.cost_usd ?? header.budget_usd) + (response.cost_usd ?? 0);
-  const out: PrincipleFinding[] = [];
-  const fatal = (message: string) => out.push({ principle: 'recursion_budget', severity: 'fatal', message, suggested_action: 'Compose a final answer from the insights so far' });
-  if (depth >= header.max_depth) fatal(`Max recursion depth reached (${depth}/${header.max_depth})`);
-  if (invocations >= header.max_invocations) fatal(`Max invocations reached (${invocations}/${header.max_invocations})`);
-  if (spent >= header.max_budget_usd) fatal(`Budget exhausted (${money(spent)} of ${money(header.max_budget_usd)})`);
-  return out;
+  const spent = (context.cost_usd ?? header.budget_usd) + responseCost;
+  if (depth >= header.max_depth) exhausted(found, `Max recursion depth reached (${depth}/${header.max_depth})`);
+  if (invocations >= header.max_invocations) exhausted(found, `Max invocations reached (${invocations}/${header.max_invocations})`);
+  if (spent >= header.max_budget_usd) exhausted(found, `Budget exhausted (${money(spent)} of ${money(header.max_budget_usd)})`);
 }
 
-/** §8.4 and §13.4: the violation is a run longer than the maximum (3 calls when 2 are allowed). */
-function loopPrevention(header: ConstitutionalHeader, context: InvocationContext): PrincipleFinding[] {
-  if (!header.detect_loops) return [];
-  const chain = [...(context.previous_agents ?? []), ...(context.agent ? [context.agent] : [])];
-  const last = chain.at(-1);
-  if (last === undefined) return [];
-  let run = 0;
-  for (let i = chain.length - 1; i >= 0 && chain[i] === last; i -= 1) run += 1;
-  if (run <= header.max_same_agent_consecutive) return [];
-  return [{ principle: 'loop_prevention', severity: 'error', message: `Same agent invoked ${run} times consecutively`, suggested_action: 'Invoke a different agent for an alternative approach' }];
+/**
+ * §8.4 and §13.4: the violation is a run longer than the maximum (3 calls when 2 are allowed).
+ * The chain is the previous agents then the one answering (when named); its run is counted in
+ * place rather than on a copy.
+ */
+function loopPrevention(header: ConstitutionalHeader, context: InvocationContext, found: Findings): void {
+  if (!header.detect_loops) return;
+  const previous = context.previous_agents ?? [];
+  const agent = context.agent ? context.agent : undefined;
+  const last = agent ?? previous.at(-1);
+  if (last === undefined) return;
+  let run = agent === undefined ? 0 : 1;
+  for (let i = previous.length - 1; i >= 0 && previous[i] === last; i -= 1) run += 1;
+  if (run <= header.max_same_agent_consecutive) return;
+  found.violations.push({ principle: 'loop_prevention', severity: 'error', message: `Same agent invoked ${run} times consecutively`, suggested_action: 'Invoke a different agent for an alternative approach' });
 }
 
-function epistemicHonesty(header: ConstitutionalHeader, response: AgentResponse, claim: string | null): { violations: PrincipleFinding[]; warnings: PrincipleFinding[] } {
-  const violations: PrincipleFinding[] = [];
-  const warnings: PrincipleFinding[] = [];
-  if (!header.enforce_epistemic_honesty) return { violations, warnings };
-  const said = `${response.answer}\n${response.reasoning ?? ''}`;
-  if (response.confidence < header.confidence_threshold && !admits.test(said)) {
-    violations.push({ principle: 'epistemic_honesty', severity: 'error', message: `Low confidence (${response.confidence.toFixed(2)}) but no uncertainty admission`, suggested_action: 'Add uncertainty disclaimer or invoke specialist agent' });
-  }
-  if (claim !== null && (response.sources ?? []).length === 0) {
-    warnings.push({ principle: 'epistemic_honesty', severity: 'warning', message: `"${claim.toLowerCase()}" without a source`, suggested_action: 'Cite the sources the claim rests on' });
-  }
-  return { violations, warnings };
+/**
+ * Whether the answer or its reasoning admits uncertainty. Each is read on its own: no phrase
+ * holds a line break, and each text's start and end bound a word as the line break between them
+ * would, so this is the same as reading `answer\nreasoning` without building it.
+ */
+function admitsUncertainty(response: AgentResponse): boolean {
+  return admits.test(response.answer) || (response.reasoning !== undefined && admits.test(response.reasoning));
+}
+
+/** §4 epistemic honesty: low confidence must be admitted (a violation). */
+function unadmittedLowConfidence(header: ConstitutionalHeader, response: AgentResponse, found: Findings): void {
+  if (!header.enforce_epistemic_honesty || response.confidence >= header.confidence_threshold || admitsUncertainty(response)) return;
+  found.violations.push({ principle: 'epistemic_honesty', severity: 'error', message: `Low confidence (${response.confidence.toFixed(2)}) but no uncertainty admission`, suggested_action: 'Add uncertainty disclaimer or invoke specialist agent' });
+}
+
+/** §4 epistemic honesty: a claim of authority wants a source (a warning). */
+function unsourcedClaim(header: ConstitutionalHeader, response: AgentResponse, claim: string | null, found: Findings): void {
+  if (!header.enforce_epistemic_honesty || claim === null || (response.sources !== undefined && response.sources.length > 0)) return;
+  found.warnings.push({ principle: 'epistemic_honesty', severity: 'warning', message: `"${claim.toLowerCase()}" without a source`, suggested_action: 'Cite the sources the claim rests on' });
 }
 
 /** §9.1 item 4 is a MUST: with require_reasoning_trace, too little reasoning is a violation, else a warning. */
-function reasoningTransparency(header: ConstitutionalHeader, response: AgentResponse): PrincipleFinding[] {
-  const length = (response.reasoning ?? '').trim().length;
-  if (length >= REASONING_MIN) return [];
+function reasoningTransparency(header: ConstitutionalHeader, response: AgentResponse, found: Findings): void {
+  const length = response.reasoning === undefined ? 0 : response.reasoning.trim().length;
+  if (length >= REASONING_MIN) return;
   const message = length === 0 ? 'No reasoning provided in response' : `Reasoning too short (${length} of at least ${REASONING_MIN} characters)`;
-  return [{ principle: 'reasoning_transparency', severity: header.require_reasoning_trace ? 'error' : 'warning', message, suggested_action: 'Explain how the answer was reached' }];
+  const finding: PrincipleFinding = { principle: 'reasoning_transparency', severity: header.require_reasoning_trace ? 'error' : 'warning', message, suggested_action: 'Explain how the answer was reached' };
+  (header.require_reasoning_trace ? found.violations : found.warnings).push(finding);
 }
 
 /** The clause of `text` around `at`: between the nearest `.`, `!`, `?`, `;` or line end on either side. */
@@ -127,55 +157,74 @@ interface AnswerScan {
   /** The first claim of authority (epistemic honesty wants a source for it). */
   claim: string | null;
 }
+const NOTHING_FOUND: Readonly<AnswerScan> = Object.freeze({ harm: null, claim: null });
 
 /**
  * One pass over the answer finds words of harm and claims of authority; only the clauses of the
  * words of harm are read again, for a defending word ("Avoid fraud; here is how to steal" counts).
+ * Most answers hold neither, so a test without captures goes first: it stops at the first hit, and
+ * only an answer that has one is read again for the hits themselves.
  */
-function scanAnswer(answer: string): AnswerScan {
-  const found: AnswerScan = { harm: null, claim: null };
+function scanAnswer(answer: string): Readonly<AnswerScan> {
+  if (!scannerProbe.test(answer)) return NOTHING_FOUND;
+  let harm: string | null = null;
+  let claim: string | null = null;
   scanner.lastIndex = 0;
-  for (let hit = scanner.exec(answer); hit !== null && (found.harm === null || found.claim === null); hit = scanner.exec(answer)) {
-    const [whole, harm, claim] = hit;
-    if (claim !== undefined) found.claim ??= claim;
-    else if (found.harm === null && !defence.test(clauseAround(answer, hit.index + whole.indexOf(harm!)))) found.harm = harm!;
+  for (let hit = scanner.exec(answer); hit !== null && (harm === null || claim === null); hit = scanner.exec(answer)) {
+    const [whole, harmWord, claimWords] = hit;
+    if (claimWords !== undefined) claim ??= claimWords;
+    else if (harm === null && !defence.test(clauseAround(answer, hit.index + whole.indexOf(harmWord!)))) harm = harmWord!;
     // The trailing boundary character may start the next word.
     scanner.lastIndex = hit.index + whole.length - 1;
   }
-  return found;
+  return { harm, claim };
 }
 
-function safety(scan: AnswerScan): PrincipleFinding[] {
-  if (scan.harm === null) return [];
-  return [{ principle: 'safety', severity: 'error', message: `Potentially harmful content detected: "${scan.harm.toLowerCase()}"`, suggested_action: 'Answer without instructions that could cause harm' }];
+function safety(harm: string | null, found: Findings): void {
+  if (harm === null) return;
+  found.violations.push({ principle: 'safety', severity: 'error', message: `Potentially harmful content detected: "${harm.toLowerCase()}"`, suggested_action: 'Answer without instructions that could cause harm' });
 }
 
-function domainBoundary(context: InvocationContext, options: EnforcerOptions): PrincipleFinding[] {
+function domainBoundary(context: InvocationContext, options: EnforcerOptions, found: Findings): void {
   const { domain_from: from, domain_to: to } = context;
-  if (from === undefined || to === undefined || from === to) return [];
-  if (!(options.forbiddenTranslations ?? []).some((pair) => pair.from === from && pair.to === to)) return [];
+  if (from === undefined || to === undefined || from === to) return;
+  let forbidden = false;
+  for (const pair of options.forbiddenTranslations ?? []) if (pair.from === from && pair.to === to) forbidden = true;
+  if (!forbidden) return;
   const concepts = (context.concepts_translated ?? []).slice(0, 5).join(', ');
-  return [{ principle: 'domain_boundary', severity: 'error', message: `Translation from ${from} to ${to} is forbidden${concepts ? ` (${concepts})` : ''}`, suggested_action: `Invoke a ${to} agent instead of translating` }];
+  found.violations.push({ principle: 'domain_boundary', severity: 'error', message: `Translation from ${from} to ${to} is forbidden${concepts ? ` (${concepts})` : ''}`, suggested_action: `Invoke a ${to} agent instead of translating` });
 }
 
 /** The status a decision answers with: the gravest principle decides (§3.3, §8). */
-function statusOf(violations: readonly PrincipleFinding[], warnings: readonly PrincipleFinding[]): ConstitutionalDecision['status'] {
-  const has = (principle: string) => violations.some((v) => v.principle === principle);
-  if (has('recursion_budget')) return 429;
-  if (has('loop_prevention')) return 409;
-  if (has('domain_boundary')) return 451;
-  if (violations.length > 0) return 403;
-  return warnings.length > 0 ? 207 : 200;
+function decide(found: Findings): ConstitutionalDecision {
+  const { violations, warnings } = found;
+  let status: ConstitutionalDecision['status'] = violations.length > 0 ? 403 : warnings.length > 0 ? 207 : 200;
+  let gravest = 0;
+  for (const { principle } of violations) {
+    const rank = principle === 'recursion_budget' ? 3 : principle === 'loop_prevention' ? 2 : principle === 'domain_boundary' ? 1 : 0;
+    if (rank > gravest) gravest = rank;
+  }
+  if (gravest === 3) status = 429;
+  else if (gravest === 2) status = 409;
+  else if (gravest === 1) status = 451;
+  return { status, constitutional_status: violations.length > 0 ? 'VIOLATION' : warnings.length > 0 ? 'WARNING' : 'PASSED', violations, warnings };
 }
 
 export function enforceConstitution(header: ConstitutionalHeader, response: AgentResponse, context: InvocationContext = {}, options: EnforcerOptions = {}): ConstitutionalDecision {
+  const found: Findings = { violations: [], warnings: [] };
+  recursionBudget(header, context, response.cost_usd ?? 0, found);
+  loopPrevention(header, context, found);
+  domainBoundary(context, options, found);
+  unadmittedLowConfidence(header, response, found);
+  reasoningTransparency(header, response, found);
   const scan = scanAnswer(response.answer);
-  const honesty = epistemicHonesty(header, response, scan.claim);
-  const transparency = reasoningTransparency(header, response);
-  const found = [...recursionBudget(header, context, response), ...loopPrevention(header, context), ...domainBoundary(context, options), ...honesty.violations, ...transparency, ...safety(scan), ...honesty.warnings];
-  const violations = found.filter((f) => f.severity !== 'warning');
-  const warnings = found.filter((f) => f.severity === 'warning');
-  return { status: statusOf(violations, warnings), constitutional_status: violations.length > 0 ? 'VIOLATION' : warnings.length > 0 ? 'WARNING' : 'PASSED', violations, warnings };
+  safety(scan.harm, found);
+  const principles = options.principles;
+  if (principles !== undefined && principles.length > 0) {
+    for (const finding of checkCustomPrinciples(principles, header.domain, response)) (finding.severity === 'warning' ? found.warnings : found.violations).push(finding);
+  }
+  unsourcedClaim(header, response, scan.claim, found);
+  return decide(found);
 }
 
 /**
@@ -185,6 +234,9 @@ export function enforceConstitution(header: ConstitutionalHeader, response: Agen
  * enforceConstitution.
  */
 export function admitInvocation(header: ConstitutionalHeader, context: InvocationContext, options: EnforcerOptions = {}): ConstitutionalDecision {
-  const violations = [...recursionBudget(header, context, { answer: '', concepts: [], confidence: 1 }), ...loopPrevention(header, context), ...domainBoundary(context, options)];
-  return { status: statusOf(violations, []), constitutional_status: violations.length > 0 ? 'VIOLATION' : 'PASSED', violations, warnings: [] };
+  const found: Findings = { violations: [], warnings: [] };
+  recursionBudget(header, context, 0, found);
+  loopPrevention(header, context, found);
+  domainBoundary(context, options, found);
+  return decide(found);
 }

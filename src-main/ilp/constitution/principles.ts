@@ -35,10 +35,13 @@ export const DEFENCE_WORDS = ['avoid', 'prevent', 'prevention', 'protect', 'prot
 
 const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** One pass over an answer for both lists: group 1 a word of harm, group 2 a claim of authority. */
-export function answerScanner(): RE2 {
+/**
+ * One pass over an answer for both lists: group 1 a word of harm, group 2 a claim of authority.
+ * Global to walk every hit; `{ global: false }` gives the same pattern for a plain `test`.
+ */
+export function answerScanner({ global = true }: { global?: boolean } = {}): RE2 {
   const words = (list: readonly string[]) => list.map(escape).join('|');
-  return new RE2(`(?:^|[^\\p{L}\\p{N}_])(?:(${words(HARM_WORDS)})|(${words(UNSOURCED_AUTHORITY)}))(?:$|[^\\p{L}\\p{N}_])`, 'giu');
+  return new RE2(`(?:^|[^\\p{L}\\p{N}_])(?:(${words(HARM_WORDS)})|(${words(UNSOURCED_AUTHORITY)}))(?:$|[^\\p{L}\\p{N}_])`, global ? 'giu' : 'iu');
 }
 
 /** A matcher for any of `phrases` as whole words, case-blind; RE2, so any text is read in linear time. Group 1 is the phrase. */

@@ -46,6 +46,16 @@ export interface EpisodicMemoryOptions extends MemorySettingsInput {
 }
 
 const MAX_RESULTS = 1000;
+/** Episodes `recentTrusted` reads at most: pattern discovery is bounded work (spec 004 §4.3; §10.4). */
+const MAX_RECENT = 10_000;
+
+/** The trusted episodes among those answered last, and how many of the rows read were not trusted. */
+export interface RecentEpisodes {
+  /** Newest first; expired ones (weight below the floor) left out, as `consolidate()` would delete them. */
+  episodes: IlpEpisode[];
+  /** Rows read whose seal failed: never evidence, only counted (docs/architecture.md §2 "Sealed state"). */
+  untrusted: number;
+}
 
 export class EpisodicMemory {
   private readonly repo: IlpEpisodeRepository;
@@ -119,6 +129,23 @@ export class EpisodicMemory {
   /** The episode's decayed weight now: 1 when just answered, ½ one half-life later. */
   weight(episode: Pick<IlpEpisode, 'timestamp'>): number {
     return decayWeight(episode.timestamp, this.now(), this.settings);
+  }
+
+  /**
+   * The last `limit` episodes answered, each seal checked: what knowledge distillation learns from
+   * (spec 004 §4.3 "Pattern Discovery"). Reads at most `limit` rows by the timestamp index, so its
+   * cost does not grow with the memory.
+   */
+  recentTrusted(limit: number): RecentEpisodes {
+    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_RECENT) throw invalid(`limit must be a whole number from 0 to ${MAX_RECENT}, got ${String(limit)}`);
+    const now = this.now();
+    const episodes: IlpEpisode[] = [];
+    let untrusted = 0;
+    for (const row of this.repo.recent(limit)) {
+      if (!row.trusted()) untrusted += 1;
+      else if (!isExpired(row.episode, now, this.settings)) episodes.push(row.episode);
+    }
+    return { episodes, untrusted };
   }
 
   /** Totals over trusted episodes. Reads every row: for the CLI or a worker, not the runtime's loop. */

@@ -170,6 +170,48 @@ describe('deploy and reload (spec 004 §4.3)', () => {
   });
 });
 
+describe('slices given as text (the slice registry, spec 004 §4.3)', () => {
+  it('indexes a registry slice at once, replaces it with its next version, and removes it', () => {
+    write('a.slice.yaml', { id: 'first', concepts: ['alpha'] });
+    navigator = new SliceNavigator([dir]);
+    expect(navigator.deployText('learned-x', text({ id: 'learned-x', concepts: ['distilled_pattern'], knowledge: 'Version one.' }), 'slice-registry:learned-x@v1')).toEqual({ ok: true, slice_id: 'learned-x' });
+    expect(navigator.search('distilled_pattern').map((hit) => hit.slice_id)).toEqual(['learned-x']);
+    expect(navigator.loadSlice('learned-x')).toMatchObject({ file: 'slice-registry:learned-x@v1', slice: { knowledge: 'Version one.' } });
+    expect(navigator.deployText('learned-x', text({ id: 'learned-x', concepts: ['distilled_pattern'], knowledge: 'Version two.' }), 'slice-registry:learned-x@v2')).toEqual({ ok: true, slice_id: 'learned-x' });
+    expect(navigator.loadSlice('learned-x')).toMatchObject({ file: 'slice-registry:learned-x@v2', slice: { knowledge: 'Version two.' } });
+    expect(navigator.ids()).toEqual(['first', 'learned-x']);
+    expect(navigator.remove('learned-x')).toBe(true);
+    expect(navigator.remove('learned-x')).toBe(false);
+    expect(navigator.search('distilled_pattern')).toEqual([]);
+    expect(navigator.loadSlice('learned-x')).toBeNull();
+  });
+
+  it("refuses an id that is a path, a text of another id, a broken text and a file's id, keeping the version held before", () => {
+    write('a.slice.yaml', { id: 'first', concepts: ['alpha'] });
+    navigator = new SliceNavigator([dir]);
+    navigator.deployText('learned-x', text({ id: 'learned-x', concepts: ['kept'] }), 'slice-registry:learned-x@v1');
+    expect(navigator.deployText('../../etc', text({ id: 'learned-y', concepts: ['x'] }), 'slice-registry:etc')).toMatchObject({ ok: false, problems: [{ field: 'metadata.id', message: expect.stringContaining('never a path') }] });
+    expect(navigator.deployText('learned-x', text({ id: 'learned-z', concepts: ['x'] }), 'slice-registry:learned-x@v2')).toMatchObject({ ok: false, problems: [{ file: 'slice-registry:learned-x@v2', line: 2, message: expect.stringContaining('not "learned-x"') }] });
+    expect(navigator.deployText('learned-x', 'metadata: [', 'slice-registry:learned-x@v3')).toMatchObject({ ok: false, problems: [{ file: 'slice-registry:learned-x@v3' }] });
+    expect(navigator.deployText('first', text({ id: 'first', concepts: ['taken'] }), 'slice-registry:first@v1')).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining(`already the id of ${join(dir, 'a.slice.yaml')}`) }] });
+    expect(navigator.remove('first')).toBe(false);
+    expect(navigator.search('kept').map((hit) => hit.slice_id)).toEqual(['learned-x']);
+    expect(navigator.search('alpha').map((hit) => hit.slice_id)).toEqual(['first']);
+    expect(navigator.problems()).toEqual([]);
+  });
+
+  it('keeps registry slices across a reload; a file that takes the id wins and the registry slice is reported', () => {
+    navigator = new SliceNavigator([dir]);
+    navigator.deployText('learned-x', text({ id: 'learned-x', concepts: ['distilled_pattern'] }), 'slice-registry:learned-x@v1');
+    navigator.reload();
+    expect(navigator.ids()).toEqual(['learned-x']);
+    write('b.slice.yaml', { id: 'learned-x', concepts: ['from_a_file'] });
+    navigator.reload();
+    expect(navigator.search('from_a_file').map((hit) => hit.slice_id)).toEqual(['learned-x']);
+    expect(navigator.problems()).toEqual([expect.objectContaining({ file: 'slice-registry:learned-x@v1', message: expect.stringContaining('already the id of') })]);
+  });
+});
+
 describe('conceptKey', () => {
   it('is case-blind and treats any run of separators as one _', () => {
     expect(conceptKey('Negative Feedback')).toBe('negative_feedback');

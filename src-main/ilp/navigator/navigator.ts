@@ -2,16 +2,23 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { IlpSliceIndex, type ConceptMatch } from '../../store/repositories/ilp-slice-index.js';
 import { findConnection, neighbourhood, type SliceConnection, type SliceLinks } from './connections.js';
-import { parseSlice, type Slice, type SliceProblem } from './slice-file.js';
+import { isSliceId, NAME_RULE, parseSlice, type ParsedSlice, type Slice, type SliceProblem } from './slice-file.js';
 import { isInside, isSliceFileName, readSliceFile, readSliceTree, realRoot, type SliceText } from './slice-source.js';
 
 /*
  * The slice navigator (spec 004 §4.2 step 4: an agent retrieves knowledge): every slice file under
  * its folders, checked (slice-file.ts) and indexed (store/repositories/ilp-slice-index.ts), then
  * found by concept, domain, link or id. A file with a problem is reported and left out; the rest
- * are indexed. The index is rebuilt from the files on every load, so the files are the only
- * source (docs/architecture.md §2 "Sealed state"); `deploy` adds one file at once, for slices the
- * self-evolution loop writes (§4.3 "Evolution Deployment").
+ * are indexed. The index is rebuilt from the files on every load (docs/architecture.md §2 "Sealed
+ * state"); `deploy` adds one file at once.
+ *
+ * Slices the self-evolution loop writes (§4.3 "Evolution Deployment") come as text, not files:
+ * `deployText` indexes one at once and `remove` takes it out. Their source is the sealed slice
+ * registry (store/repositories/ilp-slice-versions.ts), which hands the navigator its deployed
+ * versions at start. They are deliberately not written as files into the data home: a file there
+ * would be a second, unsealed source that any process writing the home could edit, and the
+ * navigator would read it as knowledge. A registry slice never replaces a file's slice of the same
+ * id (the shipped ones included); at a reload the files are read first and win.
  */
 
 export interface SliceHit {
@@ -85,6 +92,8 @@ export class SliceNavigator {
   private slices = new Map<string, { slice: Slice; file: string }>();
   private fileIds = new Map<string, string>();
   private rejected = new Map<string, SliceProblem[]>();
+  /** Slices given as text (`deployText`), by id: indexed again after every reload. */
+  private readonly registry = new Map<string, { text: string; label: string }>();
 
   /** Loads every `*.slice.yaml` and `*.slice.yml` under `roots`, recursively. */
   constructor(roots: readonly string[]) {
@@ -118,7 +127,49 @@ export class SliceNavigator {
       });
       for (const item of [...texts, ...problems]) read.add(item.file);
     }
+    for (const [id, { text, label }] of this.registry) {
+      const added = this.addText(id, text, label);
+      if (!added.ok) this.reject(label, added.problems);
+    }
     return this.getStats();
+  }
+
+  /**
+   * Indexes a slice given as text at once, under `label` (shown as its file in problems and
+   * `loadSlice`): a new registry slice, or a new version of one, which replaces the version held
+   * before. Refused, and the version held before kept, when the text is not a slice, its id is not
+   * `id`, or a slice file holds that id.
+   */
+  deployText(id: string, text: string, label: string): DeployResult {
+    const added = this.addText(id, text, label);
+    if (added.ok) this.registry.set(id, { text, label });
+    return added;
+  }
+
+  /** Takes a registry slice out of the index at once; false when no registry slice has that id (a file's slice is removed by removing its file). */
+  remove(id: string): boolean {
+    const held = this.registry.get(id);
+    if (held === undefined) return false;
+    this.registry.delete(id);
+    this.rejected.delete(held.label);
+    if (this.fileIds.get(held.label) === id) this.forget(held.label);
+    return true;
+  }
+
+  private addText(id: string, text: string, label: string): DeployResult {
+    const refuse = (message: string, at: { line: number; column: number } = { line: 1, column: 1 }): DeployResult => ({ ok: false, problems: [{ file: label, ...at, field: 'metadata.id', message }] });
+    if (!isSliceId(id)) return refuse(`"${id.slice(0, 80)}" is not a slice id: ${NAME_RULE}`);
+    const parsed = parseSlice(text, label);
+    if (!parsed.ok) return { ok: false, problems: parsed.problems };
+    if (parsed.slice.metadata.id !== id) return refuse(`the slice's id is "${parsed.slice.metadata.id}", not "${id}"; a registry slice is deployed under its own id`, parsed.idAt);
+    const holder = this.slices.get(id);
+    const previous = this.registry.get(id)?.label;
+    if (holder && holder.file !== previous && holder.file !== label) return refuse(`"${id}" is already the id of ${holder.file}; a slice from a file is never replaced by a registry slice`, parsed.idAt);
+    if (previous !== undefined && previous !== label) {
+      this.rejected.delete(previous);
+      if (this.fileIds.get(previous) === id) this.forget(previous);
+    }
+    return this.indexParsed(label, parsed);
   }
 
   /** Indexes one slice file under a root at once (a new or rewritten slice); its problems otherwise. */
@@ -148,7 +199,10 @@ export class SliceNavigator {
   }
 
   private add({ file, text }: SliceText): DeployResult {
-    const parsed = parseSlice(text, file);
+    return this.indexParsed(file, parseSlice(text, file));
+  }
+
+  private indexParsed(file: string, parsed: ParsedSlice): DeployResult {
     if (!parsed.ok) {
       this.forget(file);
       return { ok: false, problems: this.reject(file, parsed.problems) };

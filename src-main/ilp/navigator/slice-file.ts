@@ -19,11 +19,11 @@ const MAX_YAML_ALIASES = 20;
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 /** An id names the slice in connects_to, search results and traces (§6.3 `slices_loaded`); never a path. */
-function isSliceId(value: string): boolean {
+export function isSliceId(value: string): boolean {
   return NAME.test(value) && !value.includes('..');
 }
 
-const NAME_RULE = 'use 1 to 128 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, with no ".."; it is a name, never a path';
+export const NAME_RULE = 'use 1 to 128 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, with no ".."; it is a name, never a path';
 const SliceId = z.string().superRefine((value, ctx) => {
   if (!isSliceId(value)) ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 80)}" is not a slice id: ${NAME_RULE}` });
 });

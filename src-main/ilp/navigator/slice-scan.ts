@@ -43,6 +43,11 @@ const ILP_RULES = [
     source: String.raw`\b${VERB_LIMIT}\s+(?:(?:the|your|its|all|a|any|this|that)\s+){0,2}${LIMIT}\b`,
   },
   {
+    name: 'ilp_assigned_limit',
+    description: 'Text assigns a constitutional limit (spec 004 §6.1), which only the request\'s Constitutional-Header sets',
+    source: String.raw`\b${LIMIT}\s*:?=\s*[0-9]`,
+  },
+  {
     name: 'ilp_skip_enforcer',
     description: 'Text tells the agent to skip or bypass the constitutional enforcer (spec 004 §4.1)',
     source: String.raw`\b${VERB_SKIP}\s+(?:(?:the|all|any|your|its|every|this|these|those|of)\s+){0,3}${ENFORCER}\b`,
@@ -75,7 +80,11 @@ function injectionDetector(): InjectionDetector {
   return detector;
 }
 
-function scanString(text: string): Omit<SliceFinding, 'path' | 'inKey'>[] {
+/**
+ * What the scan finds in one text. Also the runtime's steering screen (ilp/composition/steering.ts):
+ * an agent's answer is read into the next prompt like a slice, and must not steer either.
+ */
+export function scanAgentText(text: string): Omit<SliceFinding, 'path' | 'inKey'>[] {
   const out: Omit<SliceFinding, 'path' | 'inKey'>[] = [];
   for (const finding of actionable(injectionDetector().scanText(text))) {
     let description = finding.description;
@@ -96,12 +105,12 @@ export function scanSlice(value: unknown): SliceFinding[] {
   const findings: SliceFinding[] = [];
   const walk = (node: unknown, path: (string | number)[]): void => {
     if (typeof node === 'string') {
-      for (const finding of scanString(node)) findings.push({ path, inKey: false, ...finding });
+      for (const finding of scanAgentText(node)) findings.push({ path, inKey: false, ...finding });
     } else if (Array.isArray(node)) {
       node.forEach((child, index) => walk(child, [...path, index]));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
-        for (const finding of scanString(key)) findings.push({ path: [...path, key], inKey: true, ...finding });
+        for (const finding of scanAgentText(key)) findings.push({ path: [...path, key], inKey: true, ...finding });
         walk(child, [...path, key]);
       }
     }

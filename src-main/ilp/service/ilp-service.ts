@@ -52,6 +52,11 @@ export interface IlpServiceDeps {
   sink: CompositionSink;
   onHop?: (compositionId: string | null, hop: IlpHopView) => void;
   now?: () => Date;
+  /**
+   * Why ILP cannot answer at all now (the owner's configuration was changed outside Silas), or
+   * null: every request is then a 503 naming the fix, never answered under a weaker constitution.
+   */
+  stopped?: () => string | null;
 }
 
 export interface IlpCall {
@@ -73,6 +78,8 @@ export class IlpService {
 
   async handle(call: IlpCall): Promise<{ response: IlpResponse; composition: CompositionResult | null }> {
     const { request } = call;
+    const stopped = this.deps.stopped?.() ?? null;
+    if (stopped !== null) return only(errorResponse(503, stopped));
     const checked = checkConstitutionalHeader(headerOf(request, HEADER.constitutional)?.value);
     if (!checked.ok) return only(errorResponse(400, `${checked.field}: ${checked.message}`, { context: { field: checked.field } }));
     const header = checked.header;

@@ -19,6 +19,7 @@ import { sql as m019 } from './019_chronicle_seals.js';
 import { sql as m020 } from './020_tool_pins_held_at_first_sight.js';
 import { sql as m022 } from './022_ilp_episodes.js';
 import { sql as m023 } from './023_ilp_compositions.js';
+import { sql as m024 } from './024_ilp_slice_versions.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '020_tool_pins_held_at_first_sight', sql: m020 },
   { id: '022_ilp_episodes', sql: m022 },
   { id: '023_ilp_compositions', sql: m023 },
+  { id: '024_ilp_slice_versions', sql: m024 },
 ];

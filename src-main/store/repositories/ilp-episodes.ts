@@ -119,6 +119,7 @@ export class IlpEpisodeRepository {
       sharing: db.prepare(SHARING),
       query: db.prepare(QUERY),
       all: db.prepare('SELECT * FROM ilp_episodes ORDER BY seq'),
+      recent: db.prepare('SELECT * FROM ilp_episodes ORDER BY timestamp DESC, seq DESC LIMIT ?'),
     };
   }
 
@@ -202,6 +203,11 @@ export class IlpEpisodeRepository {
   /** Every stored episode, oldest row first: for statistics and consolidation, which read them all. */
   *all(): Generator<IlpEpisodeRow> {
     for (const row of this.stmts.all.iterate() as IterableIterator<Row>) yield this.toRow(row);
+  }
+
+  /** The `limit` episodes answered last, newest first (by the timestamp index: reads no more rows than asked). */
+  recent(limit: number): IlpEpisodeRow[] {
+    return (this.stmts.recent.all(limit) as Row[]).map((row) => this.toRow(row));
   }
 
   /** Deletes episodes last answered before `cutoff` (milliseconds), with their index rows; returns how many. */

@@ -16,6 +16,8 @@ export function cardName(card: DecisionCard): string {
       return `Plan approval: ${card.details.title}`;
     case 'tool_change':
       return `Tool change: ${card.details.tool} on ${card.details.server}`;
+    case 'ilp_slice':
+      return `Learned slice: ${card.details.title}`;
   }
 }
 
@@ -39,6 +41,7 @@ export const EXPIRED_TEXT: Record<DecisionKindName, string> = {
   tool_call: 'Expired — the agent gets a timeout',
   plan: 'Expired — silas run gets a timeout and nothing runs',
   tool_change: 'Expired — the tool stays hidden and refused',
+  ilp_slice: 'Expired — the slice is not deployed',
 };
 
 /** The countdown sentence at time `now` (ms since epoch); `expired` once the time is up. */
@@ -73,6 +76,7 @@ const KIND_NOUNS: readonly (readonly [DecisionKindName, string])[] = [
   ['plan', 'plan'],
   ['tool_call', 'tool call'],
   ['tool_change', 'tool change'],
+  ['ilp_slice', 'learned slice'],
 ];
 
 /** "1 decision waiting", or with several kinds "3 decisions waiting: 1 plan, 2 tool calls". */

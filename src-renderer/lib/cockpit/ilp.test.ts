@@ -1,10 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Envelope } from '../../../src-shared/contract/index.js';
 import { createCockpitStore } from '../../store/cockpit-store.js';
 import { ILP_PAGE } from '../../store/ilp-state.js';
 import { FakeTransport, settle } from '../../testing/fake-transport.js';
-import { arrived, compositionView, IlpRuntime, summaries } from '../../testing/ilp-fixtures.js';
+import { auditEntry } from '../../testing/audit-fixtures.js';
+import { arrived, compositionView, distillResult, IlpRuntime, summaries } from '../../testing/ilp-fixtures.js';
 import { connectCockpit } from './connect.js';
+import { LEARNED_REFRESH_DELAY_MS } from './ilp.js';
 
 async function drain(): Promise<void> {
   for (let i = 0; i < 6; i += 1) await settle();
@@ -20,7 +22,7 @@ async function connected(runtime = new IlpRuntime()) {
 }
 
 /** Holds a handler's answers until released. */
-function deferred(transport: FakeTransport, name: 'ilp.list' | 'ilp.get' | 'ilp.replay') {
+function deferred(transport: FakeTransport, name: 'ilp.list' | 'ilp.get' | 'ilp.replay' | 'ilp.distill' | 'ilp.rollback') {
   const waiting: Array<{ args: unknown; answer(value: Envelope<unknown>): void }> = [];
   transport.handle(name, (args) => new Promise((answer) => waiting.push({ args, answer })));
   return waiting;
@@ -108,5 +110,77 @@ describe('connectCockpit: ilp', () => {
     actions.navigate('ilp');
     await drain();
     expect(transport.callsTo('ilp.list')).toHaveLength(3);
+  });
+});
+
+describe('connectCockpit: ilp learned slices', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('reads the learned slices on connect and when the ILP page is opened', async () => {
+    const { transport, page, actions } = await connected();
+    expect(transport.callsTo('ilp.slices')).toEqual([{}]);
+    expect(page().learned).toMatchObject({ status: 'ready', untrusted: 0 });
+    expect(page().learned.slices.map((s) => s.slice_id)).toEqual(['learned-budgeting', 'learned-homeostasis']);
+    actions.navigate('ilp');
+    await drain();
+    expect(transport.callsTo('ilp.slices')).toHaveLength(2);
+  });
+
+  it('distills once at a time with the options given, then reads the list again', async () => {
+    const { runtime, transport, page, actions } = await connected();
+    const distills = deferred(transport, 'ilp.distill');
+    actions.distillSlices({ min_frequency: 4 });
+    actions.distillSlices();
+    expect(distills.map((d) => d.args)).toEqual([{ min_frequency: 4 }]);
+    expect(page().learned.distill.phase).toBe('running');
+    distills[0]!.answer({ ok: true, value: distillResult() });
+    await drain();
+    expect(page().learned.distill).toMatchObject({ phase: 'done', result: { proposed: [{ slice_id: 'learned-diversification' }, { slice_id: 'learned-budgeting' }] } });
+    expect(transport.callsTo('ilp.slices')).toHaveLength(2);
+    expect(runtime.distills).toEqual([]);
+  });
+
+  it('says why a distillation failed', async () => {
+    const { transport, page, actions } = await connected();
+    transport.handle('ilp.distill', () => ({ ok: false, error: { code: 'E_UNAVAILABLE', message: 'no planner model is configured' } }));
+    actions.distillSlices();
+    await drain();
+    expect(page().learned.distill).toEqual({ phase: 'error', result: null, error: 'no planner model is configured (E_UNAVAILABLE)' });
+  });
+
+  it('rolls back only a slice in force, once at a time, then reads the list again', async () => {
+    const { runtime, transport, page, actions } = await connected();
+    actions.rollbackSlice('learned-homeostasis');
+    expect(runtime.rollbacks).toEqual([]);
+    actions.rollbackSlice('learned-budgeting');
+    actions.rollbackSlice('learned-budgeting');
+    await drain();
+    expect(runtime.rollbacks).toEqual([{ slice_id: 'learned-budgeting' }]);
+    expect(page().learned.rollback).toMatchObject({ phase: 'done', result: { kind: 'rollback', restored_version: 1, version: 3 } });
+    expect(transport.callsTo('ilp.slices')).toHaveLength(2);
+    expect(page().learned.slices[0]).toMatchObject({ slice_id: 'learned-budgeting', deployed_version: 3 });
+  });
+
+  it('reads the list again after a refused rollback: it may have changed elsewhere', async () => {
+    const { transport, page, actions } = await connected();
+    transport.handle('ilp.rollback', () => ({ ok: false, error: { code: 'E_CONFLICT', message: 'learned-budgeting changed meanwhile' } }));
+    actions.rollbackSlice('learned-budgeting');
+    await drain();
+    expect(page().learned.rollback).toEqual({ phase: 'error', slice: 'learned-budgeting', result: null, error: 'learned-budgeting changed meanwhile (E_CONFLICT)' });
+    expect(transport.callsTo('ilp.slices')).toHaveLength(2);
+  });
+
+  it("reads the list again once per burst of the slice registry's audit entries, not for a composition's", async () => {
+    const { transport } = await connected();
+    vi.useFakeTimers();
+    transport.emit('audit.appended', auditEntry(100, { event: 'ilp.composition' }));
+    vi.advanceTimersByTime(LEARNED_REFRESH_DELAY_MS);
+    expect(transport.callsTo('ilp.slices')).toHaveLength(1);
+    transport.emit('audit.appended', auditEntry(101, { event: 'ilp.slice_deployed' }));
+    transport.emit('audit.appended', auditEntry(102, { event: 'ilp.slice_declined' }));
+    vi.advanceTimersByTime(LEARNED_REFRESH_DELAY_MS);
+    vi.useRealTimers();
+    await drain();
+    expect(transport.callsTo('ilp.slices')).toHaveLength(2);
   });
 });

@@ -25,6 +25,18 @@ describe('IlpPage', () => {
     await within(screen.getByRole('figure', { name: 'Composition graph' })).findAllByText('meta-agent');
   });
 
+  it('shows the learned slices below the inspector, read when the page is shown', async () => {
+    const harness = await renderIlp(<IlpPage />);
+    const learned = screen.getByRole('region', { name: 'Learned slices' });
+    expect(within(learned).getByRole('heading', { level: 2 }).textContent).toBe('Learned slices');
+    expect(within(learned).getByRole('button', { name: 'Distill now' })).toBeTruthy();
+    expect(within(within(learned).getByRole('table', { name: 'Learned slices' })).getAllByRole('rowheader').map((th) => th.querySelector('code')?.textContent)).toEqual([
+      'learned-budgeting',
+      'learned-homeostasis',
+    ]);
+    expect(harness.transport.callsTo('ilp.slices')).toEqual([{}]);
+  });
+
   it('explains how compositions arrive on a home that has none', async () => {
     const runtime = new IlpRuntime();
     runtime.stored = [];

@@ -1,10 +1,12 @@
 import { CompositionDetail } from '../CompositionDetail/CompositionDetail.js';
 import { CompositionList } from '../CompositionList/CompositionList.js';
+import { LearnedSlices } from '../LearnedSlices/LearnedSlices.js';
 
 /**
  * ILP (spec 004; docs/ilp.md "Inspector"): the compositions the meta-agent answered, and for the
  * one inspected, how it was composed — the hops as a graph, what weighed on the answer, the raw
- * messages — and a replay under other limits beside the original.
+ * messages — and a replay under other limits beside the original. Below, the slices knowledge
+ * distillation learned from those compositions, proposed to Review and rolled back from here.
  */
 export function IlpPage() {
   return (
@@ -18,6 +20,7 @@ export function IlpPage() {
         <CompositionList />
         <CompositionDetail />
       </div>
+      <LearnedSlices />
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toolCallCard, toolChangeCard } from '../../../testing/review-fixtures.js';
+import { ilpSliceCard, toolCallCard, toolChangeCard } from '../../../testing/review-fixtures.js';
 import { KindDetails, shownParts } from './KindDetails.js';
 
 afterEach(cleanup);
@@ -75,5 +75,17 @@ describe('shownParts', () => {
     ]);
     expect(shownParts('')).toEqual([]);
     expect(shownParts('plain')).toEqual([{ text: 'plain', escaped: false }]);
+  });
+});
+
+describe('KindDetails of a slice distillation learned', () => {
+  it('shows what it was learned from and the exact text, model-written markup as text', () => {
+    render(<KindDetails card={ilpSliceCard(1, { details: { text: 'knowledge: <img src=x onerror=alert(1)>', previousText: 'knowledge: the version in force' } })} />);
+    expect(screen.getByText('4 answered queries, 100% successful')).toBeTruthy();
+    expect(within(screen.getByRole('list', { name: 'Queries it was learned from' })).getByRole('listitem').textContent).toBe('How do I keep my budget steady?');
+    const proposed = screen.getByLabelText('Proposed slice');
+    expect(proposed.textContent).toBe('knowledge: <img src=x onerror=alert(1)>');
+    expect(proposed.querySelector('img')).toBeNull();
+    expect(screen.getByLabelText('Slice in force now').textContent).toBe('knowledge: the version in force');
   });
 });

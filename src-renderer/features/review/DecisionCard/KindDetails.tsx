@@ -222,6 +222,56 @@ function ToolChangeDetails({ details }: { details: CardOf<'tool_change'>['detail
   );
 }
 
+/**
+ * A slice distillation learned from episodic memory (docs/ilp.md "Knowledge distillation"): what
+ * it was learned from, its scores, and the exact text the specialists would read — beside the
+ * version in force for an update. The text is model-written: shown as text, never rendered.
+ */
+function IlpSliceDetails({ details }: { details: CardOf<'ilp_slice'>['details'] }) {
+  const pattern = details.pattern;
+  return (
+    <>
+      <dl className="approval-card__facts">
+        <Fact term="Slice">
+          <code>{details.sliceId}</code> version {details.version} ({details.change === 'created' ? 'new' : 'update'}) in <strong>{details.domain}</strong>
+        </Fact>
+        <Fact term="Concepts">{details.concepts.join(', ') || '(none)'}</Fact>
+        <Fact term="Scores">
+          confidence {details.confidence.toFixed(2)}, constitutional {details.constitutionalScore.toFixed(2)}
+        </Fact>
+        {pattern ? (
+          <Fact term="Learned from">
+            {pattern.frequency} answered queries, {Math.round(pattern.successRate * 100)}% successful
+          </Fact>
+        ) : null}
+      </dl>
+      {pattern && pattern.queries.length > 0 ? (
+        <ul className="approval-card__details-note" aria-label="Queries it was learned from">
+          {pattern.queries.map((query, index) => (
+            <li key={index}>{query}</li>
+          ))}
+        </ul>
+      ) : null}
+      {details.warnings.length > 0 ? (
+        <ul aria-label="Enforcer warnings">
+          {details.warnings.map((warning, index) => (
+            <li key={index}>{warning}</li>
+          ))}
+        </ul>
+      ) : null}
+      <p className="approval-card__details-note">{details.rationale}</p>
+      <pre className="approval-card__args" aria-label="Proposed slice">
+        {details.text}
+      </pre>
+      {details.previousText !== null ? (
+        <pre className="approval-card__args" aria-label="Slice in force now">
+          {details.previousText}
+        </pre>
+      ) : null}
+    </>
+  );
+}
+
 export function KindDetails({ card }: { card: DecisionCard }) {
   switch (card.kind) {
     case 'tool_call':
@@ -230,5 +280,7 @@ export function KindDetails({ card }: { card: DecisionCard }) {
       return <PlanDetails details={card.details} />;
     case 'tool_change':
       return <ToolChangeDetails details={card.details} />;
+    case 'ilp_slice':
+      return <IlpSliceDetails details={card.details} />;
   }
 }
