@@ -108,7 +108,7 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
       return inForce()?.forbiddenTranslations ?? [];
     },
     get principles() {
-      return inForce()?.principles ?? [];
+      return inForce()?.principles;
     },
   };
   // Episodic memory (§9.2 item 3): sealed episodes, so a database writer cannot plant a cached answer.

@@ -111,7 +111,7 @@ forbidden_translations:
 
 describe('custom principles', () => {
   const parsed = parseIlpConfig(VALID);
-  const principles = parsed.ok ? compilePrinciples(parsed.config.principles) : [];
+  const principles = compilePrinciples(parsed.ok ? parsed.config.principles : []);
 
   it('finds forbidden words whole and case-blind, only for the domains named', () => {
     expect(checkCustomPrinciples(principles, 'medicine', { answer: 'The usual DOSAGE is two tablets.' })).toEqual([expect.objectContaining({ principle: 'no_dosage_advice', severity: 'error' })]);

@@ -5,7 +5,7 @@ import { homePaths } from '../../home/paths.js';
 import { readSealFile, writeSealFile } from '../../keys/seal-file.js';
 import type { SealRefusal, StateSeals } from '../../keys/sealed-state.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { compilePrinciples, type CustomPrinciple } from '../constitution/custom-principles.js';
+import { compilePrinciples, type CompiledPrinciples } from '../constitution/custom-principles.js';
 import { EMPTY_ILP_CONFIG, MAX_ILP_CONFIG_BYTES, parseIlpConfig, type IlpConfig, type IlpConfigProblem } from './ilp-config.js';
 
 /*
@@ -26,7 +26,7 @@ const ILP_CONFIG_SEAL_ID = 'ilp.yaml';
 /** What the enforcer and the agent directory act on. */
 interface IlpConstitutionConfig {
   config: IlpConfig;
-  principles: CustomPrinciple[];
+  principles: CompiledPrinciples;
   forbiddenTranslations: { from: string; to: string }[];
 }
 

@@ -36,6 +36,17 @@ export interface CustomPrinciple {
   readonly requireSources: boolean;
 }
 
+/**
+ * The owner's principles compiled together: each principle's matchers, and one matcher for every
+ * word and pattern of them all, so an answer that breaks none (nearly every answer) is read once,
+ * not once per principle.
+ */
+export interface CompiledPrinciples {
+  readonly list: readonly CustomPrinciple[];
+  /** Matches where any principle's words or pattern might; null when no principle has any. */
+  readonly any: RE2 | null;
+}
+
 export interface CustomFinding {
   principle: string;
   severity: 'warning' | 'error' | 'fatal';
@@ -43,8 +54,15 @@ export interface CustomFinding {
   suggested_action: string;
 }
 
-export function compilePrinciples(specs: readonly CustomPrincipleSpec[]): CustomPrinciple[] {
-  return specs.map((spec) => ({
+export function compilePrinciples(specs: readonly CustomPrincipleSpec[]): CompiledPrinciples {
+  const words = specs.flatMap((spec) => spec.forbidden_words ?? []);
+  const patterns = specs.flatMap((spec) => (spec.forbidden_pattern ? [spec.forbidden_pattern] : []));
+  const parts = [...(words.length > 0 ? [wordsMatcher(words).source] : []), ...patterns.map((pattern) => `(?:${pattern})`)];
+  return { list: specs.map(compileOne), any: parts.length === 0 ? null : new RE2(parts.join('|'), 'iu') };
+}
+
+function compileOne(spec: CustomPrincipleSpec): CustomPrinciple {
+  return {
     id: spec.id,
     severity: spec.severity,
     description: spec.description,
@@ -53,24 +71,25 @@ export function compilePrinciples(specs: readonly CustomPrincipleSpec[]): Custom
     words: spec.forbidden_words && spec.forbidden_words.length > 0 ? wordsMatcher(spec.forbidden_words) : null,
     pattern: spec.forbidden_pattern ? new RE2(spec.forbidden_pattern, 'iu') : null,
     requireSources: spec.require_sources === true,
-  }));
+  };
 }
 
 /** Every custom principle the answer of an agent of `domain` breaks; the answer and its reasoning are read. */
-export function checkCustomPrinciples(principles: readonly CustomPrinciple[], domain: string, answer: { answer: string; reasoning?: string | undefined; sources?: readonly string[] | undefined }): CustomFinding[] {
-  if (principles.length === 0) return [];
+export function checkCustomPrinciples(principles: CompiledPrinciples, domain: string, answer: { answer: string; reasoning?: string | undefined; sources?: readonly string[] | undefined }): CustomFinding[] {
+  if (principles.list.length === 0) return [];
   const out: CustomFinding[] = [];
-  let said: string | undefined;
-  for (const principle of principles) {
+  const said = `${answer.answer}\n${answer.reasoning ?? ''}`;
+  // One pass over the answer decides whether any principle's words or pattern need reading at all.
+  const anyMatch = principles.any?.test(said) ?? false;
+  for (const principle of principles.list) {
     if (principle.domains !== null && !principle.domains.has(domain)) continue;
     const finding = (message: string) => out.push({ principle: principle.id, severity: principle.severity, message, suggested_action: principle.suggestedAction });
-    said ??= `${answer.answer}\n${answer.reasoning ?? ''}`;
-    const word = principle.words?.exec(said)?.[1];
+    const word = anyMatch ? principle.words?.exec(said)?.[1] : undefined;
     if (word !== undefined) {
       finding(`${principle.description} (the answer says "${word.slice(0, 80)}")`);
       continue;
     }
-    const matched = principle.pattern?.exec(said)?.[0];
+    const matched = anyMatch ? principle.pattern?.exec(said)?.[0] : undefined;
     if (matched !== undefined) {
       finding(`${principle.description} (the answer says "${matched.slice(0, 80)}")`);
       continue;

@@ -76,6 +76,15 @@ describe('the owner\'s custom principles (§9.3 item 1)', () => {
     expect(enforceConstitution(header(), answer({ sources: ['budgeting-basics'] }), {}, { principles }).status).toBe(200);
   });
 
+  it('finds a pattern, read together with every other principle\'s words in one pass', () => {
+    const withPattern = compilePrinciples([
+      { id: 'no_rates', description: 'No promised yearly rates', severity: 'error', forbidden_pattern: '\\b[0-9]+% (?:a|per) year' },
+      { id: 'no_guarantees', description: 'Finance answers never promise returns', severity: 'warning', domains: ['biology'], forbidden_words: ['guaranteed'] },
+    ]);
+    expect(enforceConstitution(header(), answer({ answer: 'Index funds return 7% PER YEAR, guaranteed.' }), {}, { principles: withPattern })).toMatchObject({ status: 403, violations: [{ principle: 'no_rates', message: expect.stringContaining('7% PER YEAR') }], warnings: [] });
+    expect(enforceConstitution(header(), answer({ answer: 'Returns vary from year to year.' }), {}, { principles: withPattern }).status).toBe(200);
+  });
+
   it('applies only to the domains it names, and never outranks a limit', () => {
     expect(enforceConstitution(header({ domain: 'biology' }), answer({ answer: 'No guaranteed returns here.', sources: ['s'] }), {}, { principles }).status).toBe(200);
     expect(enforceConstitution(header({ max_depth: 1 }), answer({ answer: 'guaranteed returns', sources: ['s'] }), { depth: 1 }, { principles }).status).toBe(429);

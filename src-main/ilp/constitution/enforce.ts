@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ConstitutionalHeader } from './header.js';
-import { checkCustomPrinciples, type CustomPrinciple } from './custom-principles.js';
+import { checkCustomPrinciples, type CompiledPrinciples } from './custom-principles.js';
 import { answerScanner, DEFENCE_WORDS, UNCERTAINTY_PHRASES, wordsMatcher } from './principles.js';
 
 /*
@@ -59,7 +59,7 @@ export interface EnforcerOptions {
   /** Translations no agent may make, `from` → `to` by domain. */
   forbiddenTranslations?: readonly { from: string; to: string }[];
   /** The owner's own principles (§9.3 item 1), checked on every answer after the universal ones. */
-  principles?: readonly CustomPrinciple[];
+  principles?: CompiledPrinciples;
 }
 
 const REASONING_MIN = 50;
@@ -220,7 +220,7 @@ export function enforceConstitution(header: ConstitutionalHeader, response: Agen
   const scan = scanAnswer(response.answer);
   safety(scan.harm, found);
   const principles = options.principles;
-  if (principles !== undefined && principles.length > 0) {
+  if (principles !== undefined && principles.list.length > 0) {
     for (const finding of checkCustomPrinciples(principles, header.domain, response)) (finding.severity === 'warning' ? found.warnings : found.violations).push(finding);
   }
   unsourcedClaim(header, response, scan.claim, found);
