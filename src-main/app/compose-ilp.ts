@@ -27,7 +27,7 @@ import { IlpService, type CompositionSink } from '../ilp/service/ilp-service.js'
 import type { IlpInspector, IlpLearning } from '../control/ilp-inspector.js';
 import type { SliceProposals } from '../review/kinds/ilp-slice.js';
 import { SliceEvolution } from '../ilp/evolution/evolution.js';
-import { sliceVersionSealer } from '../ilp/evolution/slice-version-seals.js';
+import { deployedAnchors, sliceVersionSealer } from '../ilp/evolution/slice-version-seals.js';
 import { IlpCompositionRepository } from '../store/repositories/ilp-compositions.js';
 import type { SqliteDatabase } from '../store/transaction.js';
 
@@ -58,7 +58,7 @@ export interface IlpComposition {
 export interface IlpCompositionDeps {
   db: SqliteDatabase;
   audit: Pick<AuditLog, 'append'>;
-  seals: Pick<StateSeals, 'seal' | 'check' | 'verify' | 'checkAnchored' | 'verifyAnchored'>;
+  seals: Pick<StateSeals, 'seal' | 'check' | 'verify' | 'anchor' | 'checkAnchored' | 'verifyAnchored'>;
   /** The data home, for HOME/ilp.yaml. */
   home: string;
   /** The keyring's secrets, for remote specialists' credentials. */
@@ -115,7 +115,14 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
   const memory = new EpisodicMemory(deps.db, episodeSealer(deps.seals), { now: () => now().getTime() });
   // Knowledge distillation (§4.3): learned slices live in the sealed registry, deployed into the
   // navigator at start and at once when the owner deploys one in Review.
-  const evolution = new SliceEvolution({ db: deps.db, memory, model: modelOf('planner'), screen: steeringIn, sealer: sliceVersionSealer(deps.seals), audit: deps.audit, navigator, enforcer, now });
+  const evolution = new SliceEvolution({ db: deps.db, memory, model: modelOf('planner'), screen: steeringIn, sealer: sliceVersionSealer(deps.seals),
+    // Each slice's row in force anchored in the keyring: an older sealed copy put back is refused.
+    anchors: deployedAnchors(deps.seals),
+    audit: deps.audit,
+    navigator,
+    enforcer,
+    now,
+  });
   evolution.restoreDeployed();
   let local = specialistsOf(navigator, modelOf('executor'), slices);
   const slicesChanged = () => {

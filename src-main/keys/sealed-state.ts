@@ -45,7 +45,8 @@ export type SealedKind =
   | 'ilp-episode'
   | 'ilp-composition'
   | 'ilp-config'
-  | 'ilp-slice-version';
+  | 'ilp-slice-version'
+  | 'ilp-slice-deployed';
 
 export type SealAuthority = 'owner' | 'ledger';
 

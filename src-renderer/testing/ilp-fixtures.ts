@@ -26,8 +26,8 @@ export function sliceVersion(version: number, overrides: Partial<IlpSliceVersion
 }
 
 /** A learned slice, its history given oldest first (as written) and listed newest first (as `ilp.slices` does). */
-export function learnedSlice(slice: string, deployed: number | null, oldestFirst: IlpSliceVersion[]): IlpLearnedSlice {
-  return { slice_id: slice, deployed_version: deployed, history: oldestFirst.map((v) => ({ ...v, id: `${slice}@${v.version}` })).reverse() };
+export function learnedSlice(slice: string, deployed: number | null, oldestFirst: IlpSliceVersion[], problem: string | null = null): IlpLearnedSlice {
+  return { slice_id: slice, deployed_version: deployed, history: oldestFirst.map((v) => ({ ...v, id: `${slice}@${v.version}` })).reverse(), problem };
 }
 
 /** Two learned slices: budgeting at v2 in force (v1 its backup), homeostasis proposed and waiting in Review. */

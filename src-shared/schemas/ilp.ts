@@ -149,6 +149,8 @@ const IlpLearnedSlice = z.object({
   deployed_version: z.number().int().nullable(),
   /** Newest first. */
   history: z.array(IlpSliceVersionView),
+  /** Why the version in force is not used (changed outside Silas), or null. */
+  problem: z.string().nullable(),
 });
 
 export const IlpSlicesResult = z.object({ slices: z.array(IlpLearnedSlice), untrusted: z.number().int().nonnegative() });

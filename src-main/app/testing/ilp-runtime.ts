@@ -8,9 +8,6 @@ import { silentLogger } from '../logger.js';
 import { buildRuntime } from '../runtime.js';
 import type { Runtime } from '../types.js';
 
-/** Token counts every scripted reply reports: 1,100 tokens at $1 a million, both ways. */
-export const ILP_TEST_USAGE = { prompt_tokens: 1000, completion_tokens: 100 };
-
 export interface IlpTestRuntime {
   server: ScriptedOpenAIServer;
   runtime: Runtime;

@@ -25,7 +25,7 @@ export interface CustomPrincipleSpec {
 }
 
 /** A principle ready to be checked: its matchers compiled once, when the configuration is read. */
-export interface CustomPrinciple {
+interface CustomPrinciple {
   readonly id: string;
   readonly severity: 'warning' | 'error' | 'fatal';
   readonly description: string;

@@ -5,7 +5,7 @@ import { useTempDirs } from '../../testing/temp.js';
 import { SliceNavigator } from '../navigator/navigator.js';
 import { SliceEvolution } from './evolution.js';
 import { sliceText } from './slice-text.js';
-import { sliceVersionSealer } from './slice-version-seals.js';
+import { deployedAnchors, sliceVersionSealer } from './slice-version-seals.js';
 import { distilled, openEvolution, seed, SHIPPED_SLICES, steeringScreen } from './testing/evolution.js';
 
 /*
@@ -106,6 +106,33 @@ describe('slice versions from a database writer', () => {
 
     sql(db).prepare("UPDATE ilp_slice_versions SET kind = 'rollback' WHERE slice_id = ? AND version = 3").run(ID);
     expect(evolution.deployed()).toEqual({ slices: [], untrusted: [expect.objectContaining({ slice_id: ID, version: 3 })] });
+  });
+});
+
+describe('an older sealed copy put back (a replay)', () => {
+  it('a removed slice brought back by restoring its deployed row is not loaded at start, is listed with why, and the owner can act on it again', async () => {
+    const { db, evolution, memory, model, seals, audit, refusals } = await deployedOnce(tempDir());
+    // The writer keeps the row as it was while deployed, sealed by Silas.
+    const kept = sql(db).prepare('SELECT * FROM ilp_slice_versions WHERE slice_id = ? AND version = 1').get(ID) as Record<string, unknown>;
+    expect(evolution.rollback(ID)).toMatchObject({ kind: 'removed' });
+    // Later it deletes the removal and puts the kept row back: every row left passes its seal.
+    sql(db).prepare('DELETE FROM ilp_slice_versions WHERE slice_id = ? AND version = 2').run(ID);
+    const columns = Object.keys(kept);
+    sql(db).prepare(`UPDATE ilp_slice_versions SET ${columns.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`).run(kept);
+    expect(evolution.deployed().slices.map((s) => s.slice_id)).toEqual([ID]);
+
+    const fresh = new SliceNavigator([SHIPPED_SLICES]);
+    const restarted = new SliceEvolution({ db, memory, model: () => Promise.resolve(model), screen: steeringScreen, sealer: sliceVersionSealer(seals), anchors: deployedAnchors(seals), audit, navigator: fresh });
+    expect(restarted.restoreDeployed()).toMatchObject({ loaded: [], refused: [{ slice_id: ID, problems: [expect.stringContaining('not the one Silas last deployed')] }] });
+    expect(fresh.loadSlice(ID)).toBeNull();
+    expect(refusals).toContainEqual(expect.objectContaining({ kind: 'ilp-slice-deployed', id: ID, reason: 'not-anchored' }));
+    expect(restarted.learned()).toEqual([expect.objectContaining({ slice_id: ID, deployed_version: 1, problem: expect.stringContaining('roll it back again') })]);
+
+    // The owner rolls it back again: the slice is removed, anchored, and no longer refused.
+    expect(restarted.rollback(ID)).toMatchObject({ kind: 'removed' });
+    expect(restarted.learned()[0]).toMatchObject({ deployed_version: null, problem: null });
+    const again = new SliceEvolution({ db, memory, model: () => Promise.resolve(model), screen: steeringScreen, sealer: sliceVersionSealer(seals), anchors: deployedAnchors(seals), audit, navigator: new SliceNavigator([SHIPPED_SLICES]) });
+    expect(again.restoreDeployed()).toMatchObject({ loaded: [], refused: [] });
   });
 });
 

@@ -40,6 +40,18 @@ export interface SliceSink {
   loadSlice(id: string): { file: string } | null;
 }
 
+/**
+ * The keyring's anchor of each learned slice's version in force (docs/architecture.md §2 "Sealed
+ * state", anchors): a row's seal proves Silas wrote it, not that it is still current, so an older
+ * sealed copy put back by a database writer (a version deployed before) would pass its seal. The
+ * anchor names the row in force; a slice whose deployed row is not the one anchored is not loaded.
+ */
+export interface DeployedAnchors {
+  anchor(sliceId: string, value: unknown): void;
+  /** Whether `value` (null: nothing in force) is what was last anchored for the slice; a refusal is reported. */
+  check(sliceId: string, value: unknown): boolean;
+}
+
 export interface SliceEvolutionDeps {
   db: SqliteDatabase;
   memory: EpisodeSource;
@@ -55,6 +67,8 @@ export interface SliceEvolutionDeps {
   navigator: SliceSink;
   /** The enforcer's configuration the runtime composes with (custom principles, forbidden translations). */
   enforcer?: EnforcerOptions;
+  /** The keyring anchors of the versions in force; without them (tests of the engine alone) only seals are checked. */
+  anchors?: DeployedAnchors;
   now?: () => Date;
   newId?: () => string;
 }
@@ -96,6 +110,8 @@ const MAX_CANDIDATES = 20;
 export class SliceEvolution {
   private readonly registry: SliceRegistry;
   private readonly now: () => Date;
+  /** Slices not loaded at start because their row in force is not the one anchored, with why. */
+  private readonly notAnchored = new Map<string, string>();
 
   constructor(private readonly deps: SliceEvolutionDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -182,6 +198,7 @@ export class SliceEvolution {
         this.deps.audit.append('ilp.slice_deployed', { candidate_id: t.deployed.id, slice_id: t.deployed.slice_id, version: t.deployed.version, kind: t.deployed.kind === 'updated' ? 'updated' : 'created', sha256: t.deployed.sha256, superseded_version: t.superseded?.version ?? null });
       }),
     );
+    this.anchorInForce(deployed.slice_id);
     return { slice_id: deployed.slice_id, version: deployed.version, superseded_version: superseded?.version ?? null };
   }
 
@@ -199,15 +216,17 @@ export class SliceEvolution {
         this.deps.audit.append('ilp.slice_rolled_back', { slice_id: sliceId, version: t.deployed.version, kind: removed ? 'removed' : 'rollback', restored_version: from?.version ?? null, superseded_version: t.superseded?.version ?? null, sha256: removed ? null : t.deployed.sha256 });
       }),
     );
+    this.anchorInForce(sliceId);
     return { slice_id: sliceId, version: transition.deployed.version, kind: transition.deployed.kind === 'removed' ? 'removed' : 'rollback', restored_version: restored?.version ?? null };
   }
 
-  /** Every learned slice, the most recently changed first, with the version in force (trusted only) and its history. */
-  learned(limit = 200): { slice_id: string; deployed_version: number | null; history: SliceVersionView[] }[] {
+  /** Every learned slice, the most recently changed first, with its trusted deployed version, its history, and why that version is not used when it is not. */
+  learned(limit = 200): { slice_id: string; deployed_version: number | null; history: SliceVersionView[]; problem: string | null }[] {
     return this.registry.repo.sliceIds(limit).map((sliceId) => {
       const history = this.history(sliceId);
       const inForce = history.find((v) => v.status === 'deployed' && v.trusted && v.kind !== 'removed');
-      return { slice_id: sliceId, deployed_version: inForce?.version ?? null, history };
+      // A version refused at start stays listed (the owner rolls it back or deploys again), with why it is not used.
+      return { slice_id: sliceId, deployed_version: inForce?.version ?? null, history, problem: this.problemOf(sliceId) };
     });
   }
 
@@ -230,17 +249,49 @@ export class SliceEvolution {
     return [...this.registry.repo.withStatus('proposed'), ...this.registry.repo.withStatus('deployed')].filter((v) => !v.trusted).map((v) => ({ id: v.id, slice_id: v.slice_id, version: v.version, status: v.status }));
   }
 
-  /** `deployed()` given to the navigator: what the runtime calls once at start. */
+  /**
+   * `deployed()` given to the navigator: what the runtime calls once at start. With anchors, a
+   * slice whose row in force is not the one the keyring names (an older sealed copy put back, a
+   * deployed row removed or planted) is refused and not loaded, until the owner deploys or rolls
+   * it back again.
+   */
   restoreDeployed(): { loaded: string[]; refused: { slice_id: string; problems: string[] }[]; untrusted: UntrustedVersion[] } {
     const { slices, untrusted } = this.deployed();
     const loaded: string[] = [];
     const refused: { slice_id: string; problems: string[] }[] = [];
+    this.notAnchored.clear();
+    const anchors = this.deps.anchors;
+    if (anchors) {
+      for (const sliceId of this.registry.repo.sliceIds()) {
+        if (anchors.check(sliceId, this.inForceValue(sliceId))) continue;
+        const problem = `the version in force of ${sliceId} is not the one Silas last deployed (changed outside Silas, or an older copy put back); deploy or roll it back again on the ILP page`;
+        this.notAnchored.set(sliceId, problem);
+        refused.push({ slice_id: sliceId, problems: [problem] });
+      }
+    }
     for (const slice of slices) {
+      if (this.notAnchored.has(slice.slice_id)) continue;
       const result = this.deps.navigator.deployText(slice.slice_id, slice.text, slice.label);
       if (result.ok) loaded.push(slice.slice_id);
       else refused.push({ slice_id: slice.slice_id, problems: result.problems.map((p) => `${p.file}:${p.line}: ${p.message}`) });
     }
     return { loaded, refused, untrusted };
+  }
+
+  /** Why a slice was not loaded at start, or null. */
+  problemOf(sliceId: string): string | null {
+    return this.notAnchored.get(sliceId) ?? null;
+  }
+
+  /** What the anchor of a slice names: its trusted row in force (a removal included), or null. */
+  private inForceValue(sliceId: string): unknown {
+    const row = this.registry.current(sliceId);
+    return row === null ? null : { id: row.id, version: row.version, kind: row.kind, sha256: row.sha256 };
+  }
+
+  private anchorInForce(sliceId: string): void {
+    this.deps.anchors?.anchor(sliceId, this.inForceValue(sliceId));
+    this.notAnchored.delete(sliceId);
   }
 
   /** Where a pattern's slice goes: the next version of a learned slice that covers its concepts, or a new one. */

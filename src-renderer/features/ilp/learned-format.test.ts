@@ -12,7 +12,7 @@ describe('learned slices wording', () => {
     expect(f.latestTitle(homeostasis!)).toBe('Homeostasis');
     const removed = learnedSlice('learned-x', null, [sliceVersion(1, { status: 'superseded' }), sliceVersion(2, { kind: 'removed' })]);
     expect(f.latestText(removed)).toBe('removed');
-    expect(f.latestText({ slice_id: 'learned-y', deployed_version: null, history: [] })).toBe('no versions');
+    expect(f.latestText({ slice_id: 'learned-y', deployed_version: null, history: [], problem: null })).toBe('no versions');
     expect(f.kindText('rollback')).toBe('rolled back');
     expect(f.statusText('superseded')).toBe('superseded');
   });

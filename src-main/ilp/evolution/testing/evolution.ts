@@ -8,7 +8,7 @@ import { openEpisodicMemory, episode } from '../../memory/testing/memory.js';
 import { SliceNavigator } from '../../navigator/navigator.js';
 import { FakeModel, type FakeReply } from '../../testing/fake-model.js';
 import { SliceEvolution } from '../evolution.js';
-import { sliceVersionSealer } from '../slice-version-seals.js';
+import { deployedAnchors, sliceVersionSealer } from '../slice-version-seals.js';
 
 /** The slices shipped with the app: a learned slice must never replace one. */
 export const SHIPPED_SLICES = fileURLToPath(new URL('../../../../resources/slices/', import.meta.url));
@@ -65,6 +65,7 @@ export function openEvolution(dir: string, options: { model?: ModelSource } = {}
     model: options.model ?? (() => Promise.resolve(model)),
     screen: steeringScreen,
     sealer: sliceVersionSealer(opened.seals),
+    anchors: deployedAnchors(opened.seals),
     audit,
     navigator,
     now: () => new Date(opened.clock.now + (tick += 1000)),

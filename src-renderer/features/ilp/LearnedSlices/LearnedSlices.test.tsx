@@ -49,6 +49,14 @@ describe('LearnedSlices', () => {
     expect(within(versions[1]!).queryByText('Not trusted — changed outside Silas')).toBeNull();
   });
 
+  it('says when the version in force was not loaded because it was changed outside Silas, and still offers the rollback', async () => {
+    const runtime = new IlpRuntime();
+    runtime.learned = { slices: [learnedSlice('learned-budgeting', 1, [sliceVersion(1)], 'the version in force of learned-budgeting is not the one Silas last deployed')], untrusted: 0 };
+    await renderIlp(<LearnedSlices />, runtime);
+    expect(rows()[0]![1]).toBe('v1 — not used: the version in force of learned-budgeting is not the one Silas last deployed');
+    expect(rollBack('learned-budgeting').disabled).toBe(false);
+  });
+
   it('asks before a rollback, then rolls back, reads the list again and says where the slice is', async () => {
     const harness = await renderIlp(<LearnedSlices />);
     fireEvent.click(rollBack('learned-budgeting'));

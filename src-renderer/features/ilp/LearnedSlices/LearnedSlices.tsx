@@ -85,7 +85,10 @@ function SliceRow({ slice, busy, asking, onAsk, onAnswer }: SliceRowProps) {
           <code>{slice.slice_id}</code>
           <span className="ilp-learned__title">{latestTitle(slice)}</span>
         </th>
-        <td>{inForceText(deployed)}</td>
+        <td>
+          {inForceText(deployed)}
+          {slice.problem !== null ? <span className="ilp-tone--bad ilp-learned__problem"> — not used: {slice.problem}</span> : null}
+        </td>
         <td>{latestText(slice)}</td>
         <td className="ilp-learned__actions">
           <button
