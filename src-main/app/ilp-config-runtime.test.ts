@@ -109,6 +109,10 @@ describe('HOME/ilp.yaml in the running runtime', () => {
     const hops = entries('ilp.request').map((e) => e.data as { agent: string; kind: string; status: number });
     expect(hops).toEqual(expect.arrayContaining([expect.objectContaining({ agent: 'remote-systems', kind: 'remote', status: 200 })]));
 
+    const agents = await silas('ilp', 'agents', '--json');
+    expect(agents.code, agents.err).toBe(0);
+    expect(JSON.parse(agents.out)).toMatchObject({ agents: expect.arrayContaining([expect.objectContaining({ id: 'remote-systems', kind: 'remote', domain: 'control', uri: 'ilp://remote-systems/insight' })]), remote_problem: null });
+
     const shown = await silas('ilp', 'config', 'show', '--json');
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out)).toMatchObject({ in_force: true, config: { specialists: [{ id: 'remote-systems' }] } });

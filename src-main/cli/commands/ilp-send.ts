@@ -144,13 +144,17 @@ function exchange(path: string, text: string): Promise<Buffer> {
  * planner role's model and one specialist per slice domain on the executor's — derived from the
  * same shipped slices the runtime loads, so it needs no running runtime.
  */
-export function listIlpAgents(argv: string[], io: CliIo, usage: string, sliceDirs: readonly string[]): number {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, usage, true);
+/** What HOME/ilp.yaml registers (docs/ilp.md "Configuration"): its remote specialists, or why none are in force. */
+export type RemoteSpecialistsOf = (home: string) => Promise<{ specialists: { id: string; domain: string; url: string }[] } | { problem: string }>;
+
+export async function listIlpAgents(argv: string[], io: CliIo, usage: string, sliceDirs: readonly string[], remoteOf: RemoteSpecialistsOf): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, home: { type: 'string' } }, usage, true);
   if (values.help) {
     io.out(usage);
     return 0;
   }
   if (positionals.length > 0) throw new UsageError('ilp agents takes no arguments', usage);
+  const remote = await remoteOf(resolveHome(values.home, io.env));
   const navigator = new SliceNavigator(sliceDirs);
   try {
     const byDomain = new Map<string, number>();
@@ -158,17 +162,22 @@ export function listIlpAgents(argv: string[], io: CliIo, usage: string, sliceDir
       const domain = navigator.loadSlice(id)?.slice.metadata.domain;
       if (domain !== undefined) byDomain.set(domain, (byDomain.get(domain) ?? 0) + 1);
     }
+    const local = [...byDomain.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([domain, slices]) => ({ id: `${domain}-agent`, kind: 'specialist', domain, role: 'executor', slices, uri: `ilp://${domain}-agent/insight` }));
+    const taken = new Set(local.map((a) => a.id));
     const agents = [
       { id: 'meta-agent', kind: 'meta', domain: 'meta', role: 'planner', slices: 0, uri: 'ilp://meta-agent/insight' },
-      ...[...byDomain.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([domain, slices]) => ({ id: `${domain}-agent`, kind: 'specialist', domain, role: 'executor', slices, uri: `ilp://${domain}-agent/insight` })),
+      ...local,
+      ...('specialists' in remote ? remote.specialists.filter((s) => !taken.has(s.id)).map((s) => ({ id: s.id, kind: 'remote', domain: s.domain, role: null, slices: 0, uri: `ilp://${s.id}/insight`, url: s.url })) : []),
     ];
     const problems = navigator.problems();
+    const remoteProblem = 'problem' in remote ? remote.problem : null;
     if (values.json) {
-      io.out(JSON.stringify({ agents, slice_problems: problems }));
+      io.out(JSON.stringify({ agents, slice_problems: problems, remote_problem: remoteProblem }));
       return 0;
     }
-    for (const a of agents) io.out(`${a.uri.padEnd(36)} ${a.kind.padEnd(10)} ${a.domain.padEnd(12)} ${a.role} model${a.slices ? `, ${a.slices} slice${a.slices === 1 ? '' : 's'}` : ''}`);
+    for (const a of agents) io.out(`${a.uri.padEnd(36)} ${a.kind.padEnd(10)} ${a.domain.padEnd(12)} ${a.role ? `${a.role} model` : `at ${terminalSafe((a as { url?: string }).url ?? '')}`}${a.slices ? `, ${a.slices} slice${a.slices === 1 ? '' : 's'}` : ''}`);
     for (const p of problems) io.err(`slice not loaded: ${terminalSafe(p.file)}:${p.line} ${terminalSafe(p.field)}: ${terminalSafe(p.message)}`);
+    if (remoteProblem !== null) io.err(`remote specialists not listed: ${terminalSafe(remoteProblem)}`);
     return 0;
   } finally {
     navigator.close();

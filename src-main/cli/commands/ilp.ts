@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { existsSync } from 'node:fs';
+import { homePaths } from '../../home/paths.js';
+import type { OpenForCommand } from '../../app/cli-context.js';
 import { runIlpConformance } from '../../ilp/conformance/runner.js';
 import { printConformanceReport } from './conformance-report.js';
 import { AgentResponse, enforceConstitution, InvocationContext, type ConstitutionalDecision } from '../../ilp/constitution/enforce.js';
@@ -18,7 +20,7 @@ const usage = `Usage: silas ilp parse FILE [--json]
        silas ilp enforce --request REQ.ilp --response RESP.json [--context CTX.json] [--json]
        silas ilp conformance PATH… [--json] [--verbose]
        silas ilp send [--method M] URI [--header K=V]… [--body FILE] [--home DIR] [--json]
-       silas ilp agents [--json]
+       silas ilp agents [--home DIR] [--json]
        silas ilp config show|check|apply [FILE] [--home DIR] [--json]
 
   silas ilp parse FILE [--json]
@@ -51,10 +53,10 @@ const usage = `Usage: silas ilp parse FILE [--json]
       {"query": "How can I stabilize my spending?"}. The method is THINK unless --method or the
       path (ilp://meta-agent/trace/export) names one. Exit 0 on 200 or 207, 1 otherwise.
 
-  silas ilp agents [--json]
+  silas ilp agents [--home DIR] [--json]
       The agents the runtime answers for: the meta-agent (planner model) and one specialist per
-      slice domain (executor model), with their ilp:// URIs; slices that could not be loaded are
-      reported with file and line.
+      slice domain (executor model), and the remote specialists HOME/ilp.yaml registers, with
+      their ilp:// URIs; slices that could not be loaded are reported with file and line.
 
 ${ilpConfigUsage}
 
@@ -186,6 +188,22 @@ async function conformance(argv: string[], io: CliIo): Promise<number> {
   return printConformanceReport(io, 'ILP', runIlpConformance(positionals), values);
 }
 
+/** The remote specialists of HOME/ilp.yaml as the runtime would use them; a home or keyring out of reach is said, not fatal. */
+async function configuredRemote(open: OpenForCommand, home: string): Promise<{ specialists: { id: string; domain: string; url: string }[] } | { problem: string }> {
+  if (!existsSync(homePaths(home).database)) return { specialists: [] };
+  try {
+    const ledger = (await (await open(home)).database()).openIlpConfig('verify');
+    try {
+      const loaded = ledger.load();
+      return loaded.ok ? { specialists: loaded.config.specialists.map(({ id, domain, url }) => ({ id, domain, url })) } : { problem: loaded.problem };
+    } finally {
+      ledger.close();
+    }
+  } catch (error) {
+    return { problem: `HOME/ilp.yaml could not be checked (${(error as Error).message})` };
+  }
+}
+
 export const ilpCommand: Command = {
   name: 'ilp',
   usage,
@@ -199,7 +217,7 @@ export const ilpCommand: Command = {
         conformance,
         send: (args, sendIo) => sendIlp(args, sendIo, usage),
         config: (args, configIo, configOpen) => ilpConfig(args, configIo, configOpen, usage),
-        agents: (args, agentsIo) => Promise.resolve(listIlpAgents(args, agentsIo, usage, [shippedSlicesDir()])),
+        agents: (args, agentsIo, agentsOpen) => listIlpAgents(args, agentsIo, usage, [shippedSlicesDir()], (home) => configuredRemote(agentsOpen, home)),
       },
       argv,
       io,
