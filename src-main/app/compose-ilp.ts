@@ -97,12 +97,13 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
     },
   };
   // HOME/ilp.yaml, sealed by the owner: custom principles, forbidden translations and remote
-  // specialists, read again when it changes; while it is refused every request is a 503.
+  // specialists, read again when it changes; while it is refused every request is a 503. It is
+  // looked at once per request (`refreshConfig`), and every hop of that request is judged by the
+  // same snapshot, not by a file checked again on each of its enforcer calls.
   const config = new IlpConfigSource(deps.home, deps.seals);
-  const inForce = (): TrustedIlpConfig | null => {
-    const loaded = config.current();
-    return loaded.ok ? loaded : null;
-  };
+  let snapshot = config.current();
+  const refreshConfig = () => (snapshot = config.current());
+  const inForce = (): TrustedIlpConfig | null => (snapshot.ok ? snapshot : null);
   const enforcer: EnforcerOptions = {
     get forbiddenTranslations() {
       return inForce()?.forbiddenTranslations ?? [];
@@ -180,7 +181,7 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
     attentionStatistics: () => attention.statistics() as unknown as JsonValue,
   };
   const stopped = () => {
-    const loaded = config.current();
+    const loaded = refreshConfig();
     return loaded.ok ? null : loaded.problem;
   };
   const service = new IlpService({ meta, agents, enforcer, screen: steeringIn, sink, now, stopped });
@@ -195,6 +196,9 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
   };
   const learning: IlpLearning = {
     async distill(args) {
+      // Candidates are judged by the principles in force now, as a request would be.
+      const loaded = refreshConfig();
+      if (!loaded.ok) throw new SilasError(ErrorCode.Config, loaded.problem);
       const result = await evolution.distill({ minFrequency: args.min_frequency, maxCandidates: args.max_candidates });
       slicesChanged();
       return {
@@ -225,7 +229,7 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
     },
     decline: (candidateId) => evolution.decline(candidateId),
   };
-  return { service, inspector, navigator, learning, proposals, config: () => config.current(), close: () => navigator.close() };
+  return { service, inspector, navigator, learning, proposals, config: refreshConfig, close: () => navigator.close() };
 }
 
 /** Compositions the attention statistics cover. */
