@@ -2,7 +2,6 @@ import type { AnswerScreen } from '../composition/hop.js';
 import { enforceConstitution, type EnforcerOptions } from '../constitution/enforce.js';
 import { checkConstitutionalHeader } from '../constitution/header.js';
 import { isSliceId, NAME_RULE, parseSlice } from '../navigator/slice-file.js';
-import { scanSlice } from '../navigator/slice-scan.js';
 
 /*
  * Validation of a candidate slice (spec 004 §4.3 "Candidate Generation": constitutional compliance
@@ -14,9 +13,9 @@ import { scanSlice } from '../navigator/slice-scan.js';
  * (b) the runtime's steering screen (the injection detector it runs on specialists' answers,
  *     docs/ilp.md "Composition") finds no instruction in its title, concepts, knowledge or
  *     rationale — knowledge that tells an agent to raise a limit or skip the enforcer would steer
- *     every composition that loads it. The rationale is not part of the slice's text, so ILP's
- *     own rules (slice-scan.ts: change a §6.1 limit, skip the enforcer, forge a header) are run
- *     on it here as `parseSlice` runs them on the text;
+ *     every composition that loads it. The runtime's screen is the slices' own scan
+ *     (ilp/composition/steering.ts), so it also covers the rationale, which is not part of the
+ *     slice's text that `parseSlice` scans;
  * (c) the constitutional enforcer accepts it as an agent's response (answer = knowledge,
  *     reasoning = rationale, sources = the episodes it was learned from) under a strict header:
  *     the RFC's values with epistemic honesty and a reasoning trace required (§9.1 items 4 and 6);
@@ -76,9 +75,6 @@ export function validateCandidate(candidate: CandidateForValidation, screen: Ans
     reasons.push(`steering: the candidate carries an instruction to the agents that would read it (${steering}); a slice holds knowledge only (spec 004 §10.3)`);
     score -= 0.5;
   }
-  const inRationale = scanSlice({ rationale: candidate.rationale }).sort((a, b) => a.start - b.start);
-  for (const f of inRationale) reasons.push(`rationale: refused as an injected instruction: ${f.description.replace(/\.$/, '')} (${JSON.stringify(f.excerpt.slice(0, 120))}) (spec 004 §10.3)`);
-  if (inRationale.length > 0 && steering === null) score -= 0.5;
 
   let status: number | null = null;
   if (slice) {
@@ -95,7 +91,7 @@ export function validateCandidate(candidate: CandidateForValidation, screen: Ans
   if (candidate.confidence < DEPLOY_CONFIDENCE) reasons.push(`confidence ${candidate.confidence.toFixed(2)} is below ${DEPLOY_CONFIDENCE}: a slice is read as trusted knowledge`);
   return {
     parsed: parsed.ok,
-    screened: steering === null && inRationale.length === 0,
+    screened: steering === null,
     constitutional_status_code: status,
     constitutional_score: Math.round(Math.max(0, Math.min(1, score)) * 1000) / 1000,
     should_deploy: reasons.length === 0,
