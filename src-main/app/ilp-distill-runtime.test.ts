@@ -4,6 +4,7 @@ import { homePaths } from '../home/paths.js';
 import { openaiReply, type ScriptedOpenAIServer } from '../llm/testing/scripted-openai-server.js';
 import { startIlpRuntime, type IlpTestRuntime } from './testing/ilp-runtime.js';
 import { useTempDirs } from '../testing/temp.js';
+import { DISTILL_QUERIES, DISTILLED_SLICE_ID, scriptAnsweredQuery, scriptDistilledSlice } from '../ilp/testing/distillation.js';
 import type { Runtime } from './types.js';
 
 /*
@@ -16,8 +17,7 @@ import type { Runtime } from './types.js';
 
 const tempDir = useTempDirs();
 const USAGE = { prompt_tokens: 1000, completion_tokens: 100 };
-const QUERIES = ['How can I stabilize my monthly spending?', 'What keeps household savings from drifting?', 'Why should an emergency fund have a target level?'];
-const SLICE_ID = 'learned-reserve_target-spending_feedback';
+const SLICE_ID = DISTILLED_SLICE_ID;
 
 let server: ScriptedOpenAIServer;
 let runtime: Runtime;
@@ -45,12 +45,8 @@ async function call<T>(method: string, args: unknown): Promise<T> {
 const entries = (event: string) => runtime.audit.tail(1000).filter((e) => e.event === event);
 
 async function answerThree(): Promise<void> {
-  for (const query of QUERIES) {
-    server.http.enqueue(
-      openaiReply.object({ domains: ['finance'], reasoning: 'A question about money held at a level.' }, USAGE),
-      openaiReply.object({ answer: 'Keep a reserve with a target and correct small drifts monthly.', concepts: ['reserve_target'], confidence: 0.88, reasoning: 'A reserve with a target level works like a set point: drift is corrected in small steps each month.', sources: ['budgeting-basics'], suggestions_to_invoke: [] }, USAGE),
-      openaiReply.object({ answer: 'Set a target reserve and correct drift monthly: spending is held by feedback.', concepts: ['reserve_target', 'spending_feedback'], confidence: 0.9, reasoning: 'The finance specialist described a target reserve corrected by monthly feedback; that answers the question.', emergent_insights: [] }, USAGE),
-    );
+  for (const query of DISTILL_QUERIES) {
+    scriptAnsweredQuery(server, USAGE);
     expect(await think('meta-agent', query)).toBe(200);
   }
 }
@@ -58,18 +54,7 @@ async function answerThree(): Promise<void> {
 describe('knowledge distillation in the running runtime', () => {
   it('proposes a slice from answered queries, asks in Review, deploys it for the specialists, and rolls it back', async () => {
     await answerThree();
-    server.http.enqueue(
-      openaiReply.object(
-        {
-          title: 'A reserve target holds spending steady',
-          concepts: ['reserve_target', 'spending_feedback'],
-          knowledge: 'A household reserve with a target level behaves like a set point.\nEach month compare the balance to the target and correct the difference in a small step; large corrections overshoot.',
-          rationale: 'Three answered queries about spending and savings agreed that a reserve target corrected monthly keeps spending steady.',
-          confidence: 0.86,
-        },
-        USAGE,
-      ),
-    );
+    scriptDistilledSlice(server, USAGE);
     const distilled = await call<{ patterns: number; proposed: { id: string; slice_id: string }[] }>('ilp.distill', { min_frequency: 3 });
     expect(distilled.proposed).toEqual([expect.objectContaining({ slice_id: SLICE_ID })]);
     expect(entries('ilp.distillation')).toHaveLength(1);
