@@ -194,12 +194,14 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
       return () => listeners.delete(listener);
     },
   };
+  // A distillation still asking the model when the runtime stops ends there, proposing nothing more.
+  const stopping = new AbortController();
   const learning: IlpLearning = {
     async distill(args) {
       // Candidates are judged by the principles in force now, as a request would be.
       const loaded = refreshConfig();
       if (!loaded.ok) throw new SilasError(ErrorCode.Config, loaded.problem);
-      const result = await evolution.distill({ minFrequency: args.min_frequency, maxCandidates: args.max_candidates });
+      const result = await evolution.distill({ minFrequency: args.min_frequency, maxCandidates: args.max_candidates, signal: stopping.signal });
       slicesChanged();
       return {
         patterns: result.patterns.length,
@@ -229,7 +231,12 @@ export function composeIlp(deps: IlpCompositionDeps): IlpComposition {
     },
     decline: (candidateId) => evolution.decline(candidateId),
   };
-  return { service, inspector, navigator, learning, proposals, config: refreshConfig, close: () => navigator.close() };
+  return { service, inspector, navigator, learning, proposals, config: refreshConfig,
+    close() {
+      stopping.abort(new Error('the runtime is stopping'));
+      navigator.close();
+    },
+  };
 }
 
 /** Compositions the attention statistics cover. */
