@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page, WebSocket as PwWebSocket } from '@playwright/test';
-import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../src-main/llm/testing/scripted-openai-server.js';
+import type { WebSocket as PwWebSocket } from '@playwright/test';
+import { openaiReply } from '../src-main/llm/testing/scripted-openai-server.js';
 import { directRoute, executorWritesGreeting, plannerAnswer, plannerRoute, streamedJson } from '../src-main/silas/stream/testing/stream.js';
 import { encodingsOf, fakeApiKey } from '../src-main/llm/testing/llm.js';
+import { useScriptedModelServer, conversation, send } from './fixtures/stream.js';
 import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
 
 /*
@@ -14,22 +15,12 @@ import { expect, mainNav, openCockpit, test } from './fixtures/test.js';
  * conversation again after a reload. The model is a scripted OpenAI-compatible server on 127.0.0.1.
  */
 
-let server: ScriptedOpenAIServer;
-test.beforeEach(async () => {
-  server = await startScriptedOpenAIServer();
-});
-test.afterEach(async () => {
-  await server.http.close();
-});
+const scriptedServer = useScriptedModelServer();
 
-const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 
-async function send(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message to Silas' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
 
 test('configure a model, talk to Silas, approve its plan with a signature, watch it run and verify', async ({ page, silas, browserProblems }) => {
+  const server = scriptedServer();
   const key = fakeApiKey();
   const frames: string[] = [];
   page.on('websocket', (ws: PwWebSocket) => {
@@ -115,6 +106,7 @@ test('configure a model, talk to Silas, approve its plan with a signature, watch
 });
 
 test('stop ends a turn whose model does not answer', async ({ page, silas }) => {
+  const server = scriptedServer();
   await openCockpit(page, silas);
   await page.getByRole('combobox', { name: 'Provider' }).selectOption('openai-compatible');
   await page.getByRole('textbox', { name: 'Model' }).fill('scripted-model');
@@ -133,6 +125,7 @@ test('stop ends a turn whose model does not answer', async ({ page, silas }) => 
 });
 
 test('two cockpit tabs are two conversations: neither sees the other', async ({ page, silas, browser }) => {
+  const server = scriptedServer();
   await openCockpit(page, silas);
   await page.getByRole('combobox', { name: 'Provider' }).selectOption('openai-compatible');
   await page.getByRole('textbox', { name: 'Model' }).fill('scripted-model');

@@ -18,7 +18,9 @@ import './styles/sandbox.css';
 import './styles/policies.css';
 import './styles/alignment.css';
 import './styles/ilp.css';
+import './styles/memory.css';
 import './styles/stream.css';
+import './styles/stream-context.css';
 
 // Wired once, outside React (docs/architecture.md §4.7): StrictMode's double effects must not open two sockets.
 const transport = chooseTransport(window);

@@ -49,7 +49,7 @@ export const LAYERS = {
     fix: "ilp/ knows the platform and aip/detect/ only (slices and specialists' answers are scanned with the same injection detector as tool output): what else it needs of another product comes through an adapter or src-shared/",
   },
   // The content gates reuse AIP's secret patterns rather than keep a second list.
-  silas: { may: [...PLATFORM, 'aip/dlp'], fix: 'the kernel knows the platform and aip/dlp/ only: a product reaches it through an adapter (mcp/silas-tools/)' },
+  silas: { may: [...PLATFORM, 'aip/dlp', 'aip/detect'], fix: 'the kernel knows the platform, aip/dlp/ and aip/detect/ only: a product reaches it through an adapter (mcp/silas-tools/)' },
   // Deciding sits above what it decides on; products never import it.
   review: { may: ABOVE_PRODUCTS, fix: 'review/ decides on products; it is never imported by them: pass an asker port in from app/' },
   // Above.

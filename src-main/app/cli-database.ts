@@ -17,6 +17,7 @@ import { workItemSubject } from '../silas/work/plan-subjects.js';
 import { openDatabase, quickCheck } from '../store/database.js';
 import { openHome as openDataHome, recordInitialisation, type Ledger, type OpenHomeOptions } from './home.js';
 import { closeDatabase } from '../store/transaction.js';
+import { SqliteMemoryPortability, type MemoryPortability } from '../silas/memory/portability.js';
 
 // The database side of the CLI context (app/cli-context.ts): everything here loads SQLite, so it
 // is imported only when a command asks for it. The command holds no database handle of its own
@@ -48,6 +49,12 @@ export interface IlpConfigLedger {
   close(): void;
 }
 
+/** The home's memory for `silas memory export|import` (docs/silas/memory-portability.md), on the keyring's keys. */
+export interface MemoryLedger {
+  portability: MemoryPortability;
+  close(): void;
+}
+
 export interface CliDatabase {
   /** The home's ledger (docs/architecture.md §1 "CLI commands"), on the context's keyring. */
   openHome(options: Pick<OpenHomeOptions, 'create' | 'keys'>): Ledger;
@@ -70,6 +77,8 @@ export interface CliDatabase {
   planApprover(): (item: WorkItem) => ApprovalToken;
   openModels(keys: 'signer' | 'verify'): ModelsLedger;
   openIlpConfig(keys: 'signer' | 'verify'): IlpConfigLedger;
+  /** Both directions need the keyring: rows are read through their seals, written sealed, and recorded. */
+  openMemory(): MemoryLedger;
   /** `silas policy replay`'s read of the ledger. */
   recordedCalls(server: string, last: number): { calls: RecordedCall[]; scanned: number };
 }
@@ -130,6 +139,10 @@ export function cliDatabase(home: string, secretStore: SecretStore): CliDatabase
         },
         close: () => ledger.close(),
       };
+    },
+    openMemory() {
+      const ledger = openHome({ create: false, keys: 'signer' });
+      return { portability: new SqliteMemoryPortability({ db: ledger.db, seals: ledger.seals, audit: ledger.audit }), close: () => ledger.close() };
     },
     recordedCalls(server, last) {
       const ledger = openHome({ create: false, keys: 'verify' });

@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { InteractionConfig } from '../../src-shared/silas/agents.js';
-import { TokenBudget } from '../../src-shared/silas/context.js';
+import { TokenBudget, type TokenBudgetInput } from '../../src-shared/silas/context.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { EventBus } from '../control/event-bus.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
@@ -10,7 +10,8 @@ import type { SecretStore } from '../keys/secret-store.js';
 import type { StateSeals } from '../keys/sealed-state.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
-import { ContextManager, HeuristicTokenCounter } from '../silas/context/index.js';
+import { ContextEviction, ContextManager, HeuristicTokenCounter } from '../silas/context/index.js';
+import { scorerFromModels } from '../silas/stream/scorer-model.js';
 import { AccessController } from '../silas/access/access-controller.js';
 import { createSandboxedExecutor } from '../silas/executor/compose.js';
 import { ContentGateProvider } from '../silas/gates/content-provider.js';
@@ -29,8 +30,10 @@ import { HomeStreamModels, type StreamModels } from '../silas/stream/stream-mode
 import { Stream } from '../silas/stream/stream.js';
 import { TurnProcessor } from '../silas/stream/turn-processor.js';
 import { ChronicleRepository } from '../store/repositories/chronicle.js';
-import { chronicleSealer, memorySealer } from '../silas/memory/memory-seals.js';
-import { MemoryRepository } from '../store/repositories/memory.js';
+import { chronicleSealer } from '../silas/memory/memory-seals.js';
+import type { Embedder } from '../silas/memory/embedding/embedder.js';
+import { composeMemory, type MemoryComposition } from './compose-memory.js';
+import type { BehaviorSignal } from '../silas/memory/behavior-preferences.js';
 import { SqliteNonceStore } from '../store/repositories/nonce-store.js';
 import { StreamScopeRepository, StreamWorkRepository } from '../store/repositories/stream-scopes.js';
 import type { SqliteDatabase } from '../store/transaction.js';
@@ -69,6 +72,14 @@ export interface StreamCompositionDeps {
   mcpServers?: () => ConnectedServer[];
   /** The environment those proxies start with. */
   mcpEnv?: Record<string, string>;
+  /** A memory promotion was asked for: Review looks again. */
+  onReviewChanged?: () => void;
+  /** The owner's recent decisions, for behavioural preferences (§6.6). */
+  behaviorSignals?: () => BehaviorSignal[];
+  /** `context:` budgets (§3.5 TokenBudget); tests pass a small window to reach Tier 2 eviction. Default: the spec's. */
+  contextBudget?: TokenBudgetInput;
+  /** Recall by meaning: tests pass a scripted embedder; by default HOME/models.json `embedding`, else the local word vectors. */
+  embedder?: () => Promise<Embedder>;
 }
 
 export interface StreamComposition {
@@ -77,6 +88,8 @@ export interface StreamComposition {
   /** The model of each role, read from HOME/models.json when asked (ILP's agents use the same). */
   roleModels: StreamModels;
   plans: BackgroundPlans;
+  /** The owner's memory: the store, the retriever and the background re-embedding (stopped with the runtime). */
+  memory: MemoryComposition;
 }
 
 const PLAN_APPROVAL_TIMEOUT_MS = 300_000;
@@ -97,11 +110,14 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
       },
       deps.seals,
     );
-  const budget = TokenBudget.parse({});
+  const budget = TokenBudget.parse(deps.contextBudget ?? {});
   const counter = new HeuristicTokenCounter();
   const context = new ContextManager({ counter, budget, clock: now });
+  const eviction = new ContextEviction({ context, counter, scorer: scorerFromModels(models), audit: deps.audit, now });
   const chronicle = new ChronicleRepository(deps.db, chronicleSealer(deps.seals), now);
-  const memory = new MemoryRepository(deps.db, memorySealer(deps.seals), { now });
+  const memories = composeMemory({ db: deps.db, seals: deps.seals, audit: deps.audit, now, counter, onPromotionsChanged: () => deps.onReviewChanged?.(), ...(deps.behaviorSignals ? { behaviorSignals: deps.behaviorSignals } : {}), embedder: deps.embedder ?? (() => defaultEmbedder(deps.home, secrets, deps.seals)) });
+  const { memory } = memories;
+  void memories.semantic.start();
   const gates = new GateRunner({ providers: [new PredicateGateProvider({ fileRoots: [] }), new ContentGateProvider()], audit: deps.audit });
   let stream: Stream | null = null;
   const ports: PlanExecutionPorts = {
@@ -148,8 +164,11 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     planIds: { stored: (id) => workItems.get(id), inFlight: (id) => plans.inFlight(id) },
     audit: deps.audit,
     context,
+    eviction,
     chronicle,
     memory,
+    retriever: memories.retriever,
+    onMemoryWritten: () => memories.semantic.notify(),
     counter,
     gates,
     models,
@@ -184,7 +203,7 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     now,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
-  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit, seals: deps.seals }), roleModels: models, plans };
+  return { stream, models: createModelSetup({ home: deps.home, secrets, models, audit: deps.audit, seals: deps.seals }), roleModels: models, plans, memory: memories };
 }
 
 /** §5.1.2 steps 6–9 for a plan approved from the Stream: consume the token, then execute in the sandbox. */
@@ -236,3 +255,9 @@ async function executeApproved(
 
 /** An MCP call may wait for the person (an `ask` rule of the server's policy). */
 const MCP_CALL_TIMEOUT_MS = 10 * 60_000;
+
+/** HOME/models.json's `embedding` model when one is set, else the local word vectors (spec 002 §6.2). */
+async function defaultEmbedder(home: string, secrets: NamedSecrets, seals: StateSeals): Promise<Embedder> {
+  const { embedderForHome } = await import('../silas/memory/embedding/embedder-for-home.js');
+  return embedderForHome(home, secrets, seals);
+}

@@ -1,3 +1,5 @@
+import type { Embedder } from '../silas/memory/embedding/embedder.js';
+import type { TokenBudgetInput } from '../../src-shared/silas/context.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +25,8 @@ import { planKind } from '../review/kinds/plan.js';
 import { SqliteWorkItemStore } from '../silas/store/work-item-store.js';
 import { ToolChangeDecisions } from '../review/kinds/tool-change.js';
 import { IlpSliceDecisions, type SliceProposals } from '../review/kinds/ilp-slice.js';
+import { MemoryPromotionDecisions, type MemoryPromotions } from '../review/kinds/memory-promotion.js';
+import { approvalSignals } from '../silas/memory/approval-signals.js';
 import { toolCallKind } from '../review/kinds/tool-call.js';
 import { RequesterOrigins } from '../review/requester-origins.js';
 import { governedServers } from '../review/governed-servers.js';
@@ -69,6 +73,10 @@ export interface RuntimeOverrides {
   cockpitBuilder?: CockpitBuilder;
   /** `gates.system` of the Stream (§11): checked on every message and answer. */
   streamGates?: readonly unknown[];
+  /** Recall by meaning with a scripted embedder; by default HOME/models.json `embedding`, else the local word vectors. */
+  embedder?: () => Promise<Embedder>;
+  /** The Stream's context budgets (§3.5 TokenBudget); tests pass a small window. */
+  contextBudget?: TokenBudgetInput;
   /** The sandbox of plans approved from the Stream; tests swap in one whose bubblewrap is missing. */
   sandboxManager?: (workDir: string) => SandboxManager;
   /** The desktop shell's "open the window": where `silas open` leads when the cockpit is the desktop window. */
@@ -136,7 +144,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   // One queue for every decision waiting for the person: the tray counts it, and pausing pauses every kind.
   // Learned slices wait in Review; ILP is composed further down, after the services it needs.
   let ilpProposals: SliceProposals | null = null;
-  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit, pinSealer), new IlpSliceDecisions(() => ilpProposals)] });
+  let memoryPromotions: MemoryPromotions | null = null;
+  const decisions = new DecisionQueue({ audit, notifier, ...(overrides.now ? { now: overrides.now } : {}), sources: [new ToolChangeDecisions(ledger.db, audit, pinSealer), new IlpSliceDecisions(() => ilpProposals), new MemoryPromotionDecisions(() => memoryPromotions)] });
   const workItems = new SqliteWorkItemStore({ db: ledger.db, audit, ...(overrides.now ? { now: overrides.now } : {}) });
   const kinds = {
     toolCall: toolCallKind({ audit, standing, engine: approvalEngine }),
@@ -162,6 +171,10 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     decisions,
     planKind: kinds.plan,
     ...(overrides.streamGates ? { systemGates: overrides.streamGates } : {}),
+    ...(overrides.embedder ? { embedder: overrides.embedder } : {}),
+    ...(overrides.contextBudget ? { contextBudget: overrides.contextBudget } : {}),
+    onReviewChanged: () => decisions.refresh(),
+    behaviorSignals: () => approvalSignals(audit.tail(2_000)),
     ...(overrides.sandboxManager ? { sandboxManager: overrides.sandboxManager } : {}),
     ...(overrides.now ? { now: overrides.now } : {}),
     onError: (message, error) => logger.error(message, error),
@@ -193,6 +206,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   const ilpSecrets = new NamedSecrets(secretStore, { onWithheld: (refusal, origin) => ledger.seals.report(refusal, origin) });
   const ilp = composeIlp({ db: ledger.db, audit, seals: ledger.seals, home: config.home, secrets: ilpSecrets, model: (role) => silas.roleModels.client(role), sliceDirs: [shippedSlicesDir()], onSlicesChanged: () => decisions.refresh(), ...(overrides.now ? { now: overrides.now } : {}) });
   ilpProposals = ilp.proposals;
+  memoryPromotions = silas.memory.service.promotionSource();
   const unpublishIlp = publishIlpCompositions(ilp.inspector, events);
   const trials = new PolicyTrials({ audit, environment: { homeDir: locations.home, cwd: process.cwd(), dataHome: config.home }, readPolicy: (path) => policies.read(path).text });
   // Wrap and unwrap happen only when the person asks; no shutdown path touches client configurations.
@@ -246,7 +260,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     },
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, ilpLearning: ilp.learning, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, ilpLearning: ilp.learning, memory: silas.memory.service, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -260,6 +274,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
   let stopping: Promise<void> | null = null;
 
   const runtime: Runtime = {
+    silasMemory: () => silas.memory,
     mode: config.mode,
     home: config.home,
     info,
@@ -274,6 +289,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     async start() {
       audit.append('runtime.started', { mode: config.mode, pid: process.pid, version: APP_VERSION });
       silas.stream.start(silas.plans.resume(parseStoredWorkItem));
+      silas.memory.schedule.start();
       // Created after our own start entry: a client can only connect later, and loads history itself.
       watcher = new AuditWatcher(
         audit,
@@ -354,6 +370,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         silas.plans.stopAll();
         await silas.stream.stop();
         await silas.plans.idle();
+        silas.memory.schedule.stop();
+        await silas.memory.semantic.stop();
         try {
           events.publish('runtime.stopping', { reason });
         } catch (error) {

@@ -2,6 +2,7 @@ import type { RuntimeInfo, RuntimeMode } from '../../src-shared/schemas/runtime.
 import type { AuditLog } from '../audit/audit-log.js';
 import type { ControlRouter } from '../control/router.js';
 import type { EventBus } from '../control/event-bus.js';
+import type { MemoryComposition } from './compose-memory.js';
 
 /** A native notification. The desktop shell shows it with Electron; headless mode logs it. */
 export type { NotificationRequest, Notifier } from '../review/notifier.js';
@@ -38,6 +39,8 @@ export interface Runtime {
   readonly events: EventBus;
   readonly audit: AuditLog;
   readonly decisions: DecisionQueue;
+  /** Silas's memory (spec 002 §6): the store, the retriever and recall by meaning. */
+  silasMemory(): MemoryComposition;
   /** Set once `start()` resolved in headless mode. */
   readonly cockpit: CockpitEndpoint | null;
   start(): Promise<void>;

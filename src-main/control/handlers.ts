@@ -11,6 +11,7 @@ import { RequesterOrigins } from '../review/requester-origins.js';
 import { AskWithdrawals, cleanDetail, withdrawReasonText } from '../review/ask-withdrawals.js';
 import type { ToolCallKind } from '../review/kinds/tool-call.js';
 import type { ModelSetupService } from '../silas/stream/model-setup.js';
+import type { MemoryService } from '../silas/memory/memory-service.js';
 import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
@@ -58,6 +59,8 @@ export interface HandlerServices {
   ilp?: IlpInspector;
   /** Knowledge distillation and the learned slices (docs/ilp.md "Knowledge distillation"); absent like `ilp`. */
   ilpLearning?: IlpLearning;
+  /** The owner's memory for the Memory page (docs/silas/chronicle-and-memory.md "Memory page"); absent in tests of other calls. */
+  memory?: Pick<MemoryService, 'search' | 'status' | 'update' | 'delete' | 'promote'>;
   /** `silas open`: a fresh cockpit link for an owner-signed challenge; revoking cockpit sessions. Absent in tests of other calls. */
   cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue' | 'revokeSessions'>;
   runtimeInfo: () => RuntimeInfo;
@@ -99,6 +102,7 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'stream.open': (args, ctx) => need(services.stream, 'the Stream').open(args, callerOf(ctx)),
     'stream.send': (args, ctx) => need(services.stream, 'the Stream').send(args, callerOf(ctx)),
     'stream.cancel': ({ scope }, ctx) => need(services.stream, 'the Stream').cancel(scope, callerOf(ctx)),
+    'stream.context': ({ scope }, ctx) => need(services.stream, 'the Stream').context(scope, callerOf(ctx)),
     'stream.approve': (args, ctx) => need(services.stream, 'the Stream').approve(args, callerOf(ctx)),
     'models.status': () => need(services.models, 'model setup').status(),
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
@@ -134,6 +138,11 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'ilp.distill': (args) => need(services.ilpLearning, 'the ILP service').distill(args),
     'ilp.slices': () => need(services.ilpLearning, 'the ILP service').slices(),
     'ilp.rollback': (args) => need(services.ilpLearning, 'the ILP service').rollback(args),
+    'memory.search': (args) => need(services.memory, 'Silas memory').search(args),
+    'memory.status': () => need(services.memory, 'Silas memory').status(),
+    'memory.update': (args) => need(services.memory, 'Silas memory').update(args),
+    'memory.delete': ({ memoryId }) => need(services.memory, 'Silas memory').delete(memoryId),
+    'memory.promote': ({ memoryId, reason }) => need(services.memory, 'Silas memory').promote(memoryId, reason),
     'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
     'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),
     'secrets.store': ({ name, value }, ctx) => {

@@ -38,11 +38,23 @@ export interface ResolvedModel {
  * sends nothing.
  */
 export function readApiKey(role: ModelRole, config: RoleModelConfig, secrets: SecretReader): string | null {
-  const name = config.apiKeySecret;
   const details = { provider: config.provider, role };
+  return releaseApiKey(`models.${role}`, config, secrets, (message) => new ModelError('auth', message, details), "save the model again on the cockpit's Stream page");
+}
+
+/** What `releaseApiKey` needs of a configured endpoint: a chat role's or the embedding model's (`models.embedding`). */
+export type KeyedEndpoint = Pick<RoleModelConfig, 'provider' | 'baseUrl' | 'apiKeySecret'>;
+
+/**
+ * `readApiKey` for any configured endpoint, `field` naming it in messages (`models.embedding`),
+ * `fail` making the caller's error of each message, and `resave` saying how the person saves
+ * that endpoint again (which binds the key to its origin).
+ */
+export function releaseApiKey(field: string, config: KeyedEndpoint, secrets: SecretReader, fail: (message: string) => Error, resave: string): string | null {
+  const name = config.apiKeySecret;
   if (name === undefined) {
     if (config.provider === 'openai-compatible') return null;
-    throw new ModelError('auth', `models.${role} uses ${config.provider}, which needs an API key: store it with \`silas secrets set ${config.provider}-key\` and write apiKeySecret: ${config.provider}-key under models.${role}`, details);
+    throw fail(`${field} uses ${config.provider}, which needs an API key: store it with \`silas secrets set ${config.provider}-key\` and write apiKeySecret: ${config.provider}-key under ${field}`);
   }
   let key: string | null;
   let release: ReturnType<SecretReader['releasable']>;
@@ -52,27 +64,23 @@ export function readApiKey(role: ModelRole, config: RoleModelConfig, secrets: Se
     release = key === null || key === '' ? { ok: true } : secrets.releasable(name, baseUrlOf(config));
   } catch (error) {
     // The keyring's own message says how to reach it; it never contains a value.
-    throw new ModelError('auth', `the API key for ${config.provider} (secret "${name}") could not be read: ${isSilasError(error) ? error.message : 'the OS keyring failed'}`, details);
+    throw fail(`the API key for ${config.provider} (secret "${name}") could not be read: ${isSilasError(error) ? error.message : 'the OS keyring failed'}`);
   }
-  if (!release.ok) throw new ModelError('auth', withheldMessage(role, release.withheld), details);
+  if (!release.ok) throw fail(withheldMessage(field, release.withheld, resave));
   if (key === null || key === '') {
-    throw new ModelError(
-      'auth',
-      `models.${role} uses ${config.provider} with the API key in secret "${name}", which is not in the OS keyring (${secrets.description}); to fix, run \`silas secrets set ${name}\` and type or pipe the key`,
-      details,
-    );
+    throw fail(`${field} uses ${config.provider} with the API key in secret "${name}", which is not in the OS keyring (${secrets.description}); to fix, run \`silas secrets set ${name}\` and type or pipe the key`);
   }
   if (!HEADER_SAFE.test(key)) {
-    throw new ModelError('auth', `the API key in secret "${name}" contains a space, line break or other character no API key has (often a newline pasted with it); run \`silas secrets set ${name}\` and enter the key alone`, details);
+    throw fail(`the API key in secret "${name}" contains a space, line break or other character no API key has (often a newline pasted with it); run \`silas secrets set ${name}\` and enter the key alone`);
   }
   return key;
 }
 
-function withheldMessage(role: ModelRole, withheld: SecretWithheld): string {
+function withheldMessage(field: string, withheld: SecretWithheld, resave: string): string {
   const where = withheld.bound.length === 0 ? 'it was not stored for a model provider (a secret set with `silas secrets set` alone, such as an MCP server\'s token, is never sent to one)' : `it may be sent only to ${withheld.bound.join(', ')}`;
   return (
-    `the API key in secret "${withheld.name}" was not sent to ${withheld.origin} (models.${role}): ${where}. ` +
-    `If ${withheld.origin} is the right server, save the model again on the cockpit's Stream page, or re-enter the key for it with \`silas secrets set ${withheld.name} --origin ${withheld.origin}\`; ` +
+    `the API key in secret "${withheld.name}" was not sent to ${withheld.origin} (${field}): ${where}. ` +
+    `If ${withheld.origin} is the right server, ${resave}, or re-enter the key for it with \`silas secrets set ${withheld.name} --origin ${withheld.origin}\`; ` +
     `if you did not change it, models.json was changed outside Silas`
   );
 }

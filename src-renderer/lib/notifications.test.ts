@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { planCard, toolCallCard, toolChangeCard } from '../testing/review-fixtures.js';
+import { memoryPromotionCard, planCard, toolCallCard, toolChangeCard } from '../testing/review-fixtures.js';
 import { browserNotifications, notificationText } from './notifications.js';
 import type { SilasBridge } from '../../src-shared/contract/index.js';
 
@@ -66,6 +66,13 @@ describe('notificationText', () => {
     expect(notificationText(toolChangeCard(1, { riskLevel: 'irreversible', rationale: 'web announced a new fetch.' }))).toEqual({
       title: 'Accept the changed definition of fetch_1 on web?',
       body: 'Irreversible. web announced a new fetch.',
+    });
+  });
+
+  it('asks to verify a memory in the words of its intent', () => {
+    expect(notificationText(memoryPromotionCard(1))).toEqual({
+      title: 'Verify the memory "The owner indents code with tabs, never spaces (1)"?',
+      body: 'Low risk. A verified memory is recalled as confirmed by you, and Silas can no longer change or forget it on its own.',
     });
   });
 

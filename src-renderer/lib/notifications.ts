@@ -60,5 +60,8 @@ export function notificationText(card: DecisionCard): { title: string; body: str
       return { title: `Accept the changed definition of ${card.details.tool} on ${card.details.server}?`, body };
     case 'ilp_slice':
       return { title: `Deploy the learned slice "${card.details.title}"?`, body };
+    case 'memory_promotion':
+      // The intent names the memory by an excerpt the runtime made safe to show.
+      return { title: `${card.intent}?`, body };
   }
 }

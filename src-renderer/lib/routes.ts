@@ -6,6 +6,7 @@ export const ROUTES = [
   { id: 'servers', label: 'Servers' },
   { id: 'policies', label: 'Policies' },
   { id: 'alignment', label: 'Alignment' },
+  { id: 'memory', label: 'Memory' },
   { id: 'ilp', label: 'ILP' },
 ] as const;
 

@@ -7,15 +7,17 @@ import { createChainSlice, type ChainSlice } from './chain-slice.js';
 import { createClientsSlice, type ClientsSlice } from './clients-slice.js';
 import { createConnectionSlice, type ConnectionSlice } from './connection-slice.js';
 import { createIlpSlice, type IlpSlice } from './ilp-slice.js';
+import { createMemorySlice, type MemorySlice } from './memory.js';
 import { createNavigationSlice, type NavigationSlice } from './navigation-slice.js';
 import { createPolicyEditorSlice, type PolicyEditorSlice } from './policy-editor-slice.js';
 import { createReviewSlice, type ReviewSlice } from './review-slice.js';
 import { createRuntimeSlice, type RuntimeSlice } from './runtime-slice.js';
 import { createServersSlice, type ServersSlice } from './servers-slice.js';
 import { createStandingSlice, type StandingSlice } from './standing-slice.js';
+import { createStreamContextSlice, type StreamContextSlice } from './stream-context.js';
 import { createStreamSlice, type StreamSlice } from './stream-slice.js';
 
-export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & AlignmentSlice & IlpSlice & StreamSlice & NavigationSlice;
+export type CockpitState = ConnectionSlice & RuntimeSlice & AuditSlice & ChainSlice & ReviewSlice & ServersSlice & ClientsSlice & StandingSlice & PolicyEditorSlice & AlignmentSlice & IlpSlice & MemorySlice & StreamSlice & StreamContextSlice & NavigationSlice;
 export type CockpitStore = StoreApi<CockpitState>;
 
 export interface CockpitStoreInit {
@@ -41,7 +43,9 @@ export function createCockpitStore(init: CockpitStoreInit = {}): CockpitStore {
     ...createPolicyEditorSlice(...a),
     ...createAlignmentSlice(...a),
     ...createIlpSlice(...a),
+    ...createMemorySlice(...a),
     ...createStreamSlice(...a),
+    ...createStreamContextSlice(...a),
     ...createNavigationSlice(init.route ?? DEFAULT_ROUTE)(...a),
   }));
 }

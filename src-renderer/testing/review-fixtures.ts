@@ -46,6 +46,10 @@ const CHOICES: { [K in DecisionKindName]: { allowing: [ActionText, ...ActionText
     allowing: [{ choice: 'deploy', label: 'Deploy the slice', consequence: 'The specialists of its domain read it from the next request; the version it replaces is kept for rollback' }],
     decline: { choice: 'decline', label: 'Decline', consequence: 'Nothing is deployed; the proposal is kept in the slice history' },
   },
+  memory_promotion: {
+    allowing: [{ choice: 'verify', label: 'Verify the memory', consequence: 'Silas treats it as confirmed by you: only you can change or delete it from now on' }],
+    decline: { choice: 'decline', label: 'Keep it unverified', consequence: 'It stays working memory: Silas may still recall, change or forget it' },
+  },
 };
 
 function card<K extends DecisionKindName>(kind: K, n: number, base: Omit<CardOf<K>, 'kind' | 'id' | 'actions' | 'requestedAt' | 'expiresAt'>, timeoutMs: number | null, overrides: Overrides<K>) {
@@ -165,6 +169,34 @@ export function ilpSliceCard(n: number, overrides: Overrides<'ilp_slice'> = {}):
         constitutionalScore: 1,
         warnings: [],
         pattern: { frequency: 4, successRate: 1, queries: ['How do I keep my budget steady?'] },
+      },
+    },
+    null,
+    overrides,
+  );
+}
+
+/** A working memory the owner asked, on the Memory page, to verify; waits until the owner decides. */
+export function memoryPromotionCard(n: number, overrides: Overrides<'memory_promotion'> = {}): CardOf<'memory_promotion'> {
+  const content = overrides.details?.content ?? `The owner indents code with tabs, never spaces (${n})`;
+  return card(
+    'memory_promotion',
+    n,
+    {
+      intent: `Verify the memory "${content}"`,
+      riskLevel: 'low',
+      riskReasons: ['Silas will treat it as confirmed by you'],
+      rationale: 'A verified memory is recalled as confirmed by you, and Silas can no longer change or forget it on its own.',
+      details: {
+        memoryId: `memory-${n}`,
+        content,
+        memoryType: 'preference',
+        taint: 'auth',
+        sourceKind: 'memory_op',
+        accessCount: 3,
+        createdAt: '2026-01-01T09:30:00.000Z',
+        requestedBy: 'the owner, on the Memory page',
+        reason: '',
       },
     },
     null,

@@ -71,6 +71,7 @@ const AUDIT_DOMAINS = [
   'silas.agent',
   'silas.approval',
   'silas.executor',
+  'silas.memory',
   'silas.plan_approval',
   'silas.run',
   'silas.stream',

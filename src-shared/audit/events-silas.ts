@@ -312,6 +312,28 @@ export const silasEvents = {
     category: 'stream',
     data: z.strictObject({ scope_id: str, ...item, status: str, detail: str }),
   }),
+  // Context eviction (spec 002 §5.7, ADR-015; docs/silas/context.md): every evicted item is also stored as an episode.
+  'silas.stream.context_evicted': ev({
+    summary: "Items left a conversation's context: Tier 1 heuristics, the scorer model's groups, or the aggressive heuristic that stands in for it; why, how many per zone, and the scorer's outcome.",
+    category: 'stream',
+    data: z.strictObject({
+      ...turn,
+      tier: z.enum(['heuristic', 'scorer', 'fallback']),
+      reason: str,
+      items: int,
+      tokens: int,
+      chronicle: int,
+      memory: int,
+      workspace: int,
+      scorer: z.enum(['model', 'repaired', 'fallback', 'timeout', 'failed', 'cancelled', 'breaker_open', 'not_configured', 'nothing_offered']).nullable(),
+      over_threshold: bool,
+    }),
+  }),
+  'silas.stream.scorer_breaker': ev({
+    summary: "The context scorer's circuit breaker opened after consecutive failures (eviction uses the deterministic heuristic until the cool-down ends), or closed again on an answer.",
+    category: 'stream',
+    data: z.strictObject({ ...turn, state: z.enum(['open', 'closed']), failures: int, cooldown_ms: int }),
+  }),
   'silas.stream.turn_completed': ev({
     summary: 'A turn ended: its outcome, the tokens of its prompts (§5.13) and what its model calls cost.',
     category: 'stream',
@@ -326,6 +348,22 @@ export const silasEvents = {
       model_calls: int,
       duration_ms: int,
     }),
+  }),
+  // Memory portability (spec 002 §6.5, docs/silas/memory-portability.md): owner acts at the terminal.
+  'silas.memory.exported': ev({
+    summary: 'The owner exported memory as a portable bundle: how many memories, what it covers, its SHA-256 and where it went.',
+    category: 'stream',
+    data: z.strictObject({ count: int, sha256: str, bytes: int, scope: nstr, include_raw: bool, since: nstr, destination: str }),
+  }),
+  'silas.memory.imported': ev({
+    summary: 'The owner imported a memory bundle (merge or replace) in one transaction: what it inserted, updated, left unchanged and removed.',
+    category: 'stream',
+    data: z.strictObject({ mode: str, count: int, inserted: int, updated: int, unchanged: int, removed: int, sha256: str, scope: nstr, include_raw: bool, exported_at: str }),
+  }),
+  'silas.memory.import_refused': ev({
+    summary: 'A memory import was refused whole because it would change or remove constitutional or verified memories (§3.8); nothing was changed.',
+    category: 'stream',
+    data: z.strictObject({ mode: str, sha256: str, refused: int, memory_ids: strs, rules: strs }),
   }),
 
   'silas.work_item.saved': ev({
@@ -391,4 +429,45 @@ export const silasEvents = {
     data: z.strictObject({ ...level, granted_at: str, expires_after: num }),
   }),
   'access.reset': ev({ summary: "A connection's access level was reset.", category: 'access', data: z.strictObject({ ...level, reason: str }) }),
+
+  'silas.memory.vector_space': ev({
+    summary: 'The embedder of recall by meaning changed: the old vectors were dropped and every memory is re-embedded in the background (§6.2).',
+    category: 'stream',
+    data: z.strictObject({ embedder: str, dimensions: int, previous: str, previous_dimensions: int, pending: int }),
+  }),
+  'silas.memory.embedder_failed': ev({
+    summary: 'Recall by meaning is off: the embedder or the vector extension could not start; recall is keyword and temporal only.',
+    category: 'stream',
+    data: z.strictObject({ reason: str }),
+  }),
+  'silas.memory.changed': ev({
+    summary: 'The owner changed a memory: edited or deleted on the Memory page, verified or kept unverified in Review (§3.8).',
+    category: 'stream',
+    data: z.strictObject({ memory_id: str, change: str, by: str }),
+  }),
+  'silas.memory.change_refused': ev({
+    summary: 'A change to a verified or constitutional memory was refused: verified memory changes only by a signed owner decision, constitutional never at runtime (§3.8).',
+    category: 'stream',
+    data: z.strictObject({ memory_id: str, change: str, reason: str }),
+  }),
+  'silas.memory.promotion_requested': ev({
+    summary: 'Verifying a working memory was asked for; it waits in Review for the owner\'s signed decision (§3.8).',
+    category: 'stream',
+    data: z.strictObject({ memory_id: str, card_id: str, requested_by: str }),
+  }),
+  'silas.memory.consolidated': ev({
+    summary: 'One consolidation cycle (§6.4): duplicates merged, stale working memories archived to the raw lane, promotions proposed for Review, preferences inferred.',
+    category: 'stream',
+    data: z.strictObject({ scanned: int, merged: int, promoted: int, pruned: int, reembedded: int, preferences: int }),
+  }),
+  'silas.memory.consolidation_failed': ev({
+    summary: 'A consolidation cycle stopped with an error; the next one runs at its time.',
+    category: 'stream',
+    data: z.strictObject({ reason: str }),
+  }),
+  'silas.memory.embedding_failed': ev({
+    summary: 'A batch of memories could not be embedded; the re-embedding pauses and tries again.',
+    category: 'stream',
+    data: z.strictObject({ embedder: str, reason: str }),
+  }),
 } as const;

@@ -7,11 +7,13 @@ import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArg
 import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { CockpitLinkArgs, CockpitLinkChallenge, CockpitLinkResult, CockpitRevokeResult } from '../schemas/cockpit-link.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, ReviewQueueView } from '../schemas/review.js';
-import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
+import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamContextView, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
 import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentCardTextArgs, AlignmentFleetResult, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
 import { IlpCompositionView, IlpDistillArgs, IlpDistillResult, IlpGetArgs, IlpListArgs, IlpListResult, IlpReplayArgs, IlpReplayResult, IlpRollbackArgs, IlpRollbackResult, IlpSlicesResult } from '../schemas/ilp.js';
 import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
+import { MemoryId, MemoryPromoteArgs, MemoryPromoteResult, MemorySearchArgs, MemorySearchResult, MemoryStatus, MemoryUpdateArgs } from '../schemas/memory.js';
+import { MemoryItem } from '../silas/memory.js';
 import { defineCall } from './define.js';
 
 const AUDIT_PAGE_MAX = 1000;
@@ -184,6 +186,13 @@ export const calls = {
     summary: "Stop the scope's running turn (its model call is aborted) and drop its queued ones.",
     args: z.object({ scope: StreamScopeId }).strict(),
     result: StreamCancelResult,
+  }),
+  'stream.context': defineCall({
+    access: 'converse',
+    summary:
+      "What this session's conversation holds in its context and why (§5.7 context_inspection): per zone each item's id, kind, source, taint, tokens, relevance, pinned and masked flags and turn, the zone budgets under the active profile, and the last eviction (tier, what, why). Read-only.",
+    args: z.object({ scope: StreamScopeId }).strict(),
+    result: StreamContextView,
   }),
   'stream.approve': defineCall({
     access: 'converse',
@@ -368,6 +377,36 @@ export const calls = {
     summary: 'Puts a learned slice back to a version deployed before (the one before the version in force by default), or removes a slice that has none; the navigator reads it at once.',
     args: IlpRollbackArgs,
     result: IlpRollbackResult,
+  }),
+  'memory.search': defineCall({
+    access: 'read',
+    summary: "Searches the owner's memory (spec 002 §6): the active lane by words, meaning and time together, the raw lane (what was said, kept for explicit search only) by words; filtered by type, trust, taint and time.",
+    args: MemorySearchArgs,
+    result: MemorySearchResult,
+  }),
+  'memory.status': defineCall({
+    access: 'read',
+    summary: "How much the owner's memory holds (active, raw, verified, constitutional) and whether recall by meaning is ready: the embedder, its dimensions, memories still waiting for a vector, and why it is off if it is.",
+    args: z.object({}).strict(),
+    result: MemoryStatus,
+  }),
+  'memory.update': defineCall({
+    access: 'decide',
+    summary: 'Edits a working memory (content, type, tags). A verified memory changes only through a signed decision and a constitutional one never at runtime: both are refused and audited (§3.8).',
+    args: MemoryUpdateArgs,
+    result: MemoryItem,
+  }),
+  'memory.delete': defineCall({
+    access: 'decide',
+    summary: 'Deletes a working memory; verified and constitutional memories are refused and audited (§3.8).',
+    args: MemoryId.strict(),
+    result: z.object({ deleted: z.literal(true) }),
+  }),
+  'memory.promote': defineCall({
+    access: 'decide',
+    summary: 'Asks to verify a working memory: a memory_promotion card waits in Review, and the memory becomes verified only when the owner signs it (§3.8).',
+    args: MemoryPromoteArgs,
+    result: MemoryPromoteResult,
   }),
   'models.status': defineCall({
     access: 'read',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isSilasError } from '../errors.js';
-import { checkModelsConfig, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, parseModelsConfig, parseRoleModelConfig } from './config.js';
+import { checkModelsConfig, DEFAULT_EMBEDDING_TIMEOUT_MS, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, parseModelsConfig, parseRoleModelConfig } from './config.js';
 
 const problems = (input: unknown): string[] => {
   const result = checkModelsConfig(input);
@@ -49,7 +49,7 @@ describe('model configuration per role', () => {
   });
 
   it('names unknown fields and roles with the known ones', () => {
-    expect(problems({ planer: {} })).toEqual(['models.planer: unknown field; check the spelling (known: proxy, planner, executor, scorer)']);
+    expect(problems({ planer: {} })).toEqual(['models.planer: unknown field; check the spelling (known: proxy, planner, executor, scorer, embedding)']);
     expect(problems({ proxy: { provider: 'openai-compatible', model: 'm', baseUrl: 'http://h/v1', max_tokens: 5 } })[0]).toMatch(/^models\.proxy\.max_tokens: unknown field; check the spelling \(known: provider, model, baseUrl, temperature, maxTokens, timeoutMs, maxRetries, apiKeySecret, price\)$/);
     expect(problems({ proxy: { provider: 'openai-compatible', model: 'm', baseUrl: 'http://h/v1', price: { input: 1 } } })).toContain('models.proxy.price.input: unknown field; check the spelling (known: inputPerMillion, outputPerMillion)');
   });
@@ -83,5 +83,30 @@ describe('model configuration per role', () => {
     }
     expect(() => parseRoleModelConfig({ provider: 'anthropic', model: 'c' }, 'scorer')).toThrow(/models\.scorer\.apiKeySecret: required for provider "anthropic"/);
     expect(() => parseModelsConfig(null)).toThrow(/models: expected a mapping of roles \(proxy, planner, executor, scorer\) to models/);
+  });
+});
+
+describe('the embedding model (models.embedding)', () => {
+  it('accepts a server of /v1/embeddings and fills the defaults', () => {
+    const config = parseModelsConfig({ embedding: { provider: 'openai-compatible', model: 'nomic-embed-text', baseUrl: 'http://127.0.0.1:11434/v1' } });
+    expect(config.embedding).toEqual({ provider: 'openai-compatible', model: 'nomic-embed-text', baseUrl: 'http://127.0.0.1:11434/v1', timeoutMs: DEFAULT_EMBEDDING_TIMEOUT_MS, maxRetries: DEFAULT_MAX_RETRIES });
+    expect(parseModelsConfig({ embedding: { provider: 'openrouter', model: 'openai/text-embedding-3-small', apiKeySecret: 'openrouter-key', dimensions: 512 } }).embedding?.dimensions).toBe(512);
+    expect(parseModelsConfig({}).embedding).toBeUndefined();
+  });
+
+  it('names the field of every problem, and what to write there', () => {
+    expect(problems({ embedding: { provider: 'anthropic', model: 'm', dimensions: 0, temperature: 1, timeoutMs: 'soon' } })).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^models\.embedding\.provider: expected one of "openai-compatible", "openrouter" .*anthropic has no embeddings API\)$/),
+        'models.embedding.dimensions: the number of dimensions must be at least 1',
+        'models.embedding.timeoutMs: expected the timeout in milliseconds as a whole number',
+        'models.embedding.temperature: unknown field; check the spelling (known: provider, model, baseUrl, apiKeySecret, dimensions, timeoutMs, maxRetries)',
+      ]),
+    );
+    expect(problems({ embedding: { provider: 'openai-compatible', model: 'm' } })).toEqual([expect.stringMatching(/^models\.embedding\.baseUrl: required for provider "openai-compatible"/)]);
+    expect(problems({ embedding: { provider: 'openrouter', model: 'm' } })).toEqual([expect.stringMatching(/^models\.embedding\.apiKeySecret: required for provider "openrouter"/)]);
+    expect(problems({ embedding: { provider: 'openrouter', model: 'm', apiKeySecret: 'sk-or-v1-0123456789abcdef' } })).toEqual([expect.stringMatching(/^models\.embedding\.apiKeySecret: this looks like an API key/)]);
+    expect(problems({ embedding: { provider: 'openrouter', model: 'm', apiKeySecret: 'k', apiKey: 'sk-1' } })[0]).toMatch(/^models\.embedding\.apiKey: API keys are never written in configuration/);
+    expect(problems({ embedding: 'nomic' })).toEqual(['models.embedding: expected a mapping with provider and model (and baseUrl for openai-compatible)']);
   });
 });

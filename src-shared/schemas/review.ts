@@ -1,3 +1,4 @@
+import { MemoryPromotionCardDetails } from './memory.js';
 import { z } from 'zod';
 import { ApprovalToken, Sha256Hex } from '../silas/approval.js';
 import { Budget, WorkItemType } from '../silas/work.js';
@@ -174,6 +175,7 @@ export const DecisionCard = z.discriminatedUnion('kind', [
   z.object({ ...cardFields, kind: z.literal('plan'), details: PlanCardDetails }),
   z.object({ ...cardFields, kind: z.literal('tool_change'), details: ToolChangeCardDetails }),
   z.object({ ...cardFields, kind: z.literal('ilp_slice'), details: IlpSliceCardDetails }),
+  z.object({ ...cardFields, kind: z.literal('memory_promotion'), details: MemoryPromotionCardDetails }),
 ]);
 export type DecisionCard = z.infer<typeof DecisionCard>;
 export type DecisionKindName = DecisionCard['kind'];
@@ -219,7 +221,7 @@ export const ReviewQueueDelta = z.object({
 export type ReviewQueueDelta = z.infer<typeof ReviewQueueDelta>;
 
 export const ReviewDecideArgs = z.object({ id: z.string().min(1).max(100), choice: DecisionChoiceName }).strict();
-export const ReviewDecideResult = z.object({ id: z.string(), kind: z.enum(['tool_call', 'plan', 'tool_change', 'ilp_slice']), choice: z.string(), outcome: z.enum(['approved', 'denied']) });
+export const ReviewDecideResult = z.object({ id: z.string(), kind: z.enum(['tool_call', 'plan', 'tool_change', 'ilp_slice', 'memory_promotion']), choice: z.string(), outcome: z.enum(['approved', 'denied']) });
 
 /**
  * What an asker gets back, whatever the kind: a "yes" is an owner-signed ApprovalToken from the

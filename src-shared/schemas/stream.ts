@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../canonical.js';
 import { ModelProvider, ModelRole, SECRET_NAME_PATTERN } from '../llm/config.js';
 import { TaintLevel } from '../silas/execution.js';
+import { ContextItemKind, ContextZone } from '../silas/context.js';
 import { ApprovalToken } from '../silas/approval.js';
 import { WorkItem } from '../silas/work.js';
 
@@ -117,6 +118,88 @@ export const StreamApproveArgs = z.strictObject({
 });
 
 export const StreamCancelResult = z.strictObject({ cancelled: z.boolean() });
+
+/*
+ * §5.7 `context_inspection` for the person (`stream.context`): what a conversation's context holds
+ * and why, zone by zone, described item by item, with the budgets of the active profile and the
+ * last eviction. Read-only; only the session holding the scope may read it (docs/silas/context.md).
+ */
+
+/** Items listed per zone at most (the newest); the rest are counted in `omitted`. */
+export const MAX_CONTEXT_ITEMS_SHOWN = 200;
+export const CONTEXT_EXCERPT_CHARS = 120;
+const count = z.number().int().nonnegative();
+
+export const ContextItemView = z.strictObject({
+  ctx_id: z.string().max(200),
+  kind: ContextItemKind,
+  /** Where it came from: `channel:cockpit`, `agent:proxy`, `memory:conversation_raw`, `tool:NAME:succeeded`. */
+  source: z.string().max(200),
+  taint: TaintLevel,
+  tokens: count,
+  /** The retriever's score for a memory; 1 for live content (§3.5). */
+  relevance: z.number(),
+  /** Never evicted (the harness pinned it: a plan waiting for approval, the system zone). */
+  pinned: z.boolean(),
+  /** An old tool result replaced by its placeholder (§5.7 observation masking). */
+  masked: z.boolean(),
+  turn: count,
+  created_at: z.string().max(40),
+  /** The first characters of its text (a masked item's placeholder). */
+  excerpt: z.string().max(CONTEXT_EXCERPT_CHARS + 1),
+});
+export type ContextItemView = z.infer<typeof ContextItemView>;
+
+const ContextZoneView = z.strictObject({
+  zone: ContextZone,
+  tokens: count,
+  /** The zone's budget under the active profile (§3.5 headroom math); the system zone's is `system_max`. */
+  budget: count,
+  /** The profile's share of the allocable budget; null for the system zone. */
+  share: z.number().min(0).max(1).nullable(),
+  items: z.array(ContextItemView).max(MAX_CONTEXT_ITEMS_SHOWN),
+  /** Older items not listed. */
+  omitted: count,
+});
+
+const ContextEvictionView = z.strictObject({
+  turn: count,
+  /** `heuristic`: Tier 1 alone; `scorer`: the scorer model's groups; `fallback`: the aggressive heuristic of Tier 2 (§5.7). */
+  tier: z.enum(['heuristic', 'scorer', 'fallback']),
+  why: z.string().max(2000),
+  at: z.string().max(40),
+  items: z
+    .array(
+      z.strictObject({
+        ctx_id: z.string().max(200),
+        zone: ContextZone,
+        kind: ContextItemKind,
+        tokens: count,
+        reason: z.enum(['trivial_acknowledgement', 'zone_policy', 'scorer', 'aggressive_heuristic']),
+      }),
+    )
+    .max(MAX_CONTEXT_ITEMS_SHOWN),
+  omitted: count,
+});
+
+export const StreamContextView = z.strictObject({
+  scope: StreamScopeId,
+  /** Turns completed in the conversation. */
+  turns: count,
+  /** The active context profile (§3.5; the Proxy's `context_profile`, else the default). */
+  profile: z.string().max(64),
+  total_budget: count,
+  /** Tokens in every zone together. */
+  used: count,
+  /** `eviction_threshold_pct` of the total, in tokens: above it, two-tier eviction runs. */
+  threshold: count,
+  /** The window left after the system zone, shared out by the profile. */
+  allocable: count,
+  headroom: count,
+  zones: z.array(ContextZoneView).length(4),
+  last_eviction: ContextEvictionView.nullable(),
+});
+export type StreamContextView = z.infer<typeof StreamContextView>;
 
 /** Tokens and money one turn spent, for the Stream page's meter (§5.13). */
 export const TurnUsage = z.strictObject({

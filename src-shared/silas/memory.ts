@@ -12,6 +12,12 @@ import { TaintLevel } from './execution.js';
  * until vector retrieval exists. Field names keep the spec's snake_case (§6.5 exports them as JSON).
  */
 
+/**
+ * The owner's memory scope (§5.1: in single-user mode every owner message uses the connection id
+ * `owner`): every owner conversation reads and writes it (docs/silas/chronicle-and-memory.md).
+ */
+export const OWNER_MEMORY_SCOPE = 'owner';
+
 /** §3.8 ReingestionTier: `low_reingestion` is the raw lane of §5.1 steps 3.5 and 11.5. */
 export const ReingestionTier = z.enum(['active', 'low_reingestion']);
 export type ReingestionTier = z.infer<typeof ReingestionTier>;

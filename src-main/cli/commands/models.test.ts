@@ -124,6 +124,46 @@ describe('silas models set and show', () => {
   });
 });
 
+describe('silas models set embedding', () => {
+  it('round-trips the embedding model: the file holds what was set, show prints it, and the roles are kept', async () => {
+    expect(await models('set', 'executor', '--provider', 'openrouter', '--model', 'x/y', '--api-key-secret', 'openrouter-key')).toMatchObject({ code: 0 });
+    const shown0 = await models('show');
+    expect(shown0.out).toContain('embedding: local word vectors (built in; a server with `silas models set embedding --provider … --model …`)');
+
+    const set = await models('set', 'embedding', '--provider', 'openai-compatible', '--model', 'nomic-embed-text', '--base-url', 'http://127.0.0.1:11434/v1', '--dimensions', '256', '--timeout-ms', '10000');
+    expect(set).toMatchObject({ code: 0, out: expect.stringContaining(`set the embedding model in ${modelsFile()}`) });
+    expect(stored()).toEqual({
+      executor: { provider: 'openrouter', model: 'x/y', apiKeySecret: 'openrouter-key' },
+      embedding: { provider: 'openai-compatible', model: 'nomic-embed-text', baseUrl: 'http://127.0.0.1:11434/v1', dimensions: 256, timeoutMs: 10000 },
+    });
+    const shown = await models('show');
+    expect(shown.out).toContain('embedding:\n  provider     openai-compatible\n  model        nomic-embed-text\n  base URL     http://127.0.0.1:11434/v1\n  API key      none (a keyless local server)\n  dimensions   256\n');
+    expect(shown.out).toContain('  timeout      10000 ms per request of up to 64 texts, 2 retries after a 429 or 5xx');
+    expect(shown.out).toContain('executor:\n  provider     openrouter');
+    const json = JSON.parse((await models('show', '--json')).out);
+    expect(json.embedding).toMatchObject({ provider: 'openai-compatible', model: 'nomic-embed-text', dimensions: 256, apiKeySecretState: null });
+    expect(Object.keys(json.roles)).toEqual(['executor']);
+
+    // Set again, it is replaced whole; a key is asked for its origin like a role's.
+    const withKey = await models('set', 'embedding', '--provider', 'openrouter', '--model', 'openai/text-embedding-3-small', '--api-key-secret', 'openrouter-key');
+    expect(withKey.code).toBe(0);
+    expect(withKey.err).toContain('the key in secret "openrouter-key" is not sent to https://openrouter.ai:443 until you enter it for that origin');
+    expect(stored().embedding).toEqual({ provider: 'openrouter', model: 'openai/text-embedding-3-small', apiKeySecret: 'openrouter-key' });
+    expect((await models('show')).out).toContain('  dimensions   the model\'s own (learnt from its first answer)');
+  });
+
+  it('refuses what an embedding model does not take, naming the field and its flag', async () => {
+    const bad = await models('set', 'embedding', '--provider', 'anthropic', '--model', 'claude', '--dimensions', 'many');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('models.embedding.provider (--provider): expected one of "openai-compatible", "openrouter"');
+    expect(bad.err).toContain('models.embedding.dimensions (--dimensions): expected the number of dimensions as a whole number');
+    expect(await models('set', 'embedding', '--provider', 'openai-compatible', '--model', 'm', '--base-url', 'http://h/v1', '--temperature', '0.2')).toMatchObject({ code: 2, err: expect.stringContaining('--temperature is for the chat roles, not the embedding model') });
+    expect(await models('set', 'executor', '--provider', 'openrouter', '--model', 'x', '--api-key-secret', 'k', '--dimensions', '64')).toMatchObject({ code: 2, err: expect.stringContaining('--dimensions is for the embedding model only') });
+    expect(await models('set', 'boss', '--provider', 'openrouter', '--model', 'x')).toMatchObject({ code: 2, err: expect.stringContaining('unknown role; expected one of proxy, planner, executor, scorer, or embedding') });
+    expect(statSync(modelsFile(), { throwIfNoEntry: false })).toBeUndefined();
+  });
+});
+
 describe('silas models test', () => {
   let server: ScriptedOpenAIServer;
   let key: string;

@@ -1,4 +1,4 @@
-import { baseUrlOf, checkModelsConfig, MODEL_PROVIDERS, MODEL_ROLES, ModelRole, type ModelsConfig, type RoleModelConfig } from '../../../src-shared/llm/config.js';
+import { baseUrlOf, checkModelsConfig, EMBEDDING_PROVIDERS, MODEL_PROVIDERS, MODEL_ROLES, ModelRole, type EmbeddingModelConfig, type ModelsConfig, type RoleModelConfig } from '../../../src-shared/llm/config.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { originOf } from '../../../src-shared/llm/origin.js';
 import type { CliContext, ModelsLedger, SecretStatus } from '../../app/cli-context.js';
@@ -21,6 +21,11 @@ const usage = `Usage: silas models <show|set|test|adopt> [ROLE] [options]
       as a whole, sealed with the owner key and written atomically, or not at all. When the
       secret NAME may not yet be sent to the base URL's origin, the API key is asked for
       again (typed at a terminal, or piped with --key-stdin) and bound to that origin.
+  silas models set embedding --provider P --model M [--base-url URL] [--api-key-secret NAME]
+                   [--key-stdin] [--dimensions N] [--timeout-ms N] [--max-retries N] [--home DIR]
+      The embedding model of memory recall (an OpenAI-compatible /v1/embeddings; providers
+      ${EMBEDDING_PROVIDERS.join(', ')}). Without one, memory embeds locally with word vectors.
+      --dimensions asks the model for vectors of that size and refuses any other.
   silas models test ROLE [--home DIR]
       One small real call to ROLE's model: prints ok with the latency and tokens, or what
       failed and how to fix it (exit 1).
@@ -38,13 +43,19 @@ input and output tokens; without them calls are counted but not priced.`;
 
 const home = { home: { type: 'string' } } as const;
 
-function roleArg(sub: string, positionals: string[]): ModelRole {
+/** The chat roles, and for `set` the embedding model too (not a role: it writes no answers). */
+type SetTarget = ModelRole | 'embedding';
+
+function roleArg(sub: string, positionals: string[]): ModelRole;
+function roleArg(sub: string, positionals: string[], withEmbedding: true): SetTarget;
+function roleArg(sub: string, positionals: string[], withEmbedding = false): SetTarget {
   const [role, ...extra] = positionals;
   if (role === undefined) throw new UsageError(`models ${sub}: name the role (${MODEL_ROLES.join(', ')})`, usage);
   // The argument is not echoed: it may be anything, a key pasted in the wrong place included.
   if (extra.length > 0) throw new UsageError(`models ${sub}: takes exactly one ROLE, got ${positionals.length} arguments`, usage);
+  if (withEmbedding && role === 'embedding') return 'embedding';
   const parsed = ModelRole.safeParse(role);
-  if (!parsed.success) throw new UsageError(`models ${sub}: unknown role; expected one of ${MODEL_ROLES.join(', ')}`, usage);
+  if (!parsed.success) throw new UsageError(`models ${sub}: unknown role; expected one of ${MODEL_ROLES.join(', ')}${withEmbedding ? ', or embedding' : ''}`, usage);
   return parsed.data;
 }
 
@@ -58,6 +69,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   maxTokens: '--max-tokens',
   timeoutMs: '--timeout-ms',
   maxRetries: '--max-retries',
+  dimensions: '--dimensions',
   'price.inputPerMillion': '--price-in',
   'price.outputPerMillion': '--price-out',
 };
@@ -84,14 +96,18 @@ const set: Subcommand = async (argv, io, open) => {
       'max-retries': text,
       'price-in': text,
       'price-out': text,
+      dimensions: text,
       'key-stdin': { type: 'boolean' },
     },
     usage,
     true,
   );
   if (values.help) return help(io);
-  const role = roleArg('set', positionals);
-  if (values.provider === undefined || values.model === undefined) throw new UsageError(`models set: --provider and --model are required (providers: ${MODEL_PROVIDERS.join(', ')})`, usage);
+  const role = roleArg('set', positionals, true);
+  const embedding = role === 'embedding';
+  if (values.provider === undefined || values.model === undefined) throw new UsageError(`models set: --provider and --model are required (providers: ${(embedding ? EMBEDDING_PROVIDERS : MODEL_PROVIDERS).join(', ')})`, usage);
+  const misplaced = embedding ? (['temperature', 'max-tokens', 'price-in', 'price-out'] as const).filter((flag) => values[flag] !== undefined) : values.dimensions === undefined ? [] : ['dimensions'];
+  if (misplaced.length > 0) throw new UsageError(`models set: --${misplaced[0]} is ${embedding ? 'for the chat roles, not the embedding model' : 'for the embedding model only (silas models set embedding …)'}`, usage);
   if ((values['price-in'] === undefined) !== (values['price-out'] === undefined)) throw new UsageError('models set: give --price-in and --price-out together (US dollars per million input and output tokens)', usage);
   const entry: Record<string, unknown> = { provider: values.provider, model: values.model };
   const optional: Record<string, unknown> = {
@@ -101,6 +117,7 @@ const set: Subcommand = async (argv, io, open) => {
     maxTokens: numeric(values['max-tokens']),
     timeoutMs: numeric(values['timeout-ms']),
     maxRetries: numeric(values['max-retries']),
+    dimensions: numeric(values.dimensions),
     price: values['price-in'] === undefined ? undefined : { inputPerMillion: numeric(values['price-in']), outputPerMillion: numeric(values['price-out']) },
   };
   for (const [field, value] of Object.entries(optional)) if (value !== undefined) entry[field] = value;
@@ -121,9 +138,9 @@ const set: Subcommand = async (argv, io, open) => {
       return 1;
     }
     io.out(`set the ${role} model in ${current.path}`);
-    const config = saved.config[role]!;
+    const config = role === 'embedding' ? saved.config.embedding! : saved.config[role]!;
     if (config.apiKeySecret !== undefined) await bindKey(ledger, config, config.apiKeySecret, values['key-stdin'] === true, io, cli);
-    for (const line of describeRole(role, config, cli)) io.out(line);
+    for (const line of role === 'embedding' ? describeEmbedding(saved.config.embedding!, cli) : describeRole(role, saved.config[role]!, cli)) io.out(line);
     return 0;
   } finally {
     ledger.close();
@@ -134,7 +151,7 @@ const set: Subcommand = async (argv, io, open) => {
  * The CLI's way to let a key go to a new origin: the person enters the key again (only the owner
  * widens where a secret may go; docs/silas/models.md, "Where a key may go").
  */
-async function bindKey(ledger: ModelsLedger, config: RoleModelConfig, name: string, keyStdin: boolean, io: CliIo, cli: CliContext): Promise<void> {
+async function bindKey(ledger: ModelsLedger, config: Pick<RoleModelConfig, 'provider' | 'baseUrl'>, name: string, keyStdin: boolean, io: CliIo, cli: CliContext): Promise<void> {
   const origin = originOf(baseUrlOf(config))!;
   const bound = ledger.secrets.boundOrigins(name);
   if (bound.includes(origin)) return;
@@ -154,7 +171,7 @@ async function bindKey(ledger: ModelsLedger, config: RoleModelConfig, name: stri
 }
 
 /** `models.executor.temperature: …` → `models.executor.temperature (--temperature): …` for the role being set. */
-function withFlag(problem: string, role: ModelRole): string {
+function withFlag(problem: string, role: SetTarget): string {
   const prefix = `models.${role}.`;
   if (!problem.startsWith(prefix)) return problem;
   const colon = problem.indexOf(':');
@@ -183,12 +200,11 @@ const show: Subcommand = async (argv, io, open) => {
       MODEL_ROLES.flatMap((role) => {
         const roleConfig = config[role];
         if (roleConfig === undefined) return [];
-        const secret = roleConfig.apiKeySecret === undefined ? null : cli.secretStatus(roleConfig.apiKeySecret).state;
-        const origins = roleConfig.apiKeySecret === undefined ? null : cli.secretOrigins(roleConfig.apiKeySecret);
-        return [[role, { ...roleConfig, baseUrl: baseUrlOf(roleConfig), apiKeySecretState: secret, apiKeySecretOrigins: origins }]];
+        return [[role, { ...roleConfig, baseUrl: baseUrlOf(roleConfig), ...keyState(roleConfig.apiKeySecret, cli) }]];
       }),
     );
-    io.out(JSON.stringify({ file: file.path, trusted: file.ok, problem: file.ok ? null : file.problem, roles }));
+    const embedding = config.embedding === undefined ? null : { ...config.embedding, baseUrl: baseUrlOf(config.embedding), ...keyState(config.embedding.apiKeySecret, cli) };
+    io.out(JSON.stringify({ file: file.path, trusted: file.ok, problem: file.ok ? null : file.problem, roles, embedding }));
     return 0;
   }
   io.out(`Models (${file.path}${file.exists ? '' : ', not written yet'}):`);
@@ -200,8 +216,15 @@ const show: Subcommand = async (argv, io, open) => {
     if (roleConfig === undefined) io.out(`${role}: not configured (silas models set ${role} --provider … --model …)`);
     else for (const line of describeRole(role, roleConfig, cli)) io.out(line);
   }
+  if (config.embedding === undefined) io.out('embedding: local word vectors (built in; a server with `silas models set embedding --provider … --model …`)');
+  else for (const line of describeEmbedding(config.embedding, cli)) io.out(line);
   return 0;
 };
+
+/** Whether the secret is in the keyring and where it may go, for `show --json`. */
+function keyState(name: string | undefined, cli: CliContext): { apiKeySecretState: SecretStatus['state'] | null; apiKeySecretOrigins: string[] | null } {
+  return name === undefined ? { apiKeySecretState: null, apiKeySecretOrigins: null } : { apiKeySecretState: cli.secretStatus(name).state, apiKeySecretOrigins: cli.secretOrigins(name) };
+}
 
 const adopt: Subcommand = async (argv, io, open) => {
   const { values, positionals } = parseFlags(argv, home, usage, true);
@@ -231,6 +254,7 @@ const adopt: Subcommand = async (argv, io, open) => {
       const roleConfig = saved.config[role];
       if (roleConfig !== undefined) for (const line of describeRole(role, roleConfig, cli)) io.out(line);
     }
+    if (saved.config.embedding !== undefined) for (const line of describeEmbedding(saved.config.embedding, cli)) io.out(line);
     return 0;
   } finally {
     ledger.close();
@@ -248,8 +272,17 @@ function describeRole(role: ModelRole, config: RoleModelConfig, cli: CliContext)
   return lines;
 }
 
+function describeEmbedding(config: EmbeddingModelConfig, cli: CliContext): string[] {
+  const lines = ['embedding:', `  provider     ${config.provider}`, `  model        ${terminalSafe(config.model)}`, `  base URL     ${terminalSafe(baseUrlOf(config))}`];
+  lines.push(`  API key      ${config.apiKeySecret === undefined ? 'none (a keyless local server)' : keyLine(config.apiKeySecret, cli.secretStatus(config.apiKeySecret))}`);
+  if (config.apiKeySecret !== undefined) lines.push(`  key goes to  ${destinationLine(config, config.apiKeySecret, cli)}`);
+  lines.push(`  dimensions   ${config.dimensions ?? "the model's own (learnt from its first answer)"}`);
+  lines.push(`  timeout      ${config.timeoutMs} ms per request of up to 64 texts, ${config.maxRetries} ${config.maxRetries === 1 ? 'retry' : 'retries'} after a 429 or 5xx`);
+  return lines;
+}
+
 /** Whether the key may be sent to this role's origin (docs/silas/models.md, "Where a key may go"). */
-function destinationLine(config: RoleModelConfig, name: string, cli: CliContext): string {
+function destinationLine(config: Pick<RoleModelConfig, 'provider' | 'baseUrl'>, name: string, cli: CliContext): string {
   const origin = originOf(baseUrlOf(config))!;
   const bound = cli.secretOrigins(name);
   if (bound === null) return 'unknown (the OS keyring could not be read)';

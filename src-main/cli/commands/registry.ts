@@ -26,6 +26,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'clients', summary: 'list MCP client configurations; wrap and unwrap their servers with silas proxy', load: async () => (await import('./clients.js')).clientsCommand },
   { name: 'secrets', summary: 'store, list and delete the secrets MCP servers get from the OS keyring', load: async () => (await import('./secrets.js')).secretsCommand },
   { name: 'models', summary: 'choose the model each agent role uses, show it, and test it with one call', load: async () => (await import('./models.js')).modelsCommand },
+  { name: 'memory', summary: 'export and import Silas memory as a portable bundle', load: async () => (await import('./memory.js')).memoryCommand },
   { name: 'doctor', summary: 'check this machine and data home, and say how to fix problems', load: async () => (await import('./doctor.js')).doctorCommand },
   { name: 'plan', summary: 'check a Silas plan: its plan hash and approval card', load: async () => (await import('./plan.js')).planCommand },
   { name: 'verify', summary: "run a plan's verify checks in the sandbox and report", load: async () => (await import('./verify.js')).verifyCommand },

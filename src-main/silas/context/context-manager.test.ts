@@ -320,3 +320,19 @@ describe('ContextManager with the §5.13 counter', () => {
     expect(cm.getZone('owner', 'chronicle').map((i) => i.token_count)).toEqual([100, 2]);
   });
 });
+
+describe('ContextManager: evict (Tier 2 of §5.7)', () => {
+  it('removes and returns an evictable item, and refuses system-zone and pinned items whoever names them', () => {
+    const cm = manager();
+    cm.add('owner', draft('sys', 'system', 'system', words(10), { pinned: true }));
+    cm.add('owner', draft('profile', 'memory', 'memory', words(10), { pinned: true }));
+    cm.add('owner', draft('c1', 'chronicle', 'message', words(10)));
+    expect(cm.evict('owner', 'sys')).toBeNull();
+    expect(cm.evict('owner', 'profile')).toBeNull();
+    expect(cm.evict('owner', 'unknown')).toBeNull();
+    expect(cm.evict('other-scope', 'c1')).toBeNull();
+    expect(cm.evict('owner', 'c1')).toMatchObject({ ctx_id: 'c1', token_count: 10 });
+    expect(cm.getZone('owner', 'chronicle')).toEqual([]);
+    expect(cm.totalTokens('owner')).toBe(20);
+  });
+});

@@ -52,12 +52,27 @@ export type ContextItemDraft = Omit<ContextItemInput, 'ctx_id' | 'created_at' | 
   token_count?: number;
 };
 
-type EvictionReason = 'trivial_acknowledgement' | 'zone_policy';
+/**
+ * Why an item left the context: Tier 1's trivial acknowledgements and zone policies, Tier 2's
+ * scorer groups, and the deterministic aggressive heuristic that stands in for the scorer (§5.7).
+ */
+type EvictionReason = 'trivial_acknowledgement' | 'zone_policy' | 'scorer' | 'aggressive_heuristic';
 
-/** An item removed by `enforceBudget`; the Stream stores its content in memory (§5.1 step 5). */
-interface EvictedItem {
+/** An item removed by eviction; the Stream stores its content in memory (§5.1 step 5). */
+export interface EvictedItem {
   item: ContextItem;
   reason: EvictionReason;
+}
+
+/** The last eviction of a scope as context inspection shows it (§5.7 `context_inspection`). */
+export interface EvictionNote {
+  turn: number;
+  /** `heuristic` (Tier 1 alone), `scorer` (the scorer model's groups), `fallback` (the aggressive heuristic of Tier 2). */
+  tier: 'heuristic' | 'scorer' | 'fallback';
+  /** Why, in words: which zone was over its budget, what the scorer said, why the scorer was not used. */
+  why: string;
+  at: string;
+  items: ReadonlyArray<{ ctx_id: string; zone: ContextZone; kind: ContextItem['kind']; token_count: number; reason: EvictionReason }>;
 }
 
 export interface EnforceResult {
@@ -75,6 +90,7 @@ type ZoneUsage = Record<ContextZone, number>;
 
 interface Scope {
   profile: string;
+  lastEviction: EvictionNote | null;
   /** Per zone, in the order items were added (a masked item keeps its place). */
   zones: Record<ContextZone, Map<string, ContextItem>>;
   tokens: ZoneUsage;
@@ -190,6 +206,55 @@ export class ContextManager {
     return zoneBudgets(this.budget, this.profile(scopeId), this.tokenUsage(scopeId).system);
   }
 
+  /** The token budget every scope is held to (§3.5 TokenBudget). */
+  settings(): Readonly<TokenBudget> {
+    return this.budget;
+  }
+
+  /** Tokens of the whole scope, every zone. */
+  totalTokens(scopeId: string): number {
+    const usage = this.tokenUsage(scopeId);
+    return ZONE_ORDER.reduce((sum, zone) => sum + usage[zone], 0);
+  }
+
+  /** `eviction_threshold_pct` of `total`: above it, two-tier eviction runs (§5.7). */
+  thresholdTokens(): number {
+    return this.budget.eviction_threshold_pct * this.budget.total;
+  }
+
+  /** Total usage above `eviction_threshold_pct` (Tier 2's cue and stopping rule, §5.7). */
+  overThreshold(scopeId: string): boolean {
+    return this.totalTokens(scopeId) > this.thresholdTokens();
+  }
+
+  /**
+   * Removes one item for Tier 2 of §5.7 and returns it, or null when the scope holds no such item or
+   * the item may never be evicted: a system-zone item (constitution, tool descriptions: "never
+   * evicted") or a pinned one. Whoever chose the id (a scorer model's answer), these stay.
+   */
+  evict(scopeId: string, ctxId: string): ContextItem | null {
+    const scope = this.scopes.get(scopeId);
+    if (!scope) return null;
+    for (const zone of ALLOCABLE_ZONES) {
+      const item = scope.zones[zone].get(ctxId);
+      if (item === undefined) continue;
+      if (item.pinned) return null;
+      this.remove(scope, item);
+      return item;
+    }
+    return null;
+  }
+
+  /** Records the scope's latest eviction for context inspection; forgotten with the scope. */
+  noteEviction(scopeId: string, note: EvictionNote): void {
+    const scope = this.scopes.get(scopeId);
+    if (scope) scope.lastEviction = note;
+  }
+
+  lastEviction(scopeId: string): EvictionNote | null {
+    return this.scopes.get(scopeId)?.lastEviction ?? null;
+  }
+
   /**
    * §4.3 `render`: masks tool results past the threshold (§5.7 rendering step 2), then renders the
    * zones system → chronicle → memory → workspace. An unknown scope renders as "".
@@ -208,8 +273,8 @@ export class ContextManager {
   /**
    * §4.3 `enforce_budget`, Tier 1 of §5.7 (no model call): mask old tool results; if the chronicle
    * is over its budget, drop trivial acknowledgements; then evict by each zone's policy until every
-   * zone fits. Pinned items are never evicted. The scorer tier (Tier 2) is not here yet:
-   * `overThreshold` says when it would run.
+   * zone fits. Pinned items are never evicted. The scorer tier (Tier 2) runs after this, in
+   * `ContextEviction` (two-tier.ts), when `overThreshold` says Tier 1 was not enough.
    */
   enforceBudget(scopeId: string, turnNumber: number): EnforceResult {
     const scope = this.scopes.get(scopeId);
@@ -238,8 +303,7 @@ export class ContextManager {
       if (scope.tokens[zone] > budgets[zone]) overBudget.push(zone);
     }
 
-    const total = ZONE_ORDER.reduce((sum, zone) => sum + scope.tokens[zone], 0);
-    return { evicted, masked, overBudget, overThreshold: total > this.budget.eviction_threshold_pct * this.budget.total };
+    return { evicted, masked, overBudget, overThreshold: this.overThreshold(scopeId) };
   }
 
   /** Forgets a scope entirely (a connection that closed). */
@@ -267,6 +331,7 @@ export class ContextManager {
     if (!scope) {
       scope = {
         profile: this.budget.default_profile,
+        lastEviction: null,
         zones: { system: new Map(), chronicle: new Map(), memory: new Map(), workspace: new Map() },
         tokens: emptyUsage(),
       };

@@ -3,11 +3,21 @@
 // render must at least do. Also the §5.13 count of the whole rendered prompt (the Stream counts
 // every prompt) and how render time grows with the context. Masking is set out of reach so every
 // token is rendered; `enforceBudget` is not part of render.
-import { TokenBudget, type ContextItemKind, type ContextZone } from '../../../src-shared/silas/context.js';
+//
+// Then eviction (§5.7, both tiers) of a scope filled to 32k and 128k tokens in a window of that
+// size, with the threshold at 50%: Tier 1 brings each zone within its budget, Tier 2 the whole
+// below the threshold, once by the deterministic heuristic (no scorer model) and once by an
+// in-process scorer that answers at once (the harness's own cost: the blocks shown, the answer
+// validated, its groups applied; a real scorer adds its 1–3 s). Beside a floor: sorting the same
+// items oldest first, which choosing what to evict must at least do.
+import type { ScorerOutput } from '../../../src-shared/silas/agents.js';
+import { TokenBudget, type ContextItem, type ContextItemKind, type ContextZone, type TokenBudgetInput } from '../../../src-shared/silas/context.js';
 import { medianUs, report } from '../../testing/bench.js';
+import { createContextScorer } from '../agents/definitions.js';
 import { ContextManager, type ContextItemDraft } from './context-manager.js';
 import { toolResultSource } from './eviction.js';
 import { CHARS_PER_TOKEN, HeuristicTokenCounter } from './token-counter.js';
+import { ContextEviction, type ScorerSource } from './two-tier.js';
 
 const RUNS = 300;
 const TARGETS = [8_000, 32_000, 128_000];
@@ -50,9 +60,9 @@ const MIX: Mix[] = [
   { zone: 'workspace', kind: 'plan', source: 'agent:planner', share: 0.15, itemTokens: 800 },
 ];
 
-function build(target: number): { manager: ContextManager; contents: string[]; turn: number } {
+function build(target: number, budgetInput: TokenBudgetInput = { total: target * 2 }): { manager: ContextManager; contents: string[]; turn: number } {
   const counter = new HeuristicTokenCounter();
-  const budget = TokenBudget.parse({ total: target * 2, system_max: 8_000, observation_mask_after_turns: 1_000_000 });
+  const budget = TokenBudget.parse({ system_max: 8_000, observation_mask_after_turns: 1_000_000, ...budgetInput });
   const manager = new ContextManager({ counter, budget, clock: () => new Date('2026-01-15T10:00:00.000Z') });
   const contents: string[] = [];
   const add = (draft: ContextItemDraft) => {
@@ -102,3 +112,63 @@ report('context.render.growth_128k_over_8k', 'x', large.render / small.render, {
   context_ratio: TARGETS[TARGETS.length - 1]! / TARGETS[0]!,
   floor_growth: Number((large.floor / small.floor).toPrecision(3)),
 });
+
+// Eviction at 32k and 128k: a fresh scope for every run (built outside the timing), one enforce timed.
+const EVICTION_RUNS = 40;
+const EVICTION_TARGETS = [32_000, 128_000];
+const noAudit = { append: () => undefined } as unknown as ConstructorParameters<typeof ContextEviction>[0]['audit'];
+const noScorer: ScorerSource = async () => ({ scorer: null, problem: 'no scorer model in the benchmark' });
+// Evicts the offered blocks in groups of five, as a scorer answering at once would.
+const instantScorer: ScorerSource = async (hooks) => ({
+  scorer: createContextScorer(async (prompt) => {
+    const ids = [...prompt.messages[0]!.content.matchAll(/<block id=(\S+) /gu)].map((match) => match[1]!);
+    const output: ScorerOutput = { keep_groups: [], evict_groups: [] };
+    for (let i = 0; i < ids.length; i += 5) output.evict_groups.push({ reason: 'older detail', block_ids: ids.slice(i, i + 5) });
+    return { rawText: '', object: output };
+  }, hooks.audit),
+});
+
+const byAge = (a: ContextItem, b: ContextItem) => a.turn_number - b.turn_number || (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0);
+const allItems = (manager: ContextManager) => (['system', 'chronicle', 'memory', 'workspace'] as const).flatMap((zone) => [...manager.getZone('owner', zone)]);
+
+async function evictionFigures(target: number, scorer: ScorerSource): Promise<{ us: number; floor: number; items: number; evicted: number; before: number; after: number }> {
+  const times: number[] = [];
+  const floors: number[] = [];
+  let last = { items: 0, evicted: 0, before: 0, after: 0 };
+  for (let run = 0; run <= EVICTION_RUNS; run += 1) {
+    const { manager, turn } = build(target, { total: target, eviction_threshold_pct: 0.5 });
+    const eviction = new ContextEviction({ context: manager, counter, scorer, audit: noAudit, now: () => new Date('2026-01-15T10:00:00.000Z') });
+    const items = allItems(manager);
+    const before = manager.totalTokens('owner');
+    let start = performance.now();
+    items.slice().sort(byAge);
+    const floor = (performance.now() - start) * 1000;
+    start = performance.now();
+    const result = await eviction.enforce({ scope: 'owner', turn: turn + 1 });
+    const us = (performance.now() - start) * 1000;
+    if (run === 0) continue; // warm-up
+    times.push(us);
+    floors.push(floor);
+    last = { items: items.length, evicted: result.evicted.length, before, after: manager.totalTokens('owner') };
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return { us: median(times), floor: median(floors), ...last };
+}
+
+const evictionTimes = new Map<number, number>();
+for (const target of EVICTION_TARGETS) {
+  const label = `${target / 1000}k`;
+  for (const [tier, scorer] of [['fallback', noScorer], ['scorer', instantScorer]] as const) {
+    const figures = await evictionFigures(target, scorer);
+    if (tier === 'fallback') evictionTimes.set(target, figures.us);
+    report(`context.evict.${tier}.${label}`, 'us', figures.us, {
+      items: figures.items,
+      evicted: figures.evicted,
+      tokens_before: figures.before,
+      tokens_after: figures.after,
+      floor_sort_us: Number(figures.floor.toPrecision(4)),
+      x_floor: Number((figures.us / figures.floor).toPrecision(3)),
+    });
+  }
+}
+report('context.evict.growth_128k_over_32k', 'x', evictionTimes.get(128_000)! / evictionTimes.get(32_000)!, { context_ratio: 4 });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { StreamApproveArgs, StreamCancelResult, StreamOpenArgs, StreamOpenResult, StreamSendArgs, StreamSendResult } from '../../../src-shared/schemas/stream.js';
+import type { StreamApproveArgs, StreamCancelResult, StreamContextView, StreamOpenArgs, StreamOpenResult, StreamSendArgs, StreamSendResult } from '../../../src-shared/schemas/stream.js';
 
 /** Who is calling: the session its events go to, and the transport (which decides the taint, §5.12). */
 export interface StreamCaller {
@@ -16,6 +16,8 @@ export interface StreamChannel {
   open(args: z.output<typeof StreamOpenArgs>, caller: StreamCaller): StreamOpenResult | Promise<StreamOpenResult>;
   send(args: z.output<typeof StreamSendArgs>, caller: StreamCaller): z.output<typeof StreamSendResult> | Promise<z.output<typeof StreamSendResult>>;
   cancel(scope: string, caller: StreamCaller): z.output<typeof StreamCancelResult>;
+  /** §5.7 context_inspection: what the caller's scope holds in its context and why (read-only). */
+  context(scope: string, caller: StreamCaller): StreamContextView;
   /** A plan of the caller's scope answered with a token signed at the terminal. */
   approve(args: z.output<typeof StreamApproveArgs>, caller: StreamCaller): { accepted: boolean; reason: string };
 }

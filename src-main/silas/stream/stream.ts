@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { MAX_STREAM_HISTORY, type StreamApproveArgs, type StreamEvent, type StreamOpenArgs, type StreamOpenResult, type StreamSendArgs, type TurnOutcome } from '../../../src-shared/schemas/stream.js';
+import { MAX_STREAM_HISTORY, type StreamApproveArgs, type StreamContextView, type StreamEvent, type StreamOpenArgs, type StreamOpenResult, type StreamSendArgs, type TurnOutcome } from '../../../src-shared/schemas/stream.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ChronicleRepository } from '../../store/repositories/chronicle.js';
 import type { ContextManager } from '../context/context-manager.js';
+import { inspectContext } from '../context/inspection.js';
 import { historyMessage, messageOf } from './history.js';
 import type { StreamCaller, StreamChannel } from './stream-channel.js';
 import type { StreamModels } from './stream-models.js';
@@ -146,6 +147,16 @@ export class Stream implements StreamChannel {
     lane.generation += 1;
     lane.running?.controller.abort();
     return { cancelled: had };
+  }
+
+  /**
+   * §5.7 context_inspection for the session holding the scope. A context dropped from memory (many
+   * conversations since) is first rehydrated from the chronicle, as its next turn would; nothing else changes.
+   */
+  context(scope: string, caller: StreamCaller): StreamContextView {
+    this.assertHolder(scope, caller);
+    this.ensureLoaded(scope);
+    return inspectContext(this.deps.context, scope, this.deps.chronicle.turnCounter(scope));
   }
 
   approve(args: z.output<typeof StreamApproveArgs>, caller: StreamCaller): { accepted: boolean; reason: string } {

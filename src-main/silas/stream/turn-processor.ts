@@ -4,10 +4,14 @@ import type { StreamEvent, TurnOutcome } from '../../../src-shared/schemas/strea
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ChronicleRepository } from '../../store/repositories/chronicle.js';
 import type { MemoryRepository } from '../../store/repositories/memory.js';
+import { OWNER_MEMORY_SCOPE } from '../../../src-shared/silas/memory.js';
+import type { MemoryRetriever } from '../memory/retriever.js';
+import { forMemory } from '../memory/scrub.js';
 import { plannerAgent, proxyAgent, runAgent } from '../agents/definitions.js';
 import { resolveInteractionMode, interactionConfigInputs } from '../agents/interaction-mode.js';
 import { decidePlanApproval } from '../agents/plan-approval.js';
 import type { ContextManager } from '../context/context-manager.js';
+import type { ContextEviction } from '../context/two-tier.js';
 import type { TokenCounter } from '../context/token-counter.js';
 import type { ActiveGateSet, GateRunner } from '../gates/runner.js';
 import { reidentifyPlan, type PlanIdLookup } from '../store/plan-ids.js';
@@ -38,7 +42,7 @@ interface StreamTurnConfig {
   interaction: InteractionConfig;
   /** The personality axis until personality exists (§5.1.4): neutral. */
   initiativeLevel: number;
-  /** Memories injected per turn by keyword retrieval (step 4). */
+  /** Memories injected per turn by recall (step 4). */
   retrievalLimit: number;
   /** §3.2: memory_ops beyond this are dropped and audited. */
   maxMemoryOpsPerTurn: number;
@@ -47,8 +51,14 @@ interface StreamTurnConfig {
 export interface TurnDeps {
   audit: Pick<AuditLog, 'append'>;
   context: ContextManager;
+  /** Step 5's `enforce_budget` with both tiers of §5.7 (context/two-tier.ts). */
+  eviction: Pick<ContextEviction, 'enforce'>;
   chronicle: ChronicleRepository;
   memory: MemoryRepository;
+  /** Step 4 and step 9: keyword, semantic and temporal recall of the active lane, merged (§6.3). */
+  retriever: MemoryRetriever;
+  /** New memories wait for a vector: the re-embedding is told (§6.2). */
+  onMemoryWritten?: () => void;
   /** §5.13: counts every prompt and every stored memory. */
   counter: TokenCounter;
   gates: GateRunner;
@@ -103,6 +113,7 @@ export class TurnProcessor {
     const { deps } = this;
     const { scope, turn, signal } = request;
     const at = { scope_id: scope, turn };
+    const memoryScope = memoryScopeOf(request);
 
     // Step 0: one frozen gate set for input, output and memory operations of this turn.
     const gateSet = deps.gates.compile({ system: deps.config.systemGates });
@@ -118,18 +129,19 @@ export class TurnProcessor {
 
     // Steps 3 and 3.5: chronicle (and its store), then the raw memory lane.
     this.remember(scope, { kind: 'message', source: request.channel, taint: request.taint, content: `[${request.taint}] ${request.senderId}: ${text}`, turn });
-    const ingested = new Set(deps.memory.ingestRaw(scope, [{ content: text, taint: request.taint, source_kind: 'conversation_raw', token_count: deps.counter.count(text) }]));
+    deps.memory.ingestRaw(memoryScope, [{ content: forMemory(text, request.taint).text, taint: request.taint, source_kind: 'conversation_raw', token_count: deps.counter.count(text), session_id: scope }]);
 
-    // Step 4: keyword recall into the memory zone (the message just captured is already in the chronicle).
-    const hits = deps.memory.search(scope, text, { limit: deps.config.retrievalLimit + 1, tier: 'low_reingestion' }).filter((hit) => !ingested.has(hit.item.memory_id));
-    const recalled = injectMemories(deps, scope, turn, hits.slice(0, deps.config.retrievalLimit));
+    // Step 4: recall from the active lane only; the raw lane is never auto-injected (§6.1).
+    const hits = await deps.retriever.recall(memoryScope, text, deps.config.retrievalLimit);
+    const recalled = injectMemories(deps, scope, turn, hits);
+    deps.memory.recordAccess(memoryScope, hits.map((hit) => hit.item.memory_id));
     // The answer is as trusted as the least trusted thing it read (§5.12).
     let responseTaint = taintOrder([request.taint, ...recalled]);
 
-    // Step 5: the heuristic tier of eviction; what leaves the context is kept as an episode.
-    const enforced = deps.context.enforceBudget(scope, turn);
+    // Step 5: two-tier eviction (§5.7: heuristics, then the scorer when still over threshold); what leaves the context is kept as an episode.
+    const enforced = await deps.eviction.enforce({ scope, turn, signal, meter: request.meter });
     for (const { item } of enforced.evicted) {
-      deps.memory.ingestRaw(scope, [{ content: item.content, taint: item.taint, source_kind: 'context_evicted', memory_type: 'episode', token_count: item.token_count }]);
+      deps.memory.ingestRaw(memoryScope, [{ content: forMemory(item.content, item.taint).text, taint: item.taint, source_kind: 'context_evicted', memory_type: 'episode', token_count: item.token_count, session_id: scope }]);
     }
 
     // Steps 6 and 6.5: the toolset chain, filtered by this connection's access level.
@@ -203,17 +215,19 @@ export class TurnProcessor {
 
     // Steps 9 and 10: memory queries, then memory operations each behind the tool-call gates.
     for (const query of response.memory_queries) {
-      const hits = deps.memory.search(scope, query.query, { limit: Math.min(query.max_results, deps.config.retrievalLimit) });
+      const hits = await deps.retriever.retrieve(memoryScope, { ...query, max_results: Math.min(query.max_results, deps.config.retrievalLimit) }, { sessionId: scope });
       responseTaint = taintOrder([responseTaint, ...injectMemories(deps, scope, turn, hits)]);
+      deps.memory.recordAccess(memoryScope, hits.map((hit) => hit.item.memory_id));
     }
-    await applyMemoryOps(deps, { scope, turn, taint: responseTaint, gateSet, ops: response.memory_ops, max: deps.config.maxMemoryOpsPerTurn });
+    await applyMemoryOps(deps, { scope, memoryScope, turn, taint: responseTaint, gateSet, ops: response.memory_ops, max: deps.config.maxMemoryOpsPerTurn });
+    if (response.memory_ops.length > 0) deps.onMemoryWritten?.();
     // Step 14: a passed identity check (custom_check on every message) may raise this connection's level.
     const checks = new Set(gateSet.gates.filter((gate) => gate.on === 'every_user_message' && gate.type === 'custom_check').map((gate) => gate.name));
     access.recordGateResults(input.policy.filter((result) => checks.has(result.gate_name)));
 
     // Steps 11 and 11.5: the answer joins the chronicle and the raw lane.
     this.remember(scope, { kind: 'message', source: `agent:${origin}`, taint: responseTaint, content: `${SILAS}: ${message}`, turn });
-    deps.memory.ingestRaw(scope, [{ content: message, taint: responseTaint, source_kind: 'agent_response_raw', token_count: deps.counter.count(message) }]);
+    deps.memory.ingestRaw(memoryScope, [{ content: forMemory(message, responseTaint).text, taint: responseTaint, source_kind: 'agent_response_raw', token_count: deps.counter.count(message), session_id: scope }]);
 
     // Step 13 before 12's background work: the answer is sent now; execution never stalls the turn.
     request.emit({ type: 'message', scope, turn_id: request.turnId, message: messageOf({ id: `${request.turnId}:answer`, sender: 'silas', text: message, taint: responseTaint, turn, at: deps.now() }), chips: [] });
@@ -297,3 +311,13 @@ export class TurnProcessor {
 }
 
 export type { ActiveGateSet };
+
+/**
+ * Whose memory a turn reads and writes. Every owner conversation (a cockpit tab, an owner-signed
+ * `silas chat`) shares the owner's memory, while its turns, lock and chronicle stay its own; any
+ * other connection (an unsigned terminal, a customer channel) keeps the memory of its own scope,
+ * so nobody else can plant a memory the owner's conversations would recall.
+ */
+function memoryScopeOf(request: Pick<TurnRequest, 'scope' | 'ownerConnection' | 'taint'>): string {
+  return request.ownerConnection || request.taint === 'owner' ? OWNER_MEMORY_SCOPE : request.scope;
+}

@@ -20,6 +20,7 @@ import { sql as m020 } from './020_tool_pins_held_at_first_sight.js';
 import { sql as m022 } from './022_ilp_episodes.js';
 import { sql as m023 } from './023_ilp_compositions.js';
 import { sql as m024 } from './024_ilp_slice_versions.js';
+import { sql as m025 } from './025_memory_recall.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -51,4 +52,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '022_ilp_episodes', sql: m022 },
   { id: '023_ilp_compositions', sql: m023 },
   { id: '024_ilp_slice_versions', sql: m024 },
+  { id: '025_memory_recall', sql: m025 },
 ];

@@ -225,8 +225,11 @@ describe('MemoryRepository: memory operations', () => {
   it('protects constitutional and verified memories (§3.8, §5.12)', () => {
     const { memory } = open();
     const protectedCode = expect.objectContaining({ code: 'E_MEMORY_PROTECTED' });
-    const rule = memory.store('owner', raw('never share keys', { trust_level: 'constitutional', memory_type: 'fact' }));
-    const fact = memory.store('owner', raw('lives in Lyon', { trust_level: 'verified', memory_type: 'fact' }));
+    // Constitutional memory is written only as the owner's constitution, verified only with the owner's confirmation.
+    expect(() => memory.store('owner', raw('never share keys', { trust_level: 'constitutional', memory_type: 'fact' }), { ownerConfirmed: true })).toThrow(protectedCode);
+    expect(() => memory.store('owner', raw('lives in Lyon', { trust_level: 'verified', memory_type: 'fact' }))).toThrow(protectedCode);
+    const rule = memory.store('owner', raw('never share keys', { trust_level: 'constitutional', memory_type: 'fact' }), { constitution: true });
+    const fact = memory.store('owner', raw('lives in Lyon', { trust_level: 'verified', memory_type: 'fact' }), { ownerConfirmed: true });
     const change = { content: 'changed', token_count: 1, taint: 'owner' } as const;
 
     for (const options of [{}, { ownerConfirmed: true }]) {
@@ -237,7 +240,7 @@ describe('MemoryRepository: memory operations', () => {
     expect(() => memory.delete('owner', fact)).toThrow(protectedCode);
     expect(memory.update('owner', fact, change, { ownerConfirmed: true })).toMatchObject({ content: 'changed', trust_level: 'verified' });
 
-    expect(() => memory.store('owner', raw('obey me', { trust_level: 'constitutional', taint: 'external' }), { ownerConfirmed: true })).toThrow(protectedCode);
+    expect(() => memory.store('owner', raw('obey me', { trust_level: 'constitutional', taint: 'external' }), { ownerConfirmed: true, constitution: true })).toThrow(protectedCode);
     expect(() => memory.store('owner', raw('trust me', { trust_level: 'verified', taint: 'external' }))).toThrow(protectedCode);
     expect(memory.store('owner', raw('confirmed', { trust_level: 'verified', taint: 'external' }), { ownerConfirmed: true })).toEqual(expect.any(String));
     expect(memory.get('owner', rule)).toMatchObject({ content: 'never share keys' });

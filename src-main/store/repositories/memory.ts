@@ -30,7 +30,7 @@ export interface MemoryHit {
 
 export interface MemorySearchOptions {
   limit: number;
-  /** One lane only; both when left out. Until vector retrieval, recall searches the raw lane. */
+  /** One lane only; both when left out. Automatic recall reads only `active` (§6.1: the raw lane is never auto-injected). */
   tier?: ReingestionTier;
 }
 
@@ -44,13 +44,28 @@ export interface MemorySealer {
 }
 
 /** The fields a memory's seal covers: everything that decides where it goes and how far it is trusted. */
-function sealedFields(row: Record<string, unknown>): unknown[] {
+export function sealedFields(row: Record<string, unknown>): unknown[] {
   return [row.scope_id, row.content, row.memory_type, row.reingestion_tier, row.trust_level, row.taint, row.source_kind];
+}
+
+export interface MemoryListFilter {
+  limit: number;
+  tier?: ReingestionTier;
+  types?: readonly string[];
+  trust?: readonly string[];
+  taints?: readonly string[];
+  since?: Date | null;
+  until?: Date | null;
 }
 
 /** §3.8/§5.12: verified memories change only by the owner's action, and only the Stream knows of one. */
 export interface ProtectedWrite {
   ownerConfirmed?: boolean;
+  /**
+   * Writes the owner's constitution: only the import of the owner's own bundle and the
+   * configuration do (never a memory operation, a cockpit edit or the consolidator).
+   */
+  constitution?: boolean;
 }
 
 export interface MemoryRepositoryOptions {
@@ -90,6 +105,11 @@ export class MemoryRepository {
   private readonly deleteStmt;
   private readonly accessStmt;
   private readonly countStmt;
+  private readonly bySeqStmt;
+  private readonly windowStmts;
+  private readonly sessionStmts;
+  private readonly linkStmt;
+  private readonly trustStmt;
   private readonly searchStmts;
   private readonly terms;
 
@@ -115,6 +135,13 @@ export class MemoryRepository {
     this.deleteStmt = db.prepare('DELETE FROM silas_memory_items WHERE scope_id = ? AND memory_id = ?');
     this.accessStmt = db.prepare('UPDATE silas_memory_items SET access_count = access_count + 1, last_accessed = ? WHERE scope_id = ? AND memory_id = ?');
     this.countStmt = db.prepare('SELECT count(*) FROM silas_memory_items WHERE scope_id = @scope AND (@tier IS NULL OR reingestion_tier = @tier)').pluck();
+    this.bySeqStmt = db.prepare(`SELECT ${COLUMNS} FROM silas_memory_items WHERE seq = ? AND scope_id = ?`);
+    const window = (lane: string) => db.prepare(`SELECT ${COLUMNS} FROM silas_memory_items m WHERE m.scope_id = @scope ${lane} AND m.created_at >= @from AND m.created_at < @to ORDER BY m.created_at DESC, m.seq DESC LIMIT @limit`);
+    this.windowStmts = { any: window(LANES.any), active: window(LANES.active), low_reingestion: window(LANES.low_reingestion) };
+    const session = (lane: string) => db.prepare(`SELECT ${COLUMNS} FROM silas_memory_items m WHERE m.scope_id = @scope AND m.session_id = @session ${lane} ORDER BY m.seq DESC LIMIT @limit`);
+    this.sessionStmts = { any: session(LANES.any), active: session(LANES.active), low_reingestion: session(LANES.low_reingestion) };
+    this.trustStmt = db.prepare('UPDATE silas_memory_items SET trust_level = @trust_level, updated_at = @updated_at, seal = @seal WHERE scope_id = @scope_id AND memory_id = @memory_id');
+    this.linkStmt = db.prepare('UPDATE silas_memory_items SET causal_refs = @causal_refs, updated_at = @updated_at WHERE scope_id = @scope_id AND memory_id = @memory_id');
     const both = (lane: string) => ({ ranked: db.prepare(RANKED(lane)), recent: db.prepare(RECENT(lane)) });
     this.searchStmts = { any: both(LANES.any), active: both(LANES.active), low_reingestion: both(LANES.low_reingestion) };
     this.terms = new MemoryTermStats(db);
@@ -184,10 +211,7 @@ export class MemoryRepository {
    */
   search(scopeId: string, query: string, options: MemorySearchOptions): MemoryHit[] {
     const scope = scopeOf(scopeId);
-    const limit = options.limit;
-    if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_MEMORY_SEARCH) {
-      throw invalid(`the search limit must be a whole number from 0 to ${MAX_MEMORY_SEARCH}, got ${String(limit)}`);
-    }
+    const limit = searchLimit(options.limit);
     if (typeof query !== 'string') throw invalid('the search query must be text');
     const words = queryWords(query);
     if (words.length === 0 || limit === 0) return [];
@@ -204,6 +228,102 @@ export class MemoryRepository {
     return rows.map((row) => ({ item: this.fromRow(row), bm25: row.score, relevance: row.score === null ? 0 : relevance(row.score) }));
   }
 
+  /** Items of the scope by row number (the vector index's ids); a row of another scope, or gone, is left out. */
+  bySeqs(scopeId: string, seqs: readonly number[]): Map<number, MemoryItem> {
+    const scope = scopeOf(scopeId);
+    const items = new Map<number, MemoryItem>();
+    for (const seq of seqs) {
+      const row = this.bySeqStmt.get(seq, scope) as Row | undefined;
+      if (row) items.set(seq, this.fromRow(row));
+    }
+    return items;
+  }
+
+  /**
+   * §6.3 temporal retrieval: the scope's memories created in [from, to), newest first. Times are
+   * stored as millisecond ISO text, which sorts as time, so the `(scope_id, created_at)` index answers it.
+   */
+  createdBetween(scopeId: string, window: { from: Date; to: Date }, options: MemorySearchOptions): MemoryItem[] {
+    const rows = this.windowStmts[options.tier ?? 'any'].all({ scope: scopeOf(scopeId), from: window.from.toISOString(), to: window.to.toISOString(), limit: searchLimit(options.limit) }) as Row[];
+    return rows.map((row) => this.fromRow(row));
+  }
+
+  /**
+   * The scope's memories matching every filter given, newest first (the Memory page's listing).
+   * Filters are bound parameters of fixed SQL fragments; an empty list means "any".
+   */
+  list(scopeId: string, filter: MemoryListFilter): MemoryItem[] {
+    const params: Record<string, unknown> = { scope: scopeOf(scopeId), limit: searchLimit(filter.limit) };
+    const where = ['m.scope_id = @scope'];
+    if (filter.tier) {
+      where.push('m.reingestion_tier = @tier');
+      params.tier = filter.tier;
+    }
+    const inList = (column: string, name: string, values: readonly string[] | undefined) => {
+      if (!values || values.length === 0) return;
+      where.push(`m.${column} IN (${values.map((_, i) => `@${name}${i}`).join(', ')})`);
+      values.forEach((value, i) => (params[`${name}${i}`] = value));
+    };
+    inList('memory_type', 'type', filter.types);
+    inList('trust_level', 'trust', filter.trust);
+    inList('taint', 'taint', filter.taints);
+    if (filter.since) {
+      where.push('m.created_at >= @since');
+      params.since = filter.since.toISOString();
+    }
+    if (filter.until) {
+      where.push('m.created_at < @until');
+      params.until = filter.until.toISOString();
+    }
+    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM silas_memory_items m WHERE ${where.join(' AND ')} ORDER BY m.created_at DESC, m.seq DESC LIMIT @limit`).all(params) as Row[];
+    return rows.map((row) => this.fromRow(row));
+  }
+
+  /** §4.2 `search_session`: the memories a session (a conversation) created, newest first. */
+  searchSession(scopeId: string, sessionId: string, options: MemorySearchOptions): MemoryItem[] {
+    if (typeof sessionId !== 'string' || sessionId.length === 0 || sessionId.length > 200) throw invalid('a session id is text of 1 to 200 characters');
+    const rows = this.sessionStmts[options.tier ?? 'any'].all({ scope: scopeOf(scopeId), session: sessionId, limit: searchLimit(options.limit) }) as Row[];
+    return rows.map((row) => this.fromRow(row));
+  }
+
+  /**
+   * A MemoryOp `link` (§3.2, §3.8 `causal_refs`): records that `memoryId` is causally related to
+   * `linkTo`. Both must be memories of the scope; linking changes the memory, so the trust rules of
+   * `update` hold. Null when either is unknown here.
+   */
+  link(scopeId: string, memoryId: string, linkTo: string, options: ProtectedWrite = {}): MemoryItem | null {
+    const scope = scopeOf(scopeId);
+    if (memoryId === linkTo) throw invalid(`memory ${memoryId} cannot be linked to itself`);
+    return inImmediateTransaction(this.db, () => {
+      const current = this.get(scope, memoryId);
+      if (!current || !this.get(scope, linkTo)) return null;
+      assertModifiable(current, options);
+      if (current.causal_refs.includes(linkTo)) return current;
+      if (current.causal_refs.length >= 100) throw invalid(`memory ${memoryId} already has 100 causal links, the most one memory holds`);
+      this.linkStmt.run({ scope_id: scope, memory_id: memoryId, causal_refs: JSON.stringify([...current.causal_refs, linkTo]), updated_at: this.now().toISOString() });
+      return this.get(scope, memoryId);
+    });
+  }
+
+  /**
+   * §3.8: a working memory becomes verified only by the owner's confirmation, which only a signed
+   * review card gives (review/kinds/memory-promotion.ts); refused without it, and never for a
+   * constitutional memory. Null when the scope holds no such memory.
+   */
+  promote(scopeId: string, memoryId: string, options: ProtectedWrite): MemoryItem | null {
+    const scope = scopeOf(scopeId);
+    if (!options.ownerConfirmed) throw protectedError(`memory ${memoryId} becomes verified only when the owner signs its promotion in Review (§3.8)`);
+    return inImmediateTransaction(this.db, () => {
+      const current = this.get(scope, memoryId);
+      if (!current) return null;
+      if (current.trust_level === 'constitutional') throw protectedError(`memory ${memoryId} is constitutional and cannot be changed at runtime (§3.8)`);
+      if (current.trust_level === 'verified') return current;
+      const changed = { scope_id: scope, memory_id: memoryId, trust_level: 'verified', updated_at: this.now().toISOString() };
+      this.trustStmt.run({ ...changed, seal: this.sealer.seal(memoryId, sealedFields({ ...current, ...changed })) });
+      return this.get(scope, memoryId);
+    });
+  }
+
   /** Counts a retrieval of these memories (§3.8 `access_count`, `last_accessed`); ids of other scopes change nothing. */
   recordAccess(scopeId: string, memoryIds: readonly string[]): void {
     const scope = scopeOf(scopeId);
@@ -213,6 +333,14 @@ export class MemoryRepository {
     });
   }
 
+  /** How many of the scope's memories hold each trust level (as stored; the Memory page's summary). */
+  countByTrust(scopeId: string): Record<'working' | 'verified' | 'constitutional', number> {
+    const rows = this.db.prepare('SELECT trust_level, count(*) AS n FROM silas_memory_items WHERE scope_id = ? GROUP BY trust_level').all(scopeOf(scopeId)) as { trust_level: string; n: number }[];
+    const counts = { working: 0, verified: 0, constitutional: 0 };
+    for (const row of rows) if (row.trust_level in counts) counts[row.trust_level as keyof typeof counts] = row.n;
+    return counts;
+  }
+
   count(scopeId: string, tier?: ReingestionTier): number {
     return this.countStmt.get({ scope: scopeOf(scopeId), tier: tier ?? null }) as number;
   }
@@ -220,11 +348,11 @@ export class MemoryRepository {
   private insert(scope: string, tier: ReingestionTier, drafts: readonly MemoryDraft[], options: ProtectedWrite): string[] {
     const rows = drafts.map((draft, index) => {
       const item = parse(MemoryDraft, draft, `memory ${index}`);
-      if (item.taint === 'external' && item.trust_level === 'constitutional') {
-        throw protectedError(`memory ${index}: constitutional memory cannot be created from external input (§5.12)`);
+      if (item.trust_level === 'constitutional' && (!options.constitution || item.taint === 'external')) {
+        throw protectedError(`memory ${index}: constitutional memory is never created at runtime (§3.8); it comes only with the owner's own bundle (silas memory import)`);
       }
-      if (item.taint === 'external' && item.trust_level === 'verified' && !options.ownerConfirmed) {
-        throw protectedError(`memory ${index}: external input becomes verified memory only with the owner's confirmation (§5.12)`);
+      if (item.trust_level === 'verified' && !options.ownerConfirmed) {
+        throw protectedError(`memory ${index}: memory becomes verified only with the owner's confirmation, a promotion signed in Review (§3.8, §5.12)`);
       }
       return { ...item, semantic_tags: JSON.stringify(item.semantic_tags), entity_refs: JSON.stringify(item.entity_refs) };
     });
@@ -277,6 +405,13 @@ function fromRow(row: Row): MemoryItem {
     );
   }
   return parsed.data;
+}
+
+function searchLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_MEMORY_SEARCH) {
+    throw invalid(`the search limit must be a whole number from 0 to ${MAX_MEMORY_SEARCH}, got ${String(limit)}`);
+  }
+  return limit;
 }
 
 function scopeOf(scopeId: string): string {

@@ -30,7 +30,7 @@ describe('App', () => {
     expect(screen.getByRole('log', { name: 'Conversation' })).toBeTruthy();
     expect(screen.getByRole('textbox', { name: 'Message to Silas' })).toBeTruthy();
     const nav = screen.getByRole('navigation', { name: 'Main' });
-    for (const name of ['Review', 'Servers', 'Policies', 'Alignment', 'ILP', 'Activity', 'Stream']) {
+    for (const name of ['Review', 'Servers', 'Policies', 'Alignment', 'Memory', 'ILP', 'Activity', 'Stream']) {
       fireEvent.click(within(nav).getByRole('link', { name }));
       expect(heading()).toBe(name);
       expect(document.title).toBe(`${name} · Silas Control Center`);

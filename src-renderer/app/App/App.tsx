@@ -7,6 +7,7 @@ import { SignOutOthers } from '../../components/SignOutOthers/SignOutOthers.js';
 import { ActivityPage } from '../../features/activity/ActivityPage/ActivityPage.js';
 import { AlignmentPage } from '../../features/alignment/AlignmentPage/AlignmentPage.js';
 import { IlpPage } from '../../features/ilp/IlpPage/IlpPage.js';
+import { MemoryPage } from '../../features/memory/MemoryPage/MemoryPage.js';
 import { PoliciesPage } from '../../features/policies/PoliciesPage/PoliciesPage.js';
 import { ReviewPage } from '../../features/review/ReviewPage/ReviewPage.js';
 import { ServersPage } from '../../features/servers/ServersPage/ServersPage.js';
@@ -21,6 +22,7 @@ const PAGES: Record<Route, ComponentType> = {
   servers: ServersPage,
   policies: PoliciesPage,
   alignment: AlignmentPage,
+  memory: MemoryPage,
   ilp: IlpPage,
 };
 

@@ -13,7 +13,7 @@ describe('NavBar', () => {
     renderCockpit(<NavBar />, { transport: new FakeTransport() });
     const nav = screen.getByRole('navigation', { name: 'Main' });
     const links = within(nav).getAllByRole('link');
-    expect(links.map((link) => link.textContent)).toEqual(['Stream', 'Review', 'Activity', 'Servers', 'Policies', 'Alignment', 'ILP']);
+    expect(links.map((link) => link.textContent)).toEqual(['Stream', 'Review', 'Activity', 'Servers', 'Policies', 'Alignment', 'Memory', 'ILP']);
     expect(links.map((link) => link.getAttribute('href'))).toEqual([
       '#/stream',
       '#/review',
@@ -21,6 +21,7 @@ describe('NavBar', () => {
       '#/servers',
       '#/policies',
       '#/alignment',
+      '#/memory',
       '#/ilp',
     ]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planCard, toolCallCard, toolChangeCard } from '../../testing/review-fixtures.js';
-import { cardName, countdownText, EXPIRED_TEXT, formatArgs, formatRemaining, plural, riskSummary, waitingText } from './review-format.js';
+import { memoryPromotionCard, planCard, toolCallCard, toolChangeCard } from '../../testing/review-fixtures.js';
+import { cardName, countdownText, excerpt, EXPIRED_TEXT, formatArgs, formatRemaining, plural, riskSummary, waitingText } from './review-format.js';
 
 describe('formatRemaining', () => {
   it('shows minutes and seconds, rounding up to whole seconds', () => {
@@ -65,5 +65,24 @@ describe('card text', () => {
 
   it('words counts with thousands separators', () => {
     expect([plural(1, 'gate'), plural(3, 'gate'), plural(200_000, 'token')]).toEqual(['1 gate', '3 gates', '200,000 tokens']);
+  });
+});
+
+describe('memory promotion text', () => {
+  it('names the card by an excerpt of the memory, on one line, without characters that hide text', () => {
+    expect(cardName(memoryPromotionCard(1))).toBe('Memory to verify: The owner indents code with tabs, never spaces (1)');
+    expect(cardName(memoryPromotionCard(2, { details: { content: 'line one\n\tline\u202e two' } }))).toBe('Memory to verify: line one line two');
+    expect(cardName(memoryPromotionCard(3, { details: { content: 'x'.repeat(200) } }))).toBe(`Memory to verify: ${'x'.repeat(79)}…`);
+  });
+
+  it('cuts an excerpt without leaving half a surrogate pair', () => {
+    expect(excerpt(`${'a'.repeat(8)}😀😀`, 10)).toBe(`${'a'.repeat(8)}…`);
+    expect(excerpt('short', 10)).toBe('short');
+  });
+
+  it('says what expiry would mean and counts memories to verify among other kinds', () => {
+    expect(EXPIRED_TEXT.memory_promotion).toBe('Expired — the memory stays unverified');
+    expect(waitingText([memoryPromotionCard(1), memoryPromotionCard(2), planCard(3)])).toBe('3 decisions waiting: 1 plan, 2 memories to verify');
+    expect(waitingText([memoryPromotionCard(1), toolCallCard(2)])).toBe('2 decisions waiting: 1 tool call, 1 memory to verify');
   });
 });

@@ -1,3 +1,4 @@
+import { UNSAFE_SHOWN_CHARS } from '../../../src-shared/text/unsafe-chars.js';
 import type { CardChannel, CardOrigin, DecisionCard, DecisionKindName, RiskLevel } from '../../../src-shared/schemas/review.js';
 
 /* Pure text for the Review surface, kept apart from components so it is tested on its own. */
@@ -18,7 +19,22 @@ export function cardName(card: DecisionCard): string {
       return `Tool change: ${card.details.tool} on ${card.details.server}`;
     case 'ilp_slice':
       return `Learned slice: ${card.details.title}`;
+    case 'memory_promotion':
+      return `Memory to verify: ${excerpt(card.details.content, 80)}`;
   }
+}
+
+const UNSAFE_OR_SPACE = new RegExp(`[\\s${UNSAFE_SHOWN_CHARS}]+`, 'g');
+
+/**
+ * The first `max` characters of a text on one line, with an ellipsis when cut: a card's name
+ * stays short, and characters that would hide or reorder text never reach an accessible name.
+ */
+export function excerpt(text: string, max: number): string {
+  const line = text.replace(UNSAFE_OR_SPACE, ' ').trim();
+  if (line.length <= max) return line;
+  // Never end on half a surrogate pair.
+  return `${line.slice(0, max - 1).replace(/[\ud800-\udbff]$/, '').trimEnd()}…`;
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -42,6 +58,7 @@ export const EXPIRED_TEXT: Record<DecisionKindName, string> = {
   plan: 'Expired — silas run gets a timeout and nothing runs',
   tool_change: 'Expired — the tool stays hidden and refused',
   ilp_slice: 'Expired — the slice is not deployed',
+  memory_promotion: 'Expired — the memory stays unverified',
 };
 
 /** The countdown sentence at time `now` (ms since epoch); `expired` once the time is up. */
@@ -72,18 +89,19 @@ export function riskSummary(cards: readonly Pick<DecisionCard, 'riskLevel'>[]): 
 /** "1 gate", "3 gates", "200,000 tokens". */
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-const KIND_NOUNS: readonly (readonly [DecisionKindName, string])[] = [
+const KIND_NOUNS: readonly (readonly [DecisionKindName, string, string?])[] = [
   ['plan', 'plan'],
   ['tool_call', 'tool call'],
   ['tool_change', 'tool change'],
   ['ilp_slice', 'learned slice'],
+  ['memory_promotion', 'memory to verify', 'memories to verify'],
 ];
 
 /** "1 decision waiting", or with several kinds "3 decisions waiting: 1 plan, 2 tool calls". */
 export function waitingText(cards: readonly Pick<DecisionCard, 'kind'>[]): string {
   const total = `${plural(cards.length, 'decision')} waiting`;
-  const byKind = KIND_NOUNS.map(([kind, noun]) => [cards.filter((card) => card.kind === kind).length, noun] as const).filter(([n]) => n > 0);
-  return byKind.length < 2 ? total : `${total}: ${byKind.map(([n, noun]) => plural(n, noun)).join(', ')}`;
+  const byKind = KIND_NOUNS.map(([kind, one, many]) => [cards.filter((card) => card.kind === kind).length, one, many] as const).filter(([n]) => n > 0);
+  return byKind.length < 2 ? total : `${total}: ${byKind.map(([n, one, many]) => plural(n, one, many)).join(', ')}`;
 }
 
 const CHANNEL_LABELS: Record<CardChannel, string> = {

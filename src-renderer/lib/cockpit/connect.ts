@@ -4,6 +4,7 @@ import { connectAlignment, type AlignmentActions } from './alignment.js';
 import { connectAudit, type AuditActions } from './audit.js';
 import { connectClients, type ClientsActions } from './clients.js';
 import { connectIlp, type IlpActions } from './ilp.js';
+import { connectMemory, type MemoryActions } from './memory.js';
 import { deliverEvent, type Call, type FeatureDeps, type FeatureWiring } from './feature.js';
 import { connectNavigation, type NavigationActions } from './navigation.js';
 import { connectPolicies, type PolicyActions } from './policies.js';
@@ -12,6 +13,7 @@ import { connectRuntime, type RuntimeActions } from './runtime.js';
 import { connectServers } from './servers.js';
 import { connectStanding, type StandingActions } from './standing.js';
 import { connectStream, secretStore, type StreamActions } from './stream.js';
+import { connectStreamContext, type StreamContextActions } from './stream-context.js';
 import type { NotificationsPort } from '../notifications.js';
 import type { ScopeStorage } from '../stream-scope.js';
 import type { Transport } from '../transport.js';
@@ -25,9 +27,11 @@ export interface CockpitActions
     ClientsActions,
     RuntimeActions,
     StreamActions,
+    StreamContextActions,
     PolicyActions,
     AlignmentActions,
-    IlpActions {}
+    IlpActions,
+    MemoryActions {}
 
 export interface Cockpit {
   actions: CockpitActions;
@@ -68,15 +72,17 @@ export function connectCockpit({ transport, store, window: win, notifications = 
   const runtime = connectRuntime(deps);
   const servers = connectServers(deps);
   const review = connectReview({ ...deps, notifications, openPage: () => navigate('review'), reloadServers: () => servers.reload() });
-  const stream = connectStream({ ...deps, storeSecret: secretStore(transport, call), storage: scopeStorage });
+  const streamContext = connectStreamContext(deps);
+  const stream = connectStream({ ...deps, storeSecret: secretStore(transport, call), storage: scopeStorage, onOpened: () => streamContext.scopeOpened() });
   const clients = connectClients(deps);
   const standing = connectStanding(deps);
   // The desktop window hides rather than closes and keeps the draft: only a browser tab warns before unload.
   const policies = connectPolicies({ ...deps, page: win && !('silas' in win && win.silas) ? win : null });
   const alignment = connectAlignment({ ...deps, notifications, openPage: () => navigate('alignment') });
   const ilp = connectIlp(deps);
+  const memory = connectMemory(deps);
   // The ledger first: a new entry is in the Activity log before any page reacts to it.
-  const features: FeatureWiring[] = [audit, navigation, runtime, review, stream, servers, clients, standing, policies, alignment, ilp];
+  const features: FeatureWiring[] = [audit, navigation, runtime, review, stream, streamContext, servers, clients, standing, policies, alignment, ilp, memory];
 
   function reload(): void {
     generation += 1;
@@ -100,11 +106,13 @@ export function connectCockpit({ transport, store, window: win, notifications = 
       ...runtime.actions,
       ...review.actions,
       ...stream.actions,
+      ...streamContext.actions,
       ...clients.actions,
       ...standing.actions,
       ...policies.actions,
       ...alignment.actions,
       ...ilp.actions,
+      ...memory.actions,
     },
     dispose: () => {
       offEvent();

@@ -27,6 +27,8 @@ export interface StreamWiringDeps extends FeatureDeps {
   storeSecret(name: string, value: string): Promise<void>;
   /** Where this tab keeps its scope (sessionStorage); null keeps nothing. */
   storage: ScopeStorage | null;
+  /** This session holds the scope now (`stream.open` answered): what reads it may start. */
+  onOpened?(): void;
 }
 
 /** §8.1 secure input: the transport's own path for a secret when it has one, else the `secrets.store` call (IPC). */
@@ -45,7 +47,7 @@ export function secretStore(transport: Transport, call: Call): (name: string, va
  * The Stream's side of the wiring (docs/architecture.md §4.7): one scope per tab, resumed with
  * its key after a reload or a reconnect, and a fresh one when the runtime refuses the key.
  */
-export function connectStream({ call, storeSecret, store, storage, generation }: StreamWiringDeps): FeatureWiring<StreamActions> {
+export function connectStream({ call, storeSecret, store, storage, generation, onOpened }: StreamWiringDeps): FeatureWiring<StreamActions> {
   const state = () => store.getState();
 
   function attempt(current: number, resume: KeptScope | null): void {
@@ -54,6 +56,7 @@ export function connectStream({ call, storeSecret, store, storage, generation }:
         if (current !== generation()) return;
         keepScope(storage, { scope: result.scope, key: result.key });
         state().streamOpened(result);
+        onOpened?.();
       },
       (error: unknown) => {
         if (current !== generation()) return;

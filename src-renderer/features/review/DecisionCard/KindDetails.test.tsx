@@ -1,6 +1,6 @@
 import { cleanup, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ilpSliceCard, toolCallCard, toolChangeCard } from '../../../testing/review-fixtures.js';
+import { ilpSliceCard, memoryPromotionCard, toolCallCard, toolChangeCard } from '../../../testing/review-fixtures.js';
 import { KindDetails, shownParts } from './KindDetails.js';
 
 afterEach(cleanup);
@@ -87,5 +87,37 @@ describe('KindDetails of a slice distillation learned', () => {
     expect(proposed.textContent).toBe('knowledge: <img src=x onerror=alert(1)>');
     expect(proposed.querySelector('img')).toBeNull();
     expect(screen.getByLabelText('Slice in force now').textContent).toBe('knowledge: the version in force');
+  });
+});
+
+describe('KindDetails of a memory to verify', () => {
+  const fact = (term: string) => screen.getByText(term, { selector: 'dt' }).nextElementSibling!.textContent;
+
+  it('shows the memory, its type, whose words it is, where it came from, how often it was recalled, and who asked why', () => {
+    render(<KindDetails card={memoryPromotionCard(1, { details: { reason: 'It is how I always work' } })} />);
+    expect(screen.getByLabelText('Memory content').textContent).toBe('The owner indents code with tabs, never spaces (1)');
+    expect(fact('Type')).toBe('Preference');
+    expect(fact('Whose words')).toBe('from your session');
+    expect(fact('Source')).toMatch(/^memory_op, stored 2026-01-01 \d\d:30:00$/);
+    expect(fact('Recalled')).toBe('recalled 3 times');
+    expect(fact('Asked by')).toBe('the owner, on the Memory page');
+    expect(fact('Reason')).toBe('It is how I always work');
+    expect(fact('Memory')).toBe('memory-1');
+    expect(screen.queryByText(/came from outside/)).toBeNull();
+  });
+
+  it('marks a memory from outside and warns before it is verified', () => {
+    render(<KindDetails card={memoryPromotionCard(2, { riskLevel: 'medium', details: { taint: 'external', sourceKind: 'tool_output_raw', reason: '' } })} />);
+    expect(fact('Whose words')).toBe('from outside');
+    expect(screen.getByText(/This memory came from outside/).textContent).toContain('Verify it only if you know it is true.');
+    expect(screen.queryByText('Reason', { selector: 'dt' })).toBeNull();
+  });
+
+  it('renders the content as text, never as markup, with invisible and bidi characters spelled out', () => {
+    render(<KindDetails card={memoryPromotionCard(3, { details: { content: '<img src=x onerror=alert(1)>always\u200b obey\u202e', requestedBy: '<b>consolidator</b>' } })} />);
+    const content = screen.getByLabelText('Memory content');
+    expect(content.querySelector('img')).toBeNull();
+    expect(content.textContent).toBe('<img src=x onerror=alert(1)>always[U+200B] obey[U+202E]');
+    expect(fact('Asked by')).toBe('<b>consolidator</b>');
   });
 });

@@ -4,6 +4,9 @@ import { budgetSummary, gatesText } from '../plan-format.js';
 import { formatArgs } from '../review-format.js';
 import { Fact } from '../../../components/Fact/Fact.js';
 import { isUnsafeShownCodePoint } from '../../../../src-shared/text/unsafe-chars.js';
+import { TaintBadge } from '../../../components/TaintBadge/TaintBadge.js';
+import { formatLocalTime } from '../../activity/audit-format.js';
+import { memoryTypeLabel, recalledText } from '../../memory/memory-format.js';
 
 /*
  * The body of a card's Details, the one part of a card that depends on its kind (§0.5.3: "full
@@ -155,7 +158,7 @@ export function shownParts(text: string): ShownPart[] {
 }
 
 /** Text with its unsafe characters spelled out; rendered as text, never as markup. */
-function Shown({ text }: { text: string }) {
+export function Shown({ text }: { text: string }) {
   return (
     <>
       {shownParts(text).map((part, index) =>
@@ -272,6 +275,49 @@ function IlpSliceDetails({ details }: { details: CardOf<'ilp_slice'>['details'] 
   );
 }
 
+/**
+ * A working memory the owner is asked to verify (spec 002 §3.8): the memory as it is now, whose
+ * words it is (external text marked from outside and warned about: once verified it is recalled
+ * as confirmed by the owner), where it came from, how often it was recalled, and who asked and
+ * why. The content is shown as text with invisible characters spelled out, never rendered.
+ */
+function MemoryPromotionDetails({ details }: { details: CardOf<'memory_promotion'>['details'] }) {
+  return (
+    <>
+      <p className="approval-card__details-note">The memory, as Silas would recall it:</p>
+      <blockquote className="memory-card__content" aria-label="Memory content">
+        <Shown text={details.content} />
+      </blockquote>
+      {details.taint === 'external' ? (
+        <p className="notice notice--warn memory-card__outside">
+          This memory came from outside — a tool, a web page or another person — not from you. Verify it only if you know it is true.
+        </p>
+      ) : null}
+      <dl className="approval-card__facts">
+        <Fact term="Type">{memoryTypeLabel(details.memoryType)}</Fact>
+        <Fact term="Whose words">
+          <TaintBadge taint={details.taint} />
+        </Fact>
+        <Fact term="Source">
+          <code>{details.sourceKind}</code>, stored {formatLocalTime(details.createdAt)}
+        </Fact>
+        <Fact term="Recalled">{recalledText(details.accessCount)}</Fact>
+        <Fact term="Asked by">
+          <Shown text={details.requestedBy} />
+        </Fact>
+        {details.reason ? (
+          <Fact term="Reason">
+            <Shown text={details.reason} />
+          </Fact>
+        ) : null}
+        <Fact term="Memory">
+          <code>{details.memoryId}</code>
+        </Fact>
+      </dl>
+    </>
+  );
+}
+
 export function KindDetails({ card }: { card: DecisionCard }) {
   switch (card.kind) {
     case 'tool_call':
@@ -282,5 +328,7 @@ export function KindDetails({ card }: { card: DecisionCard }) {
       return <ToolChangeDetails details={card.details} />;
     case 'ilp_slice':
       return <IlpSliceDetails details={card.details} />;
+    case 'memory_promotion':
+      return <MemoryPromotionDetails details={card.details} />;
   }
 }

@@ -1,0 +1,201 @@
+import { inImmediateTransaction, sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
+import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
+import { vectorSupport } from '../vector-extension.js';
+
+/**
+ * The semantic index of Silas memory (spec 002 §6.1 "sqlite-vec … for vector similarity", §6.3;
+ * docs/silas/chronicle-and-memory.md "Semantic recall"). One `vec0` table holds one vector per
+ * active memory, partitioned by scope so a search reads only its own scope's vectors, in the one
+ * vector space `silas_memory_vector_space` names. The raw lane is never embedded: it is reached
+ * only by an explicit `search_raw` (§6.1), never by meaning.
+ *
+ * A vector is used only while `silas_memory_embedded` lists its memory (migration 025): a memory
+ * whose content changed, or that was deleted, drops out of that list in the same statement, so a
+ * stale vector is skipped until the background re-embedding writes a fresh one.
+ */
+
+export interface VectorSpace {
+  /** The embedder's identity (`Embedder.id`): vectors of two embedders are never compared. */
+  embedder: string;
+  dimensions: number;
+}
+
+export interface PendingMemory {
+  seq: number;
+  memoryId: string;
+  scopeId: string;
+  content: string;
+}
+
+interface PendingRow {
+  seq: number;
+  memory_id: string;
+  scope_id: string;
+  content: string;
+}
+
+export interface VectorHit {
+  seq: number;
+  /** Cosine similarity, from -1 to 1 (the vectors are unit length). */
+  similarity: number;
+}
+
+const VEC_TABLE = 'silas_memory_vec';
+/** The most neighbours one search reads; over-fetched a little to skip stale vectors. */
+const MAX_NEIGHBOURS = 400;
+
+export class MemoryVectorIndex {
+  private readonly db: SqliteConnection;
+  private space: VectorSpace | null = null;
+  private statements: ReturnType<MemoryVectorIndex['prepareForSpace']> | null = null;
+
+  constructor(database: SqliteDatabase, private readonly now: () => Date = () => new Date()) {
+    this.db = sqliteConnection(database);
+    const support = vectorSupport(database);
+    if (!support.ok) throw new SilasError(ErrorCode.Database, `recall by meaning is not available: ${support.reason}`);
+  }
+
+  /**
+   * Makes the index hold vectors of `space`. A different embedder or dimension than the stored one
+   * drops every vector in one transaction (they are re-embedded in the background) and returns
+   * `reset: true`; vectors of two spaces are never mixed.
+   */
+  useSpace(space: VectorSpace): { reset: boolean; previous: VectorSpace | null } {
+    if (!Number.isSafeInteger(space.dimensions) || space.dimensions < 1 || space.dimensions > 8192) {
+      throw new SilasError(ErrorCode.InvalidArgs, `embedder ${space.embedder} has ${String(space.dimensions)} dimensions; expected a whole number from 1 to 8192`);
+    }
+    const { reset, previous } = inImmediateTransaction(this.db, () => {
+      const stored = (this.db.prepare('SELECT embedder, dimensions FROM silas_memory_vector_space WHERE id = 1').get() as VectorSpace | undefined) ?? null;
+      const tableExists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== undefined;
+      if (stored && stored.embedder === space.embedder && stored.dimensions === space.dimensions && tableExists) return { reset: false, previous: stored };
+      this.db.exec(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
+      this.db.exec(`CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(scope_id TEXT PARTITION KEY, embedding float[${space.dimensions}] distance_metric=l2)`);
+      this.db.exec('DELETE FROM silas_memory_embedded');
+      this.db.exec('DELETE FROM silas_memory_reembed');
+      this.db
+        .prepare(
+          'INSERT INTO silas_memory_vector_space (id, embedder, dimensions, backfilled_to, created_at) VALUES (1, ?, ?, 0, ?) ON CONFLICT (id) DO UPDATE SET embedder = excluded.embedder, dimensions = excluded.dimensions, backfilled_to = 0, created_at = excluded.created_at',
+        )
+        .run(space.embedder, space.dimensions, this.now().toISOString());
+      return { reset: true, previous: stored };
+    });
+    this.space = { ...space };
+    this.statements = this.prepareForSpace();
+    return { reset, previous };
+  }
+
+  /** The space in use, or null before `useSpace`. */
+  currentSpace(): VectorSpace | null {
+    return this.space ? { ...this.space } : null;
+  }
+
+  /**
+   * Active memories whose current content has no vector yet: those whose content changed first,
+   * then those past the backfill mark, oldest first. Each is found by its key or a row-number
+   * range: the cost is the batch's, never the store's.
+   */
+  pending(limit: number): PendingMemory[] {
+    const s = this.ready();
+    const n = boundedLimit(limit);
+    const changed = s.pendingChanged.all(n) as PendingRow[];
+    const fresh = changed.length < n ? (s.pendingFresh.all(this.backfilledTo(), n - changed.length) as PendingRow[]) : [];
+    const seen = new Set<number>();
+    return [...changed, ...fresh]
+      .filter((row) => !seen.has(row.seq) && seen.add(row.seq))
+      .map((row) => ({ seq: row.seq, memoryId: row.memory_id, scopeId: row.scope_id, content: row.content }));
+  }
+
+  /** How many wait: a range count past the backfill mark and the queue of changed ones (cheap once caught up). */
+  pendingCount(): number {
+    const s = this.ready();
+    return (s.countChanged.get() as number) + (s.countFresh.get(this.backfilledTo()) as number);
+  }
+
+  /**
+   * Stores vectors of memories whose content is still what was embedded (one transaction); a
+   * memory changed or deleted meanwhile is skipped and stays pending. Returns how many were stored.
+   */
+  put(entries: readonly { seq: number; content: string; vector: Float32Array }[]): number {
+    const s = this.ready();
+    const dimensions = this.space!.dimensions;
+    for (const entry of entries) {
+      if (entry.vector.length !== dimensions) {
+        throw new SilasError(ErrorCode.InvalidArgs, `a vector of ${entry.vector.length} dimensions cannot join a space of ${dimensions} (${this.space!.embedder})`);
+      }
+    }
+    const at = this.now().toISOString();
+    return inImmediateTransaction(this.db, () => {
+      let stored = 0;
+      for (const entry of entries) {
+        const current = s.current.get(entry.seq) as { scope_id: string; content: string } | undefined;
+        if (!current || current.content !== entry.content) continue;
+        s.deleteVector.run(BigInt(entry.seq));
+        s.insertVector.run(BigInt(entry.seq), current.scope_id, Buffer.from(entry.vector.buffer, entry.vector.byteOffset, entry.vector.byteLength));
+        s.markEmbedded.run(entry.seq, at);
+        s.unqueue.run(entry.seq);
+        stored += 1;
+      }
+      // The mark moves past every row of the batch that is now done, never past one still waiting.
+      s.advance.run();
+      return stored;
+    });
+  }
+
+  /** The scope's active memories nearest to `vector`, most similar first; only current vectors count. */
+  nearest(scopeId: string, vector: Float32Array, limit: number): VectorHit[] {
+    const s = this.ready();
+    if (vector.length !== this.space!.dimensions) {
+      throw new SilasError(ErrorCode.InvalidArgs, `a query vector of ${vector.length} dimensions cannot search a space of ${this.space!.dimensions} (${this.space!.embedder})`);
+    }
+    const k = Math.min(MAX_NEIGHBOURS, boundedLimit(limit) * 2 + 8);
+    const rows = s.nearest.all({ vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), k, scope: scopeId }) as { seq: number; distance: number }[];
+    // Unit vectors: squared L2 distance is 2 - 2·cos.
+    return rows.slice(0, boundedLimit(limit)).map((row) => ({ seq: Number(row.seq), similarity: 1 - (row.distance * row.distance) / 2 }));
+  }
+
+  private backfilledTo(): number {
+    return (this.ready().backfilledTo.get() as number | undefined) ?? 0;
+  }
+
+  private ready(): NonNullable<MemoryVectorIndex['statements']> {
+    if (!this.statements) throw new SilasError(ErrorCode.Internal, 'the memory vector index has no vector space yet (useSpace first)');
+    return this.statements;
+  }
+
+  private prepareForSpace() {
+    const db = this.db;
+    return {
+      backfilledTo: db.prepare('SELECT backfilled_to FROM silas_memory_vector_space WHERE id = 1').pluck(),
+      pendingChanged: db.prepare(`SELECT m.seq, m.memory_id, m.scope_id, m.content FROM silas_memory_reembed q
+        JOIN silas_memory_items m ON m.seq = q.seq WHERE m.reingestion_tier = 'active' ORDER BY q.seq LIMIT ?`),
+      pendingFresh: db.prepare(`SELECT m.seq, m.memory_id, m.scope_id, m.content FROM silas_memory_items m
+        WHERE m.seq > ? AND m.reingestion_tier = 'active' AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq)
+        ORDER BY m.seq LIMIT ?`),
+      countChanged: db.prepare('SELECT count(*) FROM silas_memory_reembed').pluck(),
+      countFresh: db.prepare(`SELECT count(*) FROM silas_memory_items m WHERE m.seq > ? AND m.reingestion_tier = 'active'
+        AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq)`).pluck(),
+      unqueue: db.prepare('DELETE FROM silas_memory_reembed WHERE seq = ?'),
+      // The first active row past the mark without a vector bounds it; with none, the newest row does.
+      advance: db.prepare(`UPDATE silas_memory_vector_space SET backfilled_to = coalesce(
+          (SELECT m.seq - 1 FROM silas_memory_items m WHERE m.seq > backfilled_to AND m.reingestion_tier = 'active'
+             AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq) ORDER BY m.seq LIMIT 1),
+          (SELECT max(seq) FROM silas_memory_items), backfilled_to) WHERE id = 1`),
+      current: db.prepare("SELECT scope_id, content FROM silas_memory_items WHERE seq = ? AND reingestion_tier = 'active'"),
+      deleteVector: db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`),
+      insertVector: db.prepare(`INSERT INTO ${VEC_TABLE} (rowid, scope_id, embedding) VALUES (?, ?, ?)`),
+      markEmbedded: db.prepare('INSERT INTO silas_memory_embedded (seq, embedded_at) VALUES (?, ?) ON CONFLICT (seq) DO UPDATE SET embedded_at = excluded.embedded_at'),
+      // The k nearest first (vec0 plans a KNN only for a bare MATCH … AND k), then the stale ones dropped.
+      nearest: db.prepare(`SELECT knn.seq, knn.distance FROM (
+          SELECT rowid AS seq, distance FROM ${VEC_TABLE} WHERE embedding MATCH @vector AND k = @k AND scope_id = @scope
+        ) knn WHERE EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = knn.seq)
+        ORDER BY knn.distance`),
+    };
+  }
+}
+
+function boundedLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_NEIGHBOURS) {
+    throw new SilasError(ErrorCode.InvalidArgs, `the vector search limit must be a whole number from 0 to ${MAX_NEIGHBOURS}, got ${String(limit)}`);
+  }
+  return limit;
+}
