@@ -5,6 +5,7 @@ import { openHome } from '../../app/home.js';
 import { MemorySecretStore } from '../../keys/secret-store.js';
 import { memorySealer } from '../../silas/memory/memory-seals.js';
 import { bundleText, everyKindOfMemory, memoryItem } from '../../silas/memory/testing/memory-bundles.js';
+import { LARGE_IMPORT_BYTES } from './memory.js';
 import { MemoryRepository } from '../../store/repositories/memory.js';
 import { runSilas } from '../../testing/cli.js';
 import { useTempDirs } from '../../testing/temp.js';
@@ -113,5 +114,17 @@ describe('silas memory export and import', () => {
     writeFileSync(out, 'previous bundle\n');
     expect((await silas('memory', 'export', '--out', out, '--since', '2026-01-01T00:00:00Z', '--scope', '', '--home', h)).code).toBe(2);
     expect(readFileSync(out, 'utf8')).toBe('previous bundle\n');
+  });
+});
+
+describe('silas memory import under a running control center', () => {
+  it('refuses a large bundle while the runtime holds the home, saying to stop it first; a small one goes in', async () => {
+    const home = await initHome('running');
+    // The runtime's lock, held by a live process (this one).
+    writeFileSync(join(home, 'runtime.lock'), String(process.pid));
+    const big = 'x'.repeat(Math.ceil(LARGE_IMPORT_BYTES / 3) + 10);
+    const large = file('large.jsonl', bundleText([memoryItem('a', { content: big }), memoryItem('b', { content: big }), memoryItem('c', { content: big })]));
+    expect(await silas('memory', 'import', large, '--home', home)).toMatchObject({ code: 1, err: expect.stringMatching(/control center is running \(pid \d+\).*Stop the control center.*nothing was imported/s) });
+    expect(await silas('memory', 'import', file('small.jsonl', bundleText([memoryItem('s')])), '--home', home)).toMatchObject({ code: 0 });
   });
 });

@@ -1,9 +1,11 @@
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { OpenForCommand } from '../../app/cli-context.js';
 import { writeLines } from '../../audit/export.js';
 import { writeLinesAtomic } from '../../home/atomic-lines.js';
-import { resolveHome } from '../../home/paths.js';
+import { pidAlive } from '../../home/home.js';
+import { homePaths, resolveHome } from '../../home/paths.js';
 import type { ImportMode, Progress } from '../../silas/memory/portability.js';
 import { parseFlags } from '../args.js';
 import { UsageError, runSubcommand, type CliIo, type Command, type Subcommand } from '../io.js';
@@ -37,6 +39,14 @@ const usage = `Usage: silas memory export [--out FILE] [--scope ID] [--since ISO
       as its header says) becomes exactly the bundle: memories it does not hold are removed.
       Refused whole, and recorded, when it would change or remove a constitutional memory or
       change a verified one (spec 002 §3.8). Recorded in the ledger (silas.memory.imported).`;
+
+/**
+ * A bundle this large is not imported under a running control center: the import holds the
+ * database's write lock for its whole length (one transaction, so a cut import changes nothing),
+ * about 4,000 memories a second, and the runtime's turns and proxies would fail their writes
+ * after SQLite's 5 s busy timeout meanwhile.
+ */
+export const LARGE_IMPORT_BYTES = 5 * 2 ** 20;
 
 /** Progress on stderr every this many memories: silent for a small store, a few lines for a large one. */
 export const PROGRESS_EVERY = 50_000;
@@ -89,7 +99,9 @@ async function importMemory(argv: string[], io: CliIo, open: OpenForCommand): Pr
   const mode = values.mode ?? 'merge';
   if (mode !== 'merge' && mode !== 'replace') throw new UsageError(`--mode: expected merge or replace, got "${terminalSafe(mode.slice(0, 40))}"`, usage);
   const file = resolve(positionals[0]!);
-  const ledger = (await (await open(resolveHome(values.home, io.env))).database()).openMemory();
+  const home = resolveHome(values.home, io.env);
+  refuseLargeImportWhileRunning(home, file);
+  const ledger = (await (await open(home)).database()).openMemory();
   try {
     const summary = ledger.portability.importBundle(file, mode as ImportMode, { progress: progressOn(io) });
     if (values.json) {
@@ -104,6 +116,22 @@ async function importMemory(argv: string[], io: CliIo, open: OpenForCommand): Pr
   } finally {
     ledger.close();
   }
+}
+
+function refuseLargeImportWhileRunning(home: string, file: string): void {
+  let size: number;
+  let pid: number;
+  try {
+    size = statSync(file).size;
+    pid = Number.parseInt(readFileSync(homePaths(home).lockFile, 'utf8').trim(), 10);
+  } catch {
+    return; // no such bundle (the import names it), or no runtime
+  }
+  if (size <= LARGE_IMPORT_BYTES || !Number.isSafeInteger(pid) || !pidAlive(pid)) return;
+  throw new SilasError(
+    ErrorCode.Conflict,
+    `the control center is running (pid ${pid}) and this bundle is ${(size / 2 ** 20).toFixed(1)} MB: importing it holds the database for a while, and the runtime's conversations and proxies would fail meanwhile. Stop the control center (quit the app, or Ctrl-C where \`silas start\` runs), import, then start it again; nothing was imported`,
+  );
 }
 
 /** The bundle to FILE, whole or not at all; a file system's refusal said as such, not as a crash. */
