@@ -51,7 +51,7 @@ describe('the layer table', () => {
     const productEdges = Object.entries(LAYERS)
       .filter(([folder]) => PRODUCTS.includes(top(folder)))
       .flatMap(([folder, { may }]) => may.filter((entry) => PRODUCTS.includes(top(entry)) && top(entry) !== top(folder)).map((entry) => `${folder} -> ${entry}`));
-    expect(productEdges.sort()).toEqual(['alignment -> aap', 'alignment -> aip', 'ilp -> aip/detect', 'mcp -> aip', 'mcp/silas-tools -> aip', 'mcp/silas-tools -> alignment', 'mcp/silas-tools -> silas', 'silas -> aip/dlp']);
+    expect(productEdges.sort()).toEqual(['alignment -> aap', 'alignment -> aip', 'ilp -> aip/detect', 'mcp -> aip', 'mcp/silas-tools -> aip', 'mcp/silas-tools -> alignment', 'mcp/silas-tools -> silas', 'silas -> aip/detect', 'silas -> aip/dlp']);
     expect(LAYERS.aap!.may).toEqual([]);
     for (const [folder, { may }] of Object.entries(LAYERS)) {
       if (PRODUCTS.includes(top(folder))) expect(may.filter((entry) => ['review', 'control', 'app', 'cli'].includes(top(entry))), folder).toEqual([]);
