@@ -8,6 +8,7 @@ const PAGES = [
   { id: 'servers', label: 'Servers' },
   { id: 'policies', label: 'Policies' },
   { id: 'alignment', label: 'Alignment' },
+  { id: 'memory', label: 'Memory' },
   { id: 'ilp', label: 'ILP' },
 ] as const;
 
