@@ -31,11 +31,6 @@ export class ConsolidationSchedule {
     });
   }
 
-  /** When the next cycle runs, or null when stopped. */
-  next(): Date | null {
-    return this.job?.nextRun() ?? null;
-  }
-
   stop(): void {
     this.abort.abort();
     this.job?.stop();

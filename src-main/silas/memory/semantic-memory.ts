@@ -16,7 +16,7 @@ export interface SemanticStatus {
   state: SemanticState;
   embedder: string | null;
   dimensions: number | null;
-  /** Active memories still without a vector in the current space. */
+  /** Active memories still without a vector in the current space (at most PENDING_COUNT_CAP is counted: "at least" there). */
   pending: number;
   /** Why recall by meaning is off or behind (the embedder failed, the extension is missing). */
   problem: string | null;

@@ -7,7 +7,7 @@ import { hashedEmbedder } from '../../silas/memory/testing/hashed-embedder.js';
 import { openDatabase } from '../database.js';
 import { sqliteConnection } from '../transaction.js';
 import { MemoryRepository } from './memory.js';
-import { MemoryVectorIndex } from './memory-vectors.js';
+import { MemoryVectorIndex, PENDING_COUNT_CAP } from './memory-vectors.js';
 
 const tempDir = useTempDirs('silas-memory-vectors-');
 
@@ -89,10 +89,21 @@ describe('MemoryVectorIndex: one vector space, current vectors only', () => {
     expect(again.index.useSpace({ embedder: 'openai-compatible:http://127.0.0.1:1/v1#other', dimensions: 64 })).toEqual({ reset: true, previous: { embedder: embedder.id, dimensions: 64 } });
     expect(again.index.pendingCount()).toBe(1);
     expect(again.index.useSpace({ embedder: 'openai-compatible:http://127.0.0.1:1/v1#other', dimensions: 32 })).toMatchObject({ reset: true });
-    expect(again.index.currentSpace()).toEqual({ embedder: 'openai-compatible:http://127.0.0.1:1/v1#other', dimensions: 32 });
+    // The new space is the stored one: naming it again keeps its vectors.
+    expect(again.index.useSpace({ embedder: 'openai-compatible:http://127.0.0.1:1/v1#other', dimensions: 32 })).toMatchObject({ reset: false });
     const [pending] = again.index.pending(1);
     expect(() => again.index.put([{ seq: pending!.seq, content: pending!.content, vector: new Float32Array(64) }])).toThrow(/64 dimensions cannot join a space of 32/);
     expect(() => again.index.nearest('owner', new Float32Array(64), 3)).toThrow(/64 dimensions cannot search a space of 32/);
+  });
+
+  it('counts what waits only up to its cap, so a large backlog is never a scan of the whole store', () => {
+    const { db, memory, index } = open();
+    index.useSpace({ embedder: embedder.id, dimensions: 64 });
+    sqliteConnection(db).transaction(() => {
+      for (let i = 0; i < PENDING_COUNT_CAP + 50; i++) memory.store('owner', draft(`memory ${i}`));
+    })();
+    expect(index.pendingCount()).toBe(PENDING_COUNT_CAP);
+    expect(index.pending(3).map((p) => p.content)).toEqual(['memory 0', 'memory 1', 'memory 2']);
   });
 
   it('refuses bad limits and dimensions with the allowed range', () => {

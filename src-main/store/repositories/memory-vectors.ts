@@ -41,6 +41,8 @@ export interface VectorHit {
 }
 
 const VEC_TABLE = 'silas_memory_vec';
+/** Pending memories counted at most (about a millisecond per thousand rows read). */
+export const PENDING_COUNT_CAP = 10_000;
 /** The most neighbours one search reads; over-fetched a little to skip stale vectors. */
 const MAX_NEIGHBOURS = 400;
 
@@ -84,11 +86,6 @@ export class MemoryVectorIndex {
     return { reset, previous };
   }
 
-  /** The space in use, or null before `useSpace`. */
-  currentSpace(): VectorSpace | null {
-    return this.space ? { ...this.space } : null;
-  }
-
   /**
    * Active memories whose current content has no vector yet: those whose content changed first,
    * then those past the backfill mark, oldest first. Each is found by its key or a row-number
@@ -105,7 +102,11 @@ export class MemoryVectorIndex {
       .map((row) => ({ seq: row.seq, memoryId: row.memory_id, scopeId: row.scope_id, content: row.content }));
   }
 
-  /** How many wait: a range count past the backfill mark and the queue of changed ones (cheap once caught up). */
+  /**
+   * How many wait, counted up to `PENDING_COUNT_CAP` past the backfill mark (a store of a million
+   * memories just given a new embedder would otherwise cost a scan of every row on the event loop):
+   * exact below the cap, "at least" at it.
+   */
   pendingCount(): number {
     const s = this.ready();
     return (s.countChanged.get() as number) + (s.countFresh.get(this.backfilledTo()) as number);
@@ -172,8 +173,8 @@ export class MemoryVectorIndex {
         WHERE m.seq > ? AND m.reingestion_tier = 'active' AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq)
         ORDER BY m.seq LIMIT ?`),
       countChanged: db.prepare('SELECT count(*) FROM silas_memory_reembed').pluck(),
-      countFresh: db.prepare(`SELECT count(*) FROM silas_memory_items m WHERE m.seq > ? AND m.reingestion_tier = 'active'
-        AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq)`).pluck(),
+      countFresh: db.prepare(`SELECT count(*) FROM (SELECT 1 FROM silas_memory_items m WHERE m.seq > ? AND m.reingestion_tier = 'active'
+        AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq) LIMIT ${PENDING_COUNT_CAP})`).pluck(),
       unqueue: db.prepare('DELETE FROM silas_memory_reembed WHERE seq = ?'),
       // The first active row past the mark without a vector bounds it; with none, the newest row does.
       advance: db.prepare(`UPDATE silas_memory_vector_space SET backfilled_to = coalesce(
