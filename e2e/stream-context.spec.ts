@@ -1,3 +1,6 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { directRoute, streamedJson } from '../src-main/silas/stream/testing/stream.js';
 import { useScriptedModels } from './fixtures/ilp.js';
@@ -61,4 +64,50 @@ test('the context inspector shows the message in the chronicle with its taint, a
   await page.getByRole('button', { name: 'Hide context' }).click();
   await expect(inspector(page)).toHaveCount(0);
   expect(browserProblems).toEqual([]);
+});
+
+test('the person keeps a file in context from the inspector: it is listed, reaches the next prompt, and can be deactivated', async ({ page, silas, browserProblems }) => {
+  const server = scriptedServer();
+  await useScriptedModels(silas, server);
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'silas-e2e-subs-')));
+  try {
+    const file = join(dir, 'garden.md');
+    writeFileSync(file, 'Beds: tomatoes, beans, garlic\n');
+    await openCockpit(page, silas);
+    server.http.enqueue(streamedJson(directRoute('Hello.')));
+    await send(page, 'hello');
+    await expect(conversation(page)).toContainText('Hello.');
+    await page.getByRole('button', { name: 'Show context' }).click();
+
+    const kept = zone(page, 'Kept in context');
+    await expect(kept).toContainText('Nothing is kept in context.');
+    // A relative path is refused with the field and the fix; nothing is kept.
+    await kept.getByLabel('File path').fill('garden.md');
+    await kept.getByRole('button', { name: 'Keep in context' }).click();
+    await expect(kept.getByRole('alert')).toContainText('not an absolute path');
+
+    await kept.getByLabel('File path').fill(file);
+    await kept.getByRole('button', { name: 'Keep in context' }).click();
+    const row = kept.getByRole('listitem').filter({ hasText: file });
+    await expect(row).toHaveCount(1);
+    await expect(row).toContainText('active');
+    await expect(kept.getByRole('alert')).toHaveCount(0);
+
+    server.http.enqueue(streamedJson(directRoute('You grow tomatoes, beans and garlic.')));
+    await send(page, 'what is in my beds?');
+    await expect(conversation(page)).toContainText('You grow tomatoes');
+    const prompt = JSON.stringify(server.http.requests.at(-1)!.json);
+    expect(prompt).toContain(`--- subscription:file | ${file} | live`);
+    expect(prompt).toContain('Beds: tomatoes, beans, garlic');
+    await expect(row).toContainText('last changed turn 2');
+    await expect(zone(page, 'Workspace').getByRole('listitem').filter({ hasText: 'Beds: tomatoes' })).toContainText('from outside');
+
+    await row.getByRole('button', { name: `Deactivate ${file}` }).click();
+    await expect(row).toContainText('inactive');
+    await expect(row).toContainText('deactivated by you');
+    await expect(row).toContainText('0 tokens');
+    expect(browserProblems).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -6,6 +6,10 @@ import { BehaviorPreferences, type BehaviorSignal } from '../silas/memory/behavi
 import { ConsolidationSchedule } from '../silas/memory/consolidation-schedule.js';
 import { MemoryConsolidator } from '../silas/memory/consolidator.js';
 import { MemoryService } from '../silas/memory/memory-service.js';
+import { MemoryExports } from '../silas/memory/cockpit-export.js';
+import { MemoryImports } from '../silas/memory/cockpit-import.js';
+import { SqliteMemoryPortability } from '../silas/memory/portability.js';
+import { openMemoryReader } from '../store/repositories/memory-bundle.js';
 import { MemoryRetriever } from '../silas/memory/retriever.js';
 import { SemanticMemory } from '../silas/memory/semantic-memory.js';
 import { MemoryRepository } from '../store/repositories/memory.js';
@@ -13,6 +17,7 @@ import { MemoryConsolidationRepository } from '../store/repositories/memory-cons
 import { MemoryPromotionRepository } from '../store/repositories/memory-promotions.js';
 import { MemoryVectorIndex } from '../store/repositories/memory-vectors.js';
 import type { SqliteDatabase } from '../store/transaction.js';
+import { join } from 'node:path';
 import { vectorSupport } from '../store/vector-extension.js';
 
 /*
@@ -24,6 +29,8 @@ import { vectorSupport } from '../store/vector-extension.js';
 
 export interface MemoryCompositionDeps {
   db: SqliteDatabase;
+  /** The data home: the Memory page's imports are uploaded under it (HOME/memory-imports, 0700). */
+  home: string;
   seals: StateSeals;
   audit: Pick<AuditLog, 'append'>;
   /** The configured embedder (HOME/models.json `embedding`), else the local word vectors. */
@@ -49,6 +56,9 @@ export interface MemoryComposition {
   consolidator: MemoryConsolidator;
   /** Started and stopped with the runtime. */
   schedule: ConsolidationSchedule;
+  /** Export and import from the Memory page (docs/silas/memory-portability.md "From the cockpit"); closed with the runtime. */
+  exports: MemoryExports;
+  imports: MemoryImports;
 }
 
 export function composeMemory(deps: MemoryCompositionDeps): MemoryComposition {
@@ -75,5 +85,10 @@ export function composeMemory(deps: MemoryCompositionDeps): MemoryComposition {
     now: deps.now,
   });
   const schedule = new ConsolidationSchedule(consolidator, deps.audit, deps.consolidationPattern);
-  return { memory, retriever, semantic, service, consolidator, schedule };
+  // The CLI's portability on the runtime's connection and seals: an import from the cockpit is checked,
+  // written, sealed and recorded exactly as `silas memory import` does it.
+  const portability = new SqliteMemoryPortability({ db: deps.db, seals: deps.seals, audit: deps.audit, now: deps.now });
+  const exports = new MemoryExports({ openReader: () => openMemoryReader(deps.db.name), seals: deps.seals, audit: deps.audit, now: deps.now });
+  const imports = new MemoryImports({ portability, dir: join(deps.home, 'memory-imports'), now: deps.now });
+  return { memory, retriever, semantic, service, consolidator, schedule, exports, imports };
 }

@@ -11,6 +11,8 @@ import type { StateSeals } from '../keys/sealed-state.js';
 import type { DecisionQueue } from '../review/decision-queue.js';
 import type { PlanKind } from '../review/kinds/plan.js';
 import { ContextEviction, ContextManager, HeuristicTokenCounter } from '../silas/context/index.js';
+import { auditSubscription, SealedSubscriptions } from '../silas/context/sealed-subscriptions.js';
+import { ContextSubscriptionRepository } from '../store/repositories/context-subscriptions.js';
 import { scorerFromModels } from '../silas/stream/scorer-model.js';
 import { AccessController } from '../silas/access/access-controller.js';
 import { createSandboxedExecutor } from '../silas/executor/compose.js';
@@ -112,10 +114,12 @@ export function composeStream(deps: StreamCompositionDeps): StreamComposition {
     );
   const budget = TokenBudget.parse(deps.contextBudget ?? {});
   const counter = new HeuristicTokenCounter();
-  const context = new ContextManager({ counter, budget, clock: now });
+  // Subscriptions are sealed with the ledger key: a row planted or edited in the database is never read (docs/architecture.md §2).
+  const subscriptionStore = new SealedSubscriptions(new ContextSubscriptionRepository(deps.db), deps.seals, now, (refusal) => deps.audit.append('silas.stream.subscription_refused', refusal));
+  const context = new ContextManager({ counter, budget, clock: now, subscriptionStore, onSubscriptionEvent: (event) => auditSubscription(deps.audit, event) });
   const eviction = new ContextEviction({ context, counter, scorer: scorerFromModels(models), audit: deps.audit, now });
   const chronicle = new ChronicleRepository(deps.db, chronicleSealer(deps.seals), now);
-  const memories = composeMemory({ db: deps.db, seals: deps.seals, audit: deps.audit, now, counter, onPromotionsChanged: () => deps.onReviewChanged?.(), ...(deps.behaviorSignals ? { behaviorSignals: deps.behaviorSignals } : {}), embedder: deps.embedder ?? (() => defaultEmbedder(deps.home, secrets, deps.seals)) });
+  const memories = composeMemory({ db: deps.db, home: deps.home, seals: deps.seals, audit: deps.audit, now, counter, onPromotionsChanged: () => deps.onReviewChanged?.(), ...(deps.behaviorSignals ? { behaviorSignals: deps.behaviorSignals } : {}), embedder: deps.embedder ?? (() => defaultEmbedder(deps.home, secrets, deps.seals)) });
   const { memory } = memories;
   void memories.semantic.start();
   const gates = new GateRunner({ providers: [new PredicateGateProvider({ fileRoots: [] }), new ContentGateProvider()], audit: deps.audit });

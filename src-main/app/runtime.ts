@@ -260,7 +260,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     },
     ...(overrides.now ? { now: overrides.now } : {}),
   });
-  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, ilpLearning: ilp.learning, memory: silas.memory.service, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
+  const router = new ControlRouter(createHandlers({ audit, verifier, review: decisions, kinds, origins, servers, standing, clients, stream: silas.stream, models: silas.models, policies, trials, policyChecker, alignment: alignment.service, ilp: ilp.inspector, ilpLearning: ilp.learning, memory: silas.memory.service, memoryExports: silas.memory.exports, memoryImports: silas.memory.imports, cockpitLinks, runtimeInfo: info }), logger, recordSecurityEvent);
 
   let cockpit: CockpitEndpoint | null = null;
   let localSocket: LocalSocketTransport | null = null;
@@ -371,6 +371,8 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         await silas.stream.stop();
         await silas.plans.idle();
         silas.memory.schedule.stop();
+        silas.memory.exports.close();
+        silas.memory.imports.close();
         await silas.memory.semantic.stop();
         try {
           events.publish('runtime.stopping', { reason });

@@ -12,6 +12,8 @@ import { AskWithdrawals, cleanDetail, withdrawReasonText } from '../review/ask-w
 import type { ToolCallKind } from '../review/kinds/tool-call.js';
 import type { ModelSetupService } from '../silas/stream/model-setup.js';
 import type { MemoryService } from '../silas/memory/memory-service.js';
+import type { MemoryExports } from '../silas/memory/cockpit-export.js';
+import type { MemoryImports } from '../silas/memory/cockpit-import.js';
 import type { StreamCaller, StreamChannel } from '../silas/stream/stream-channel.js';
 import { ErrorCode, SilasError } from '../../src-shared/errors.js';
 import type { CallContext, CallHandlers } from './router.js';
@@ -61,6 +63,9 @@ export interface HandlerServices {
   ilpLearning?: IlpLearning;
   /** The owner's memory for the Memory page (docs/silas/chronicle-and-memory.md "Memory page"); absent in tests of other calls. */
   memory?: Pick<MemoryService, 'search' | 'status' | 'update' | 'delete' | 'promote'>;
+  /** Export and import from the Memory page (docs/silas/memory-portability.md "From the cockpit"); absent in tests of other calls. */
+  memoryExports?: Pick<MemoryExports, 'page'>;
+  memoryImports?: Pick<MemoryImports, 'begin' | 'chunk' | 'commit' | 'abort'>;
   /** `silas open`: a fresh cockpit link for an owner-signed challenge; revoking cockpit sessions. Absent in tests of other calls. */
   cockpitLinks?: Pick<CockpitLinks, 'challenge' | 'issue' | 'revokeSessions'>;
   runtimeInfo: () => RuntimeInfo;
@@ -104,6 +109,8 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'stream.cancel': ({ scope }, ctx) => need(services.stream, 'the Stream').cancel(scope, callerOf(ctx)),
     'stream.context': ({ scope }, ctx) => need(services.stream, 'the Stream').context(scope, callerOf(ctx)),
     'stream.approve': (args, ctx) => need(services.stream, 'the Stream').approve(args, callerOf(ctx)),
+    'stream.subscribe': (args, ctx) => need(services.stream, 'the Stream').subscribe(args, callerOf(ctx)),
+    'stream.unsubscribe': (args, ctx) => need(services.stream, 'the Stream').unsubscribe(args, callerOf(ctx)),
     'models.status': () => need(services.models, 'model setup').status(),
     'models.configure': (args) => need(services.models, 'model setup').configure(args),
     'models.test': ({ role }) => need(services.models, 'model setup').test(role),
@@ -143,6 +150,11 @@ export function createHandlers(services: HandlerServices): CallHandlers {
     'memory.update': (args) => need(services.memory, 'Silas memory').update(args),
     'memory.delete': ({ memoryId }) => need(services.memory, 'Silas memory').delete(memoryId),
     'memory.promote': ({ memoryId, reason }) => need(services.memory, 'Silas memory').promote(memoryId, reason),
+    'memory.exportPage': (args) => need(services.memoryExports, 'Silas memory').page(args),
+    'memory.importBegin': (args) => need(services.memoryImports, 'Silas memory').begin(args),
+    'memory.importChunk': (args) => need(services.memoryImports, 'Silas memory').chunk(args),
+    'memory.importCommit': (args) => need(services.memoryImports, 'Silas memory').commit(args),
+    'memory.importAbort': ({ uploadId }) => need(services.memoryImports, 'Silas memory').abort(uploadId),
     'policies.templates': () => ({ templates: need(services.policies, 'the policy library').templates() }),
     'policies.create': ({ name, template }) => need(services.policies, 'the policy library').createFromTemplate(name, template),
     'secrets.store': ({ name, value }, ctx) => {

@@ -237,11 +237,11 @@ describe('describeZodError', () => {
 });
 
 describe('ControlRouter: capabilities (one check, from each call\'s declared access)', () => {
-  const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap', 'ilp.distill', 'ilp.rollback', 'memory.update', 'memory.delete', 'memory.promote'];
+  const DECIDE = ['review.decide', 'approvals.revokeStanding', 'clients.planWrap', 'clients.wrap', 'clients.unwrap', 'ilp.distill', 'ilp.rollback', 'memory.update', 'memory.delete', 'memory.promote', 'memory.exportPage', 'memory.importBegin', 'memory.importChunk', 'memory.importCommit', 'memory.importAbort'];
   const DECIDE_MODELS = ['models.configure', 'models.test', 'secrets.store', 'policies.save', 'policies.restore', 'policies.adopt', 'policies.create', 'alignment.saveCard', 'alignment.useDerivedCard', 'cockpit.revokeSessions', 'ilp.replay'];
   // cockpit.*: `silas open`, whose authority is the owner signature it carries (docs/control-plane.md).
   const ASK = ['approvals.request', 'approvals.withdraw', 'plans.requestApproval', 'cockpit.linkChallenge', 'cockpit.issueLink', 'servers.reportStartFailure'];
-  const CONVERSE = ['stream.open', 'stream.send', 'stream.cancel', 'stream.context', 'stream.approve'];
+  const CONVERSE = ['stream.open', 'stream.send', 'stream.cancel', 'stream.context', 'stream.approve', 'stream.subscribe', 'stream.unsubscribe'];
 
   it('declares the access of every call; decisions need decide, proxies\' questions need ask, conversations converse', () => {
     for (const [name, spec] of Object.entries(calls)) expect(['ask', 'read', 'decide', 'converse'], name).toContain(spec.access);

@@ -42,6 +42,7 @@ export type SealedKind =
   | 'tool-pin'
   | 'memory'
   | 'chronicle'
+  | 'context-subscription'
   | 'ilp-episode'
   | 'ilp-composition'
   | 'ilp-config'

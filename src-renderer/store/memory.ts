@@ -3,6 +3,8 @@ import type { MemoryItem } from '../../src-shared/silas/memory.js';
 import type { CockpitState } from './cockpit-store.js';
 import * as m from './memory-state.js';
 import type { MemoryChange, MemoryFilters, MemoryHit, MemoryState, MemoryStatusValue } from './memory-state.js';
+import * as t from './memory-transfer-state.js';
+import type { MemoryImportMode, MemoryImportResult, MemoryTransferState } from './memory-transfer-state.js';
 
 /** The Memory page's state in the cockpit store (spec 002 §6); the reducers are in memory-state.ts. */
 export interface MemorySlice {
@@ -23,10 +25,21 @@ export interface MemorySlice {
   memoryUpdated(item: MemoryItem): void;
   memoryDeleted(memoryId: string): void;
   memoryPromotionAsked(memoryId: string): void;
+  /** Export and import (memory-transfer-state.ts). */
+  memoryTransfer: MemoryTransferState;
+  memoryExportStarted(): void;
+  memoryExportProgressed(done: number, total: number): void;
+  memoryExportSaved(fileName: string, count: number): void;
+  memoryExportFailed(message: string): void;
+  memoryImportStarted(fileName: string, mode: MemoryImportMode, bytes: number): void;
+  memoryImportUploaded(sent: number): void;
+  memoryImportFinished(result: MemoryImportResult): void;
+  memoryImportFailed(message: string): void;
 }
 
 export const createMemorySlice: StateCreator<CockpitState, [], [], MemorySlice> = (set) => {
   const update = (fn: (s: MemoryState) => MemoryState) => set((state) => ({ memory: fn(state.memory) }));
+  const transfer = (fn: (s: MemoryTransferState) => MemoryTransferState) => set((state) => ({ memoryTransfer: fn(state.memoryTransfer) }));
   return {
     memory: m.initialMemory,
     memoryDraftEdited: (draft) => update((s) => m.draftEdited(s, draft)),
@@ -45,5 +58,14 @@ export const createMemorySlice: StateCreator<CockpitState, [], [], MemorySlice> 
     memoryUpdated: (item) => update((s) => m.memoryUpdated(s, item)),
     memoryDeleted: (memoryId) => update((s) => m.memoryDeleted(s, memoryId)),
     memoryPromotionAsked: (memoryId) => update((s) => m.promotionAsked(s, memoryId)),
+    memoryTransfer: t.initialMemoryTransfer,
+    memoryExportStarted: () => transfer(t.exportStarted),
+    memoryExportProgressed: (done, total) => transfer((s) => t.exportProgressed(s, done, total)),
+    memoryExportSaved: (fileName, count) => transfer((s) => t.exportSaved(s, fileName, count)),
+    memoryExportFailed: (message) => transfer((s) => t.exportFailed(s, message)),
+    memoryImportStarted: (fileName, mode, bytes) => transfer((s) => t.importStarted(s, fileName, mode, bytes)),
+    memoryImportUploaded: (sent) => transfer((s) => t.importUploaded(s, sent)),
+    memoryImportFinished: (result) => transfer((s) => t.importFinished(s, result)),
+    memoryImportFailed: (message) => transfer((s) => t.importFailed(s, message)),
   };
 };

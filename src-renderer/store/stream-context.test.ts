@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { contextView } from '../testing/stream-context-fixtures.js';
 import { OTHER_SCOPE, SCOPE } from '../testing/stream-fixtures.js';
-import { contextFailed, contextLoaded, contextLoading, contextShown, initialStreamContext } from './stream-context.js';
+import { contextFailed, contextLoaded, contextLoading, contextShown, initialStreamContext, subscriptionPending, subscriptionSettled } from './stream-context.js';
 
 describe('stream context reducers', () => {
   it('is hidden and empty until the person opens it', () => {
-    expect(initialStreamContext).toEqual({ shown: false, loading: false, view: null, error: null });
+    expect(initialStreamContext).toEqual({ shown: false, loading: false, view: null, error: null, subscribing: false, subscriptionError: null });
     expect(contextShown(initialStreamContext, true).shown).toBe(true);
   });
 
@@ -21,5 +21,12 @@ describe('stream context reducers', () => {
   it("never shows another conversation's context as this one's", () => {
     const read = contextLoaded(initialStreamContext, contextView());
     expect(contextLoading(read, OTHER_SCOPE).view).toBeNull();
+  });
+
+  it('a subscription change clears the last refusal while it is on its way, and keeps the next one', () => {
+    const refused = subscriptionSettled(subscriptionPending(initialStreamContext), 'target must not be empty (E_CONTEXT_INVALID)');
+    expect(refused).toMatchObject({ subscribing: false, subscriptionError: 'target must not be empty (E_CONTEXT_INVALID)' });
+    expect(subscriptionPending(refused)).toMatchObject({ subscribing: true, subscriptionError: null });
+    expect(subscriptionSettled(subscriptionPending(refused), null).subscriptionError).toBeNull();
   });
 });

@@ -17,9 +17,13 @@ export interface StreamContextState {
   view: StreamContextView | null;
   /** The runtime's message for the last read that failed (a refusal names its fix). */
   error: string | null;
+  /** A subscription change (`stream.subscribe` / `stream.unsubscribe`) is on its way. */
+  subscribing: boolean;
+  /** The runtime's refusal of the last subscription change (it names the field and the fix). */
+  subscriptionError: string | null;
 }
 
-export const initialStreamContext: StreamContextState = { shown: false, loading: false, view: null, error: null };
+export const initialStreamContext: StreamContextState = { shown: false, loading: false, view: null, error: null, subscribing: false, subscriptionError: null };
 
 type S = StreamContextState;
 
@@ -33,12 +37,19 @@ export const contextLoaded = (s: S, view: StreamContextView): S => ({ ...s, load
 /** A failed read keeps the view shown before it, under the message. */
 export const contextFailed = (s: S, message: string): S => ({ ...s, loading: false, error: message });
 
+export const subscriptionPending = (s: S): S => ({ ...s, subscribing: true, subscriptionError: null });
+
+/** `null`: the change was made; otherwise the runtime's message, shown beside the form. */
+export const subscriptionSettled = (s: S, error: string | null): S => ({ ...s, subscribing: false, subscriptionError: error });
+
 export interface StreamContextSlice {
   streamContext: StreamContextState;
   streamContextShown(shown: boolean): void;
   streamContextLoading(scope: string): void;
   streamContextLoaded(view: StreamContextView): void;
   streamContextFailed(message: string): void;
+  streamSubscriptionPending(): void;
+  streamSubscriptionSettled(error: string | null): void;
 }
 
 export const createStreamContextSlice: StateCreator<CockpitState, [], [], StreamContextSlice> = (set) => {
@@ -49,5 +60,7 @@ export const createStreamContextSlice: StateCreator<CockpitState, [], [], Stream
     streamContextLoading: (scope) => update((s) => contextLoading(s, scope)),
     streamContextLoaded: (view) => update((s) => contextLoaded(s, view)),
     streamContextFailed: (message) => update((s) => contextFailed(s, message)),
+    streamSubscriptionPending: () => update(subscriptionPending),
+    streamSubscriptionSettled: (error) => update((s) => subscriptionSettled(s, error)),
   };
 };

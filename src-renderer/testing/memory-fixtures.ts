@@ -73,6 +73,15 @@ export class MemoryRuntime {
   updates: CallArgs<'memory.update'>[] = [];
   deletes: string[] = [];
   promotions: CallArgs<'memory.promote'>[] = [];
+  /** The bundle `memory.exportPage` hands out, one page per element (the last page ends it). */
+  exportPages: string[] = ['{"count":2,"kind":"silas.memory.bundle"}\n{"memory_id":"a"}\n', '{"memory_id":"b"}\n{"count":2,"end":true,"sha256":"abc"}\n'];
+  exportCalls: CallArgs<'memory.exportPage'>[] = [];
+  /** The uploads begun (their bytes as received, decoded) and how each import was committed. */
+  uploads: { name: string; bytes: number; received: string }[] = [];
+  commits: CallArgs<'memory.importCommit'>[] = [];
+  aborts: string[] = [];
+  /** How `memory.importCommit` answers: counts, or the runtime's refusal. */
+  importAnswer: Envelope<CallResult<'memory.importCommit'>> = ok({ mode: 'merge', count: 2, inserted: 1, updated: 1, unchanged: 0, removed: 0, sha256: 'abc', scope: null, includeRaw: true, exportedAt: '2026-03-01T09:00:00.000Z' });
 
   search(args: SearchArgs): CallResult<'memory.search'> {
     const words = args.query.toLowerCase().split(/\s+/).filter(Boolean);
@@ -123,6 +132,34 @@ export class MemoryRuntime {
         if (item.trust_level !== 'working') return refused('E_CONFLICT', `memory ${item.memory_id} is already ${item.trust_level}; only working memory is promoted`);
         this.pending.add(item.memory_id);
         return ok({ cardId: `promotion-${item.memory_id}`, memoryId: item.memory_id });
+      })
+      .handle('memory.exportPage', (args) => {
+        const page = args as CallArgs<'memory.exportPage'>;
+        this.exportCalls.push(page);
+        const at = page.cursor === null || page.cursor === undefined ? 0 : Number(page.cursor);
+        const last = at === this.exportPages.length - 1;
+        const text = this.exportPages[at]!;
+        return ok({ text, next: last ? null : String(at + 1), count: 2, done: last ? { count: 2, bytes: this.exportPages.join('').length, sha256: 'abc' } : null });
+      })
+      .handle('memory.importBegin', (args) => {
+        const { name, bytes } = args as CallArgs<'memory.importBegin'>;
+        if (bytes > 5 * 2 ** 20) return refused('E_INVALID_ARGS', `${name} is ${(bytes / 2 ** 20).toFixed(1)} MB; the cockpit imports bundles of at most 5.0 MB`);
+        this.uploads.push({ name, bytes, received: '' });
+        return ok({ uploadId: String(this.uploads.length - 1), chunkBytes: 4, maxBytes: 5 * 2 ** 20 });
+      })
+      .handle('memory.importChunk', (args) => {
+        const chunk = args as CallArgs<'memory.importChunk'>;
+        const upload = this.uploads[Number(chunk.uploadId)]!;
+        upload.received += atob(chunk.data);
+        return ok({ received: upload.received.length });
+      })
+      .handle('memory.importCommit', (args) => {
+        this.commits.push(args as CallArgs<'memory.importCommit'>);
+        return this.importAnswer;
+      })
+      .handle('memory.importAbort', (args) => {
+        this.aborts.push((args as { uploadId: string }).uploadId);
+        return ok({ aborted: true as const });
       });
   }
 

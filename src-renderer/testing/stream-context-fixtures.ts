@@ -1,4 +1,4 @@
-import type { ContextItemView, StreamContextView } from '../../src-shared/schemas/stream.js';
+import type { ContextItemView, StreamContextView, SubscriptionView } from '../../src-shared/schemas/stream.js';
 import type { FakeTransport } from './fake-transport.js';
 import { SCOPE } from './stream-fixtures.js';
 
@@ -58,6 +58,26 @@ export function contextView(overrides: Partial<StreamContextView> = {}): StreamC
     headroom: 18_000,
     zones,
     last_eviction: null,
+    subscriptions: [],
+    ...overrides,
+  };
+}
+
+/** A context subscription as `stream.context` lists it: an active whole-file one by default. */
+export function subscriptionItem(subId: string, overrides: Partial<SubscriptionView> = {}): SubscriptionView {
+  return {
+    sub_id: subId,
+    sub_type: 'file',
+    target: '/home/me/app/auth.py',
+    zone: 'workspace',
+    active: true,
+    tokens: 120,
+    turn_created: 1,
+    created_at: '2026-01-01T12:00:00.000Z',
+    last_changed: 2,
+    stale_since: null,
+    covered_by: null,
+    note: null,
     ...overrides,
   };
 }

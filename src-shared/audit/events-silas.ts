@@ -334,6 +334,27 @@ export const silasEvents = {
     category: 'stream',
     data: z.strictObject({ ...turn, state: z.enum(['open', 'closed']), failures: int, cooldown_ms: int }),
   }),
+  // Context subscriptions (spec 002 §3.5, ADR-016; docs/silas/context.md "Subscriptions").
+  'silas.stream.subscribed': ev({
+    summary: "The person kept a file, a file's lines or a memory search in a conversation's context (a subscription), or activated one again.",
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, sub_id: str, sub_type: str, target: str, zone: str, reactivated: bool }),
+  }),
+  'silas.stream.unsubscribed': ev({
+    summary: 'The person deactivated a context subscription (it costs zero tokens and can be activated again) or removed it.',
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, sub_id: str, removed: bool }),
+  }),
+  'silas.stream.subscription_deactivated': ev({
+    summary: 'The harness deactivated a context subscription: no answer named it for subscription_ttl_turns, it grew past max_subscription_tokens, its file could not be read safely, or eviction took its block.',
+    category: 'stream',
+    data: z.strictObject({ ...turn, sub_id: str, sub_type: str, target: str, reason: z.enum(['ttl', 'too_large', 'unreadable', 'evicted']), detail: str }),
+  }),
+  'silas.stream.subscription_refused': ev({
+    summary: 'A stored context subscription was not restored: its row fails its seal or does not validate (planted or changed outside Silas); nothing of it is read.',
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, sub_id: str, reason: str }),
+  }),
   'silas.stream.turn_completed': ev({
     summary: 'A turn ended: its outcome, the tokens of its prompts (§5.13) and what its model calls cost.',
     category: 'stream',
@@ -469,5 +490,10 @@ export const silasEvents = {
     summary: 'A batch of memories could not be embedded; the re-embedding pauses and tries again.',
     category: 'stream',
     data: z.strictObject({ embedder: str, reason: str }),
+  }),
+  'silas.memory.cells_trained': ev({
+    summary: "A scope's vectors were grouped into cells (k-means over a sample), so a search by meaning reads the cells nearest the query rather than every vector (§6.3).",
+    category: 'stream',
+    data: z.strictObject({ scope_id: str, cells: int, sample: int, iterations: int, ms: int }),
   }),
 } as const;

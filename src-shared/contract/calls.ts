@@ -7,12 +7,12 @@ import { AgentClientView, ClientUnwrapResult, ClientWrapApplyArgs, ClientWrapArg
 import { PlanApprovalRequest } from '../schemas/plan-approval.js';
 import { CockpitLinkArgs, CockpitLinkChallenge, CockpitLinkResult, CockpitRevokeResult } from '../schemas/cockpit-link.js';
 import { DecisionAnswer, ReviewDecideArgs, ReviewDecideResult, ReviewListArgs, ReviewQueueView } from '../schemas/review.js';
-import { StreamApproveArgs, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamContextView, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
+import { StreamApproveArgs, StreamSubscribeArgs, StreamSubscribeResult, StreamUnsubscribeArgs, StreamUnsubscribeResult, SecretStoreArgs, ModelsConfigureArgs, ModelsStatus, ModelsTestResult, StreamCancelResult, StreamContextView, StreamOpenArgs, StreamOpenResult, StreamScopeId, StreamSendArgs, StreamSendResult } from '../schemas/stream.js';
 import { ModelRole } from '../llm/config.js';
 import { AlignmentAgentsResult, AlignmentCardArgs, AlignmentCardView, AlignmentCardTextArgs, AlignmentFleetResult, AlignmentSaveCardResult, AlignmentSeries, AlignmentSeriesArgs, AlignmentTraceArgs, AlignmentTraceView, AlignmentValidateCardResult, AlignmentViolationsArgs, AlignmentViolationView } from '../schemas/alignment.js';
 import { IlpCompositionView, IlpDistillArgs, IlpDistillResult, IlpGetArgs, IlpListArgs, IlpListResult, IlpReplayArgs, IlpReplayResult, IlpRollbackArgs, IlpRollbackResult, IlpSlicesResult } from '../schemas/ilp.js';
 import { PolicyEditArgs, PolicyEditResult, PolicyReplayArgs, PolicyReplayResult, PolicySuiteArgs, PolicySuiteResult, PolicyTryArgs, PolicyTryResult, PolicyFileStatus, PolicyHistoryArgs, PolicyPathArgs, PolicySaveArgs, PolicySaved, PolicyValidateArgs, PolicyValidateResult, PolicyVersionArgs, PolicyVersionView, PolicyTemplateView, PolicyCreateArgs, PolicyCreated } from '../schemas/policy-editor.js';
-import { MemoryId, MemoryPromoteArgs, MemoryPromoteResult, MemorySearchArgs, MemorySearchResult, MemoryStatus, MemoryUpdateArgs } from '../schemas/memory.js';
+import { MemoryExportPage, MemoryExportPageArgs, MemoryId, MemoryImportBeginArgs, MemoryImportBegun, MemoryImportChunkArgs, MemoryImportCommitArgs, MemoryImportResult, MemoryPromoteArgs, MemoryPromoteResult, MemorySearchArgs, MemorySearchResult, MemoryStatus, MemoryUpdateArgs, MemoryUploadId } from '../schemas/memory.js';
 import { MemoryItem } from '../silas/memory.js';
 import { defineCall } from './define.js';
 
@@ -193,6 +193,19 @@ export const calls = {
       "What this session's conversation holds in its context and why (§5.7 context_inspection): per zone each item's id, kind, source, taint, tokens, relevance, pinned and masked flags and turn, the zone budgets under the active profile, and the last eviction (tier, what, why). Read-only.",
     args: z.object({ scope: StreamScopeId }).strict(),
     result: StreamContextView,
+  }),
+  'stream.subscribe': defineCall({
+    access: 'converse',
+    summary:
+      "Keeps a live resource in this session's conversation context (§3.5 ContextSubscription, §4.3 subscribe): a file (absolute path), a file's lines (`path:start-end`) or a memory search, read again at each turn; or activates a deactivated one again (`reactivate`). Files are read as external content. From the cockpit only for files.",
+    args: StreamSubscribeArgs,
+    result: StreamSubscribeResult,
+  }),
+  'stream.unsubscribe': defineCall({
+    access: 'converse',
+    summary: "Deactivates a context subscription of this session's conversation (§4.3 unsubscribe: kept, zero tokens, can be activated again), or removes it with `remove`.",
+    args: StreamUnsubscribeArgs,
+    result: StreamUnsubscribeResult,
   }),
   'stream.approve': defineCall({
     access: 'converse',
@@ -407,6 +420,39 @@ export const calls = {
     summary: 'Asks to verify a working memory: a memory_promotion card waits in Review, and the memory becomes verified only when the owner signs it (§3.8).',
     args: MemoryPromoteArgs,
     result: MemoryPromoteResult,
+  }),
+  // Export and import hand out or change the whole memory, the raw lane included: decide (docs/silas/memory-portability.md "From the cockpit").
+  'memory.exportPage': defineCall({
+    access: 'decide',
+    summary:
+      "One page of a memory bundle, every scope (spec 002 §4.2.3, §6.5): cursor null starts an export (one snapshot for every page), each page's `next` continues it; the last page (`next` null) has the count, size and SHA-256, and the export is recorded (silas.memory.exported). An export not continued for a minute is dropped.",
+    args: MemoryExportPageArgs,
+    result: MemoryExportPage,
+  }),
+  'memory.importBegin': defineCall({
+    access: 'decide',
+    summary: "Starts uploading a memory bundle of `bytes` bytes (at most 5 MB: a larger one goes through `silas memory import` with the control center stopped) into a private file under the home; answers the upload's id and the chunk size.",
+    args: MemoryImportBeginArgs,
+    result: MemoryImportBegun,
+  }),
+  'memory.importChunk': defineCall({
+    access: 'decide',
+    summary: 'Appends the next chunk (base64, starting at `offset`, the bytes sent so far) to an upload. An upload not continued for a minute is dropped and its file removed.',
+    args: MemoryImportChunkArgs,
+    result: z.strictObject({ received: z.number().int().nonnegative() }),
+  }),
+  'memory.importCommit': defineCall({
+    access: 'decide',
+    summary:
+      "Imports the uploaded bundle as `silas memory import` does (merge, or replace what it covers): checked whole first, then one transaction, or nothing changes and the error names the line and the rule; recorded (silas.memory.imported or import_refused). The upload's file is removed either way.",
+    args: MemoryImportCommitArgs,
+    result: MemoryImportResult,
+  }),
+  'memory.importAbort': defineCall({
+    access: 'decide',
+    summary: 'Drops an upload and removes its file; nothing is imported.',
+    args: MemoryUploadId,
+    result: z.strictObject({ aborted: z.literal(true) }),
   }),
   'models.status': defineCall({
     access: 'read',

@@ -86,3 +86,67 @@ export const MemoryPromotionCardDetails = z.strictObject({
   requestedBy: z.string(),
   reason: z.string(),
 });
+
+/*
+ * Export and import from the Memory page (spec 002 §4.2.3, §6.5; docs/silas/memory-portability.md
+ * "From the cockpit"): the bundle travels in pieces, because a WebSocket message is bounded.
+ */
+
+export const MemoryExportPageArgs = z.strictObject({
+  /** Null starts an export; the previous page's `next` continues it. */
+  cursor: z.string({ error: "expected null to start, or the previous page's next" }).min(1).max(100).nullable().default(null),
+  /** The raw lane too (§4.2.3 `include_raw`, on by default); read when an export starts. */
+  includeRaw: z.boolean({ error: 'expected true or false' }).default(true),
+});
+export type MemoryExportPageArgs = z.input<typeof MemoryExportPageArgs>;
+
+export const MemoryExportPage = z.strictObject({
+  /** The next part of the bundle, to be appended as it is (a page may end inside a line). */
+  text: z.string(),
+  /** The cursor of the next page; null when this page ends the bundle. */
+  next: z.string().nullable(),
+  /** The memories in the bundle (its header's count). */
+  count: z.number().int().nonnegative(),
+  /** On the last page: what was exported (and recorded as `silas.memory.exported`). */
+  done: z.strictObject({ count: z.number().int().nonnegative(), bytes: z.number().int().nonnegative(), sha256: z.string() }).nullable(),
+});
+export type MemoryExportPage = z.infer<typeof MemoryExportPage>;
+
+export const MemoryImportBeginArgs = z.strictObject({
+  /** The file's name as the person picked it, used in messages instead of the runtime's copy. */
+  name: z.string({ error: "expected the bundle file's name" }).min(1, { error: "expected the bundle file's name" }).max(300, { error: 'a file name has at most 300 characters' }),
+  bytes: z.number({ error: "expected the bundle's size in bytes" }).int().nonnegative(),
+});
+
+export const MemoryImportBegun = z.strictObject({ uploadId: z.string(), chunkBytes: z.number().int().positive(), maxBytes: z.number().int().positive() });
+export type MemoryImportBegun = z.infer<typeof MemoryImportBegun>;
+
+export const MemoryUploadId = z.strictObject({ uploadId: z.string({ error: 'expected the uploadId importBegin returned' }).min(1).max(100) });
+
+export const MemoryImportChunkArgs = MemoryUploadId.extend({
+  /** Where this chunk starts in the file: the bytes sent so far. */
+  offset: z.number({ error: 'expected the bytes sent so far' }).int().nonnegative(),
+  /** The chunk's bytes in base64 (at most `chunkBytes` of them). */
+  data: z
+    .string({ error: 'expected the chunk in base64' })
+    .max(700_000, { error: 'a chunk has at most 512 KiB (importBegin says chunkBytes)' })
+    .regex(/^[A-Za-z0-9+/]*={0,2}$/, { error: 'expected the chunk in base64' }),
+});
+
+export const MemoryImportCommitArgs = MemoryUploadId.extend({
+  mode: z.enum(['merge', 'replace'], { error: 'expected merge or replace' }).default('merge'),
+});
+
+export const MemoryImportResult = z.strictObject({
+  mode: z.enum(['merge', 'replace']),
+  count: z.number().int().nonnegative(),
+  inserted: z.number().int().nonnegative(),
+  updated: z.number().int().nonnegative(),
+  unchanged: z.number().int().nonnegative(),
+  removed: z.number().int().nonnegative(),
+  sha256: z.string(),
+  scope: z.string().nullable(),
+  includeRaw: z.boolean(),
+  exportedAt: z.string(),
+});
+export type MemoryImportResult = z.infer<typeof MemoryImportResult>;

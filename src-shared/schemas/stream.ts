@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../canonical.js';
 import { ModelProvider, ModelRole, SECRET_NAME_PATTERN } from '../llm/config.js';
 import { TaintLevel } from '../silas/execution.js';
-import { ContextItemKind, ContextZone } from '../silas/context.js';
+import { ContextItemKind, ContextZone, SubscriptionTarget, SubscriptionType } from '../silas/context.js';
 import { ApprovalToken } from '../silas/approval.js';
 import { WorkItem } from '../silas/work.js';
 
@@ -182,6 +182,48 @@ const ContextEvictionView = z.strictObject({
   omitted: count,
 });
 
+/** A context subscription as the inspector lists it (spec 002 §3.5 ContextSubscription; docs/silas/context.md "Subscriptions"). */
+export const SubscriptionView = z.strictObject({
+  sub_id: z.string().max(200),
+  sub_type: SubscriptionType,
+  target: z.string().max(4096),
+  zone: ContextZone,
+  active: z.boolean(),
+  /** Tokens of its block now; 0 while inactive or shown in another subscription's block. */
+  tokens: count,
+  turn_created: count,
+  created_at: z.string().max(40),
+  /** The turn its content last changed; null before it was first read. */
+  last_changed: count.nullable(),
+  /** A line range whose lines changed since it was subscribed: the turn that was first seen. */
+  stale_since: count.nullable(),
+  /** The subscription whose block shows this one's content (a whole file, or a merged range). */
+  covered_by: z.string().max(200).nullable(),
+  /** Why it is inactive, in words. */
+  note: z.string().max(500).nullable(),
+});
+export type SubscriptionView = z.infer<typeof SubscriptionView>;
+
+/** Subscriptions a conversation may hold (src-main/silas/context/subscriptions.ts). */
+const MAX_SUBSCRIPTIONS_SHOWN = 50;
+
+export const StreamSubscribeArgs = z.union([
+  z.strictObject({ scope: StreamScopeId, sub_type: SubscriptionType, target: SubscriptionTarget }),
+  /** Activates a deactivated subscription again. */
+  z.strictObject({ scope: StreamScopeId, reactivate: z.string().min(1).max(200) }),
+]);
+
+export const StreamSubscribeResult = z.strictObject({ sub_id: z.string().max(200), subscription: SubscriptionView });
+
+export const StreamUnsubscribeArgs = z.strictObject({
+  scope: StreamScopeId,
+  sub_id: z.string({ error: 'expected sub_id, the subscription to deactivate (stream.context lists them)' }).min(1).max(200),
+  /** Forget it entirely instead of deactivating it. */
+  remove: z.boolean().default(false),
+});
+
+export const StreamUnsubscribeResult = z.strictObject({ sub_id: z.string().max(200), removed: z.boolean() });
+
 export const StreamContextView = z.strictObject({
   scope: StreamScopeId,
   /** Turns completed in the conversation. */
@@ -198,6 +240,8 @@ export const StreamContextView = z.strictObject({
   headroom: count,
   zones: z.array(ContextZoneView).length(4),
   last_eviction: ContextEvictionView.nullable(),
+  /** The conversation's context subscriptions, active or not, in the order they were made. */
+  subscriptions: z.array(SubscriptionView).max(MAX_SUBSCRIPTIONS_SHOWN),
 });
 export type StreamContextView = z.infer<typeof StreamContextView>;
 

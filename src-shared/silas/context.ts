@@ -6,8 +6,8 @@ import { TaintLevel } from './execution.js';
  * Context models of spec 002 §3.5: the zones of a turn's context window, the items in them, the
  * budget profiles and the token budget. Field names keep the spec's snake_case (items are
  * persisted by the chronicle store, §4.14, and budgets are read from `context:` in config, §11).
- * Subscriptions (§3.5 ContextSubscription) are not modelled yet: nothing materialises them.
- * Decisions where the spec is silent: docs/silas/context.md.
+ * Subscriptions (§3.5 ContextSubscription) are references to live resources, materialised on
+ * each render (src-main/silas/context/subscriptions.ts). Decisions where the spec is silent: docs/silas/context.md.
  */
 
 /** §3.5 ContextZone. */
@@ -184,6 +184,84 @@ export const TokenBudget = z
   });
 export type TokenBudget = z.infer<typeof TokenBudget>;
 export type TokenBudgetInput = z.input<typeof TokenBudget>;
+
+/** §3.5 ContextSubscription.sub_type. */
+export const SubscriptionType = z.enum(['file', 'file_lines', 'memory_query']);
+export type SubscriptionType = z.infer<typeof SubscriptionType>;
+
+/** Longest target: an absolute path (PATH_MAX is 4096 on Linux) or a memory query. */
+const MAX_SUBSCRIPTION_TARGET_CHARS = 4096;
+
+/**
+ * A subscription's target is written into its block header (`--- subscription:file | TARGET | live
+ * | last_changed: turn 8 ---`), so like a label it may not hold `|`, a line break or a control
+ * character: a file name cannot forge a header. A path or query needing them is refused, not
+ * rewritten (a rewritten path would name another file).
+ */
+export const SubscriptionTarget = z
+  .string({ error: 'expected a target (text): an absolute file path, "path:start-end", or a memory query' })
+  .trim()
+  .min(1, { error: 'target must not be empty: give an absolute file path, "path:start-end", or a memory query' })
+  .max(MAX_SUBSCRIPTION_TARGET_CHARS, { error: `target has at most ${MAX_SUBSCRIPTION_TARGET_CHARS} characters` })
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\x00-\x1f\x7f|]+$/, { error: 'target must not contain "|", line breaks or control characters (it is written into a block header); rename the file or reword the query' });
+
+/** A `file_lines` target: `path:start-end`, lines counted from 1, both ends included. */
+export interface LineRange {
+  path: string;
+  start: number;
+  end: number;
+}
+
+/** Most lines one `file_lines` subscription may name (its text is capped by `max_subscription_tokens` anyway). */
+const MAX_LINE_NUMBER = 10_000_000;
+
+/** Parses `path:start-end`; null when the target does not have that shape. */
+export function parseLineTarget(target: string): LineRange | null {
+  const match = /^(.+):(\d{1,8})-(\d{1,8})$/u.exec(target);
+  if (!match) return null;
+  const start = Number(match[2]);
+  const end = Number(match[3]);
+  if (start < 1 || end < start || end > MAX_LINE_NUMBER) return null;
+  return { path: match[1]!, start, end };
+}
+
+/** The file a file or file_lines subscription reads. */
+export function subscriptionPath(sub: Pick<ContextSubscription, 'sub_type' | 'target'>): string | null {
+  if (sub.sub_type === 'file') return sub.target;
+  if (sub.sub_type === 'file_lines') return parseLineTarget(sub.target)?.path ?? null;
+  return null;
+}
+
+/** §3.5 ContextSubscription: a reference to a live resource, materialised (resolved to its current content) on each render. */
+export const ContextSubscription = z
+  .object({
+    sub_id: Label('sub_id'),
+    sub_type: SubscriptionType,
+    target: SubscriptionTarget,
+    /** Where its materialised block goes (typically `workspace`; never `system`). */
+    zone: z.enum(ALLOCABLE_ZONES).default('workspace'),
+    created_at: UtcInstant,
+    turn_created: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    /** SHA-256 (hex) of the content last materialised; for `file_lines`, of the lines as subscribed (the stale check). "" before the first. */
+    content_hash: z.string().regex(/^([0-9a-f]{64})?$/u, { error: 'content_hash must be a SHA-256 in hex, or empty' }).default(''),
+    active: z.boolean().default(true),
+    /** Tokens of the last materialisation; a deactivated subscription costs zero. */
+    token_count: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+  })
+  .strict()
+  .superRefine((sub, ctx) => {
+    if (sub.sub_type === 'memory_query') return;
+    const path = subscriptionPath(sub);
+    if (sub.sub_type === 'file_lines' && path === null) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: `target "${sub.target}" is not "path:start-end" with 1 <= start <= end (e.g. /home/me/app/auth.py:10-45)` });
+      return;
+    }
+    if (path !== null && !path.startsWith('/')) {
+      ctx.addIssue({ code: 'custom', path: ['target'], message: `target "${path}" is not an absolute path; give the full path from / (e.g. /home/me/app/auth.py)` });
+    }
+  });
+export type ContextSubscription = z.infer<typeof ContextSubscription>;
 
 /** Errors of the context manager; each message names the item or the setting and the fix. */
 export const ContextErrorCode = {

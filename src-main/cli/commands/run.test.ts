@@ -233,18 +233,21 @@ describe('silas run', () => {
   });
 
   it('Ctrl-C during execution stops the run: the command is killed, the task fails with the reason, exit 1', async () => {
-    const s = await setup([{ tool: 'shell_exec', args: { command: ['/bin/sh', '-c', 'sleep 2; echo changed > scheduler/slot_allocator.py'] } }]);
+    // The command writes after 6 s: Ctrl-C comes well before that even on a loaded machine, and the
+    // check below waits past it, so a command left running would be seen.
+    const s = await setup([{ tool: 'shell_exec', args: { command: ['/bin/sh', '-c', 'sleep 6; echo changed > scheduler/slot_allocator.py'] } }]);
     const code = hashOfPlan().slice(0, 8);
     let pressCtrlC: (signal: string) => void = () => undefined;
     const stop = new Promise<string>((resolve) => (pressCtrlC = resolve));
     const running = silasRun(s, ['--approve-here', '--json'], `${code}\n`, {}, stop);
     await expect.poll(() => ledgerEvents(s).some((e) => e.event === 'silas.executor.tool_call'), { timeout: 10_000 }).toBe(true);
+    const started = Date.now();
     pressCtrlC('SIGINT');
     const result = await running;
     expect(result.code).toBe(1);
     expect(result.err).toContain('SIGINT: stopping the run');
     expect(JSON.parse(result.out)).toMatchObject({ status: 'failed', summary: expect.stringContaining('interrupted by the person') });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 7_000 - Date.now())));
     expect(readFileSync(join(s.repo, 'scheduler', 'slot_allocator.py'), 'utf8')).toBe(BUGGY);
   });
 

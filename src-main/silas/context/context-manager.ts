@@ -22,8 +22,11 @@ import {
   shouldMask,
   statelessPattern,
 } from './eviction.js';
-import { renderAll, renderBlock, renderSections, type RenderedSection } from './render.js';
+import { renderAll, renderBlock, renderSections, subscriptionHeader, type RenderedSection } from './render.js';
+import type { LiveSubscription, SubscriptionEvent, SubscriptionStore } from './subscription-state.js';
+import { ContextSubscriptions, type MaterializeSources, type SubscribeRequest } from './subscriptions.js';
 import type { TokenCounter } from './token-counter.js';
+import type { TaintLevel } from '../../../src-shared/silas/execution.js';
 
 /**
  * The ContextManager of spec 002 §4.3 / §5.7: the four zones of each scope's context window,
@@ -43,6 +46,10 @@ export interface ContextManagerDeps {
   newId?: () => string;
   /** §5.7 "configurable regex" for trivial acknowledgements. */
   trivialAckPattern?: RegExp;
+  /** Where subscriptions are kept across restarts (sealed rows, §5.1.3 step 4); in memory only without it. */
+  subscriptionStore?: SubscriptionStore;
+  /** Subscribed, unsubscribed, deactivated: for the audit chain. */
+  onSubscriptionEvent?: (event: SubscriptionEvent) => void;
 }
 
 /** An item to add: `token_count` is recounted, `ctx_id` and `created_at` filled in when absent. */
@@ -90,6 +97,8 @@ type ZoneUsage = Record<ContextZone, number>;
 
 interface Scope {
   profile: string;
+  /** The turn of the last `enforceBudget` (Tier 2's evictions belong to it). */
+  turn: number;
   lastEviction: EvictionNote | null;
   /** Per zone, in the order items were added (a masked item keeps its place). */
   zones: Record<ContextZone, Map<string, ContextItem>>;
@@ -109,6 +118,7 @@ export class ContextManager {
   private readonly clock: () => Date;
   private readonly newId: () => string;
   private readonly trivialAck: RegExp;
+  private readonly subs: ContextSubscriptions;
   /**
    * Each item's rendered block. Items are frozen and masking replaces an item by a new object, so
    * a block can never be stale; a turn re-renders only what it added.
@@ -117,7 +127,8 @@ export class ContextManager {
   private readonly block = (item: ContextItem): string => {
     let text = this.blocks.get(item);
     if (text === undefined) {
-      text = renderBlock(item);
+      const meta = item.kind === 'subscription' ? this.subs.header(item) : undefined;
+      text = meta ? renderBlock(item, subscriptionHeader(meta)) : renderBlock(item);
       this.blocks.set(item, text);
     }
     return text;
@@ -129,6 +140,69 @@ export class ContextManager {
     this.clock = deps.clock ?? (() => new Date());
     this.newId = deps.newId ?? (() => `ctx-${randomUUID()}`);
     this.trivialAck = statelessPattern(deps.trivialAckPattern ?? DEFAULT_TRIVIAL_ACK);
+    this.subs = new ContextSubscriptions({
+      counter: deps.counter,
+      budget: deps.budget,
+      clock: this.clock,
+      newId: () => randomUUID(),
+      zones: {
+        put: (scopeId, item) => {
+          const scope = this.scopeFor(scopeId);
+          const tooLarge = oversizeRefusal(this.budget, this.profile(scopeId), scope.tokens.system, item, scopeId);
+          if (tooLarge) return tooLarge.message;
+          this.put(scope, item);
+          return null;
+        },
+        remove: (scopeId, ctxId) => {
+          const scope = this.scopes.get(scopeId);
+          const item = scope?.zones.workspace.get(ctxId) ?? scope?.zones.memory.get(ctxId) ?? scope?.zones.chronicle.get(ctxId);
+          if (scope && item) this.remove(scope, item);
+        },
+        memoryIds: (scopeId) => new Set(this.scopes.get(scopeId)?.zones.memory.keys() ?? []),
+      },
+      ...(deps.subscriptionStore ? { store: deps.subscriptionStore } : {}),
+      ...(deps.onSubscriptionEvent ? { onEvent: deps.onSubscriptionEvent } : {}),
+    });
+  }
+
+  /** §4.3 `subscribe` (ContextSubscription, §3.5): registers a live reference in `scopeId`; the same type and target again reactivates it. Returns its sub_id. */
+  subscribe(scopeId: string, request: SubscribeRequest, turnNumber: number): string {
+    this.scopeFor(scopeId);
+    return this.subs.subscribe(scopeId, request, turnNumber);
+  }
+
+  /** §4.3 `unsubscribe`: deactivates (kept, zero tokens); `remove` forgets the subscription. */
+  unsubscribe(scopeId: string, subId: string, remove = false): void {
+    this.subs.unsubscribe(scopeId, subId, remove);
+  }
+
+  /** Activates a deactivated subscription again; it is materialised on the next render. */
+  reactivate(scopeId: string, subId: string, turnNumber: number): void {
+    this.subs.reactivate(scopeId, subId, turnNumber);
+  }
+
+  /** The scope's subscriptions, in the order they were made. */
+  subscriptions(scopeId: string): readonly LiveSubscription[] {
+    return this.subs.list(scopeId);
+  }
+
+  /** §5.1.3 step 4: the scope's persisted subscriptions (each checked against its seal by the store); materialised on the next render. */
+  restoreSubscriptions(scopeId: string): void {
+    this.subs.restore(scopeId);
+  }
+
+  /**
+   * §5.7 render step 1: resolves every active subscription of the scope into its zone (async: a
+   * memory query goes through the retriever). Call it right before `render`; returns the taints
+   * of the blocks now in context, so the answer is no more trusted than what it read (§5.12).
+   */
+  materialize(scopeId: string, turnNumber: number, sources: MaterializeSources = {}): Promise<TaintLevel[]> {
+    return this.subs.materialize(scopeId, turnNumber, sources);
+  }
+
+  /** An answer of the agent: subscriptions whose target it names stay active (§5.7 Tier 1 step 3). */
+  noteResponse(scopeId: string, turnNumber: number, text: string): void {
+    this.subs.noteResponse(scopeId, turnNumber, text);
   }
 
   /** §4.3 `add`: validates, counts and stores the item in its zone of `scopeId`; returns its ctx_id. */
@@ -240,6 +314,7 @@ export class ContextManager {
       if (item === undefined) continue;
       if (item.pinned) return null;
       this.remove(scope, item);
+      this.subs.evicted(scopeId, item, scope.turn);
       return item;
     }
     return null;
@@ -279,6 +354,7 @@ export class ContextManager {
   enforceBudget(scopeId: string, turnNumber: number): EnforceResult {
     const scope = this.scopes.get(scopeId);
     if (!scope) return { evicted: [], masked: [], overBudget: [], overThreshold: false };
+    scope.turn = turnNumber;
     const masked = this.mask(scope, turnNumber);
     const evicted: EvictedItem[] = [];
     const budgets = zoneBudgets(this.budget, this.profile(scopeId), scope.tokens.system).zones;
@@ -292,12 +368,16 @@ export class ContextManager {
       }
     }
 
+    // Step 3: subscriptions no answer named for subscription_ttl_turns are deactivated (zero tokens, reversible).
+    this.subs.expire(scopeId, turnNumber);
+
     const overBudget: AllocableZone[] = [];
     for (const zone of ALLOCABLE_ZONES) {
       if (scope.tokens[zone] <= budgets[zone]) continue;
       for (const item of evictionOrder(zone, [...scope.zones[zone].values()])) {
         if (scope.tokens[zone] <= budgets[zone]) break;
         this.remove(scope, item);
+        this.subs.evicted(scopeId, item, turnNumber);
         evicted.push({ item, reason: 'zone_policy' });
       }
       if (scope.tokens[zone] > budgets[zone]) overBudget.push(zone);
@@ -309,6 +389,7 @@ export class ContextManager {
   /** Forgets a scope entirely (a connection that closed). */
   removeScope(scopeId: string): void {
     this.scopes.delete(scopeId);
+    this.subs.forget(scopeId);
   }
 
   /** §5.7 rendering steps 2 and 3: mask, then hand the zones over in render order. */
@@ -331,6 +412,7 @@ export class ContextManager {
     if (!scope) {
       scope = {
         profile: this.budget.default_profile,
+        turn: 0,
         lastEviction: null,
         zones: { system: new Map(), chronicle: new Map(), memory: new Map(), workspace: new Map() },
         tokens: emptyUsage(),

@@ -1,6 +1,7 @@
 import { ZONE_ORDER, type ContextItem, type ContextZone } from '../../../src-shared/silas/context.js';
-import { CONTEXT_EXCERPT_CHARS, MAX_CONTEXT_ITEMS_SHOWN, type ContextItemView, type StreamContextView } from '../../../src-shared/schemas/stream.js';
+import { CONTEXT_EXCERPT_CHARS, MAX_CONTEXT_ITEMS_SHOWN, type ContextItemView, type StreamContextView, type SubscriptionView } from '../../../src-shared/schemas/stream.js';
 import type { ContextManager } from './context-manager.js';
+import type { LiveSubscription } from './subscription-state.js';
 
 /**
  * `context_inspection` of spec 002 §5.7 for the person: a read-only description of what one
@@ -10,7 +11,7 @@ import type { ContextManager } from './context-manager.js';
  * exist (an unknown scope reads as empty).
  */
 
-type Inspected = Pick<ContextManager, 'getZone' | 'tokenUsage' | 'budgets' | 'profile' | 'thresholdTokens' | 'lastEviction' | 'settings'>;
+type Inspected = Pick<ContextManager, 'getZone' | 'tokenUsage' | 'budgets' | 'profile' | 'thresholdTokens' | 'lastEviction' | 'settings' | 'subscriptions'>;
 
 const SHARES = { chronicle: 'chronicle_pct', memory: 'memory_pct', workspace: 'workspace_pct' } as const;
 
@@ -32,6 +33,25 @@ function itemView(item: ContextItem): ContextItemView {
     turn: item.turn_number,
     created_at: item.created_at,
     excerpt: excerpt(item.content),
+  };
+}
+
+/** A subscription as the inspector lists it: what it reads, whether it is active, and what it costs now. */
+export function subscriptionView(live: LiveSubscription): SubscriptionView {
+  const { sub } = live;
+  return {
+    sub_id: sub.sub_id,
+    sub_type: sub.sub_type,
+    target: sub.target,
+    zone: sub.zone,
+    active: sub.active,
+    tokens: live.item?.token_count ?? 0,
+    turn_created: sub.turn_created,
+    created_at: sub.created_at,
+    last_changed: live.stale_since_turn ?? live.last_changed_turn,
+    stale_since: live.stale_since_turn,
+    covered_by: sub.active ? live.covered_by : null,
+    note: sub.active ? null : live.note,
   };
 }
 
@@ -63,6 +83,7 @@ export function inspectContext(context: Inspected, scope: StreamContextView['sco
     allocable: budgets.allocable,
     headroom: budgets.headroom,
     zones,
+    subscriptions: context.subscriptions(scope).map(subscriptionView),
     last_eviction:
       last === null
         ? null

@@ -41,6 +41,26 @@ export function blockHeader(item: ContextItem): string {
   }
 }
 
+/** The fields of a subscription block's header (context/subscription-state.ts `SubscriptionBlockMeta`). */
+interface SubscriptionHeader {
+  sub_type: string;
+  target: string;
+  state: string;
+  last_changed: number | null;
+}
+
+/**
+ * §3.5: `--- subscription:file | auth.py:10-45 | live | last_changed: turn 8 ---`. The target
+ * cannot hold `|` or a line break (`SubscriptionTarget`); anything else that could still break the
+ * line is replaced here as well, so no file name can add a header field or a line.
+ */
+export function subscriptionHeader(meta: SubscriptionHeader): string {
+  // eslint-disable-next-line no-control-regex
+  const target = meta.target.replace(/[\x00-\x1f\x7f|\u2028\u2029]/gu, '?');
+  const changed = meta.last_changed === null ? 'not read yet' : `turn ${meta.last_changed}`;
+  return `--- subscription:${meta.sub_type} | ${target} | ${meta.state} | last_changed: ${changed} ---`;
+}
+
 const DELIMITER_LINE = /^(\\*---)/gmu;
 
 /**
@@ -52,8 +72,8 @@ export function escapeContent(content: string): string {
   return content.includes('---') ? content.replace(DELIMITER_LINE, '\\$1') : content;
 }
 
-export function renderBlock(item: ContextItem): string {
-  return `${blockHeader(item)}\n${escapeContent(item.content)}\n${BLOCK_END}`;
+export function renderBlock(item: ContextItem, header: string = blockHeader(item)): string {
+  return `${header}\n${escapeContent(item.content)}\n${BLOCK_END}`;
 }
 
 /** The non-empty zones in render order, each as its blocks joined by a blank line. */

@@ -22,7 +22,7 @@ import { loadRecallCorpus } from './testing/recall-corpus/corpus.js';
 // word vectors embed them), in one scope as in single-user mode.
 
 let seed = 0x7e57;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 const corpus = loadRecallCorpus();
 const words = [...new Set(corpus.memories.flatMap((m) => m.content.toLowerCase().match(/[a-z]+/g) ?? []))];
 const sentence = (n: number) => Array.from({ length: n }, () => words[Math.floor(random() * words.length)]!).join(' ');
@@ -41,6 +41,7 @@ async function main() {
     const semantic = new SemanticMemory({ index, embedder: async () => embedder, audit: { append() {} }, idleMs: 60_000 });
     const retriever = new MemoryRetriever(memory, semantic);
     const byId = connection.prepare('SELECT * FROM silas_memory_items WHERE memory_id = ?');
+    const everyVector = connection.prepare("SELECT rowid FROM silas_memory_vectors WHERE embedding MATCH ? AND k = ? AND scope_id = 'owner'").pluck();
     const draft = () => ({ content: sentence(12 + Math.floor(random() * 20)), taint: 'owner' as const, source_kind: 'memory_op', token_count: 30 });
     const ids: string[] = [];
 
@@ -78,6 +79,15 @@ async function main() {
       delay.disable();
       report(`memory.reembed.${label}`, 'items/s', pending / seconds, { memories: pending, longest_loop_turn_ms: Number((delay.max / 1e6).toFixed(1)), target_loop_turn_ms: 50 });
 
+      // Cells: learned once the scope is large enough, then every waiting vector filed (vector-cells.ts).
+      const cellDelay = monitorEventLoopDelay({ resolution: 5 });
+      cellDelay.enable();
+      start = performance.now();
+      await semantic.settled(3_600_000, { cells: true });
+      cellDelay.disable();
+      const cells = connection.prepare("SELECT cells, trained_on FROM silas_memory_vector_scopes WHERE scope_id = 'owner'").get() as { cells: number; trained_on: number } | undefined;
+      report(`memory.cells.${label}`, 'ms', performance.now() - start, { cells: cells?.cells ?? 0, trained_on: cells?.trained_on ?? 0, longest_loop_turn_ms: Number((cellDelay.max / 1e6).toFixed(1)), target_loop_turn_ms: 50 });
+
       const floor = percentiles((i) => byId.get(ids[(i * 7919) % ids.length]), 2_000);
       report(`memory.recall.floor.row_by_id.${label}`, 'us', floor.p50, { role: 'floor', memories: ids.length });
       const keyword = percentiles((i) => retriever.retrieve('owner', { strategy: 'keyword', query: queries[i % queries.length]!, max_results: 5 }, { sessionId: null }), 200);
@@ -95,6 +105,17 @@ async function main() {
       const runs = size >= 1_000_000 ? 40 : 200;
       const meaning = await timed((i) => semantic.search('owner', queries[i % queries.length]!, 15), runs);
       report(`memory.recall.semantic.${label}`, 'us', meaning.p50, { p99_us: meaning.p99, memories: ids.length, ratio_to_floor: meaning.p50 / floor.p50 });
+      // What reading the nearest cells finds of what reading every vector finds (the 15 nearest).
+      let found = 0;
+      let wanted = 0;
+      for (const text of queries.slice(0, 50)) {
+        const [vector] = await embedder.embed([text]);
+        const exact = everyVector.all(Buffer.from(vector!.buffer), 15) as number[];
+        const hits = new Set((await semantic.search('owner', text, 15)).map((hit) => hit.seq));
+        found += exact.filter((seq) => hits.has(Number(seq))).length;
+        wanted += exact.length;
+      }
+      report(`memory.recall.semantic.cells_vs_every_vector.${label}`, 'ratio', wanted ? found / wanted : 1, { of_nearest: 15, queries: 50, cells: cells?.cells ?? 0 });
       const merged = await timed((i) => retriever.recall('owner', queries[i % queries.length]!, 5), runs);
       report(`memory.recall.merged.${label}`, 'us', merged.p50, {
         p99_us: merged.p99,

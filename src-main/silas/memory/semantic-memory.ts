@@ -1,5 +1,6 @@
 import type { MemoryVectorIndex, VectorHit } from '../../store/repositories/memory-vectors.js';
 import type { Embedder } from './embedding/embedder.js';
+import { cellsWaiting, maintainCells } from './vector-cells.js';
 
 /*
  * Recall by meaning for the Stream (spec 002 §6.2, §6.3; docs/silas/chronicle-and-memory.md
@@ -7,7 +8,8 @@ import type { Embedder } from './embedding/embedder.js';
  * them in step. Nothing here runs long on the event loop: embedding is the embedder's (a worker or
  * a remote server, in batches), and each batch of vectors is one short transaction. Until the
  * embedder is ready, or while it fails, search answers nothing and recall is keyword only: a
- * status says so, it never blocks a turn.
+ * status says so, it never blocks a turn. Between batches the loop also learns a large scope's
+ * cells and files its vectors under them (vector-cells.ts), in slices of a few milliseconds.
  */
 
 type SemanticState = 'starting' | 'ready' | 'reembedding' | 'unavailable';
@@ -34,6 +36,8 @@ export interface SemanticMemoryDeps {
   /** How long the re-embedding waits after a failed batch, and between looks for new work. */
   retryMs?: number;
   idleMs?: number;
+  /** When a scope is grouped into cells and into how many (tests use small ones). */
+  cells?: { trainAt: number; cells: number };
 }
 
 export class SemanticMemory {
@@ -96,11 +100,12 @@ export class SemanticMemory {
     return index.nearest(scopeId, vector, limit);
   }
 
-  /** Waits until nothing is pending (tests and the bench); rejects if stopped first. */
-  async settled(timeoutMs = 60_000): Promise<void> {
+  /** Waits until nothing is pending, cells included with `cells` (tests and the bench); rejects if stopped first. */
+  async settled(timeoutMs = 60_000, options: { cells?: boolean } = {}): Promise<void> {
     const until = Date.now() + timeoutMs;
+    const index = this.deps.index;
     // The index, not the status: the status is as of the loop's last batch, before a memory just stored.
-    while (this.status_.state !== 'ready' || (this.deps.index?.pending(1).length ?? 0) > 0) {
+    while (this.status_.state !== 'ready' || (index?.pending(1).length ?? 0) > 0 || (options.cells && index && cellsWaiting(index, this.deps.cells?.trainAt))) {
       if (this.stopped || Date.now() > until) throw new Error(`semantic memory did not settle: ${JSON.stringify(this.status_)}`);
       this.notify();
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -110,9 +115,10 @@ export class SemanticMemory {
   private async run(begun: () => void): Promise<void> {
     const index = this.deps.index!;
     let embedder: Embedder;
+    let dimensions: number;
     try {
       embedder = await this.deps.embedder();
-      const dimensions = await embedder.dimensions();
+      dimensions = await embedder.dimensions();
       const { reset, previous } = index.useSpace({ embedder: embedder.id, dimensions });
       this.embedderReady = embedder;
       this.status_ = { state: 'reembedding', embedder: embedder.id, dimensions, pending: index.pendingCount(), problem: null };
@@ -127,8 +133,16 @@ export class SemanticMemory {
     begun();
     const batchSize = this.deps.batchSize ?? 64;
     let counted = Date.now();
+    let cellsLooked = 0;
     while (!this.stopped) {
       const batch = index.pending(batchSize);
+      // Cells are kept up between batches now and then, and whenever the backlog is done.
+      if ((batch.length === 0 || Date.now() - cellsLooked > 1_000) && (await this.keepCells(dimensions))) {
+        cellsLooked = Date.now();
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      cellsLooked = Date.now();
       if (batch.length === 0) {
         this.status_ = { ...this.status_, state: 'ready', pending: 0 };
         await this.sleep(this.deps.idleMs ?? 2_000);
@@ -150,6 +164,19 @@ export class SemanticMemory {
       }
       // One batch per turn of the event loop: a turn's own work is never queued behind the backlog.
       await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** One step of cell upkeep; a failure is reported in the status and never stops the re-embedding. */
+  private async keepCells(dimensions: number): Promise<boolean> {
+    try {
+      return await maintainCells(this.deps.index!, dimensions, {
+        stopped: () => this.stopped,
+        trained: (scopeId, training) => this.deps.audit.append('silas.memory.cells_trained', { scope_id: scopeId, ...training }),
+      }, this.deps.cells);
+    } catch (error) {
+      this.status_ = { ...this.status_, problem: `grouping vectors into cells failed (searches read every vector meanwhile): ${messageOf(error)}` };
+      return false;
     }
   }
 

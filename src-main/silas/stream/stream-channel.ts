@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { StreamApproveArgs, StreamCancelResult, StreamContextView, StreamOpenArgs, StreamOpenResult, StreamSendArgs, StreamSendResult } from '../../../src-shared/schemas/stream.js';
+import type { StreamApproveArgs, StreamCancelResult, StreamContextView, StreamOpenArgs, StreamOpenResult, StreamSendArgs, StreamSendResult, StreamSubscribeArgs, StreamSubscribeResult, StreamUnsubscribeArgs, StreamUnsubscribeResult } from '../../../src-shared/schemas/stream.js';
 
 /** Who is calling: the session its events go to, and the transport (which decides the taint, §5.12). */
 export interface StreamCaller {
@@ -20,4 +20,7 @@ export interface StreamChannel {
   context(scope: string, caller: StreamCaller): StreamContextView;
   /** A plan of the caller's scope answered with a token signed at the terminal. */
   approve(args: z.output<typeof StreamApproveArgs>, caller: StreamCaller): { accepted: boolean; reason: string };
+  /** §4.3 subscribe / unsubscribe: live resources kept in the caller's scope's context. */
+  subscribe(args: z.output<typeof StreamSubscribeArgs>, caller: StreamCaller): z.output<typeof StreamSubscribeResult>;
+  unsubscribe(args: z.output<typeof StreamUnsubscribeArgs>, caller: StreamCaller): z.output<typeof StreamUnsubscribeResult>;
 }

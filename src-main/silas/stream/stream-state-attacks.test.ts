@@ -1,13 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamEvent, StreamOpenResult } from '../../../src-shared/schemas/stream.js';
-import { openHome } from '../../app/home.js';
-import { MemorySecretStore } from '../../keys/secret-store.js';
 import { openaiReply } from '../../llm/testing/scripted-openai-server.js';
 import { useTempDirs } from '../../testing/temp.js';
 import { planHash } from '../work/hashes.js';
 import { parsePlan } from '../work/plan-parser.js';
-import { directRoute, GREETING_PLAN, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from './testing/stream.js';
+import { asDatabaseWriter, directRoute, GREETING_PLAN, homeIn, planCards, startStreamHarness, streamedJson, until, type StreamHarness } from './testing/stream.js';
 import { sqliteConnection } from '../../store/transaction.js';
 
 // The Stream's state and channels from a local adversary's side (docs/silas/stream.md "Sealed
@@ -30,15 +28,6 @@ async function start(): Promise<StreamHarness> {
 const ledger = (h: StreamHarness, event: string) => h.runtime.audit.tail(5000).filter((entry) => entry.event === event).map((entry) => entry.data as Record<string, unknown>);
 const ofType = <T extends StreamEvent['type']>(events: StreamEvent[], type: T) => events.filter((event): event is Extract<StreamEvent, { type: T }> => event.type === type);
 
-/** The adversary's handle on the database: no keyring (an empty store), so no ledger key and no owner key. */
-function asDatabaseWriter<T>(h: StreamHarness, act: (db: ReturnType<typeof sqliteConnection>) => T): T {
-  const handle = openHome(h.home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() });
-  try {
-    return act(sqliteConnection(handle.db));
-  } finally {
-    sqliteConnection(handle.db).close();
-  }
-}
 
 const plan = (body: string) => GREETING_PLAN.replace('Write hello.txt containing exactly "hello".', body);
 

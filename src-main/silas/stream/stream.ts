@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
-import { MAX_STREAM_HISTORY, type StreamApproveArgs, type StreamContextView, type StreamEvent, type StreamOpenArgs, type StreamOpenResult, type StreamSendArgs, type TurnOutcome } from '../../../src-shared/schemas/stream.js';
+import { MAX_STREAM_HISTORY, type StreamApproveArgs, type StreamContextView, type StreamSubscribeArgs, type StreamSubscribeResult, type StreamUnsubscribeArgs, type StreamEvent, type StreamOpenArgs, type StreamOpenResult, type StreamSendArgs, type TurnOutcome } from '../../../src-shared/schemas/stream.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { ChronicleRepository } from '../../store/repositories/chronicle.js';
 import type { ContextManager } from '../context/context-manager.js';
-import { inspectContext } from '../context/inspection.js';
+import { inspectContext, subscriptionView } from '../context/inspection.js';
 import { historyMessage, messageOf } from './history.js';
 import type { StreamCaller, StreamChannel } from './stream-channel.js';
 import type { StreamModels } from './stream-models.js';
@@ -159,6 +159,39 @@ export class Stream implements StreamChannel {
     return inspectContext(this.deps.context, scope, this.deps.chronicle.turnCounter(scope));
   }
 
+  /**
+   * §4.3 `subscribe` for the session holding the scope: a file, a file's lines or a memory search
+   * kept in its context (docs/silas/context.md "Subscriptions"). A file subscription sends the
+   * file to the model provider at every turn, so only the owner's own connection (the cockpit)
+   * may make one; a conversation over the local socket (anyone holding the ask credential) may
+   * keep a memory search of its own memory.
+   */
+  subscribe(args: z.output<typeof StreamSubscribeArgs>, caller: StreamCaller): z.output<typeof StreamSubscribeResult> {
+    this.assertHolder(args.scope, caller);
+    this.ensureLoaded(args.scope);
+    const turn = this.deps.chronicle.turnCounter(args.scope);
+    let subId: string;
+    if ('reactivate' in args) {
+      const existing = this.deps.context.subscriptions(args.scope).find((live) => live.sub.sub_id === args.reactivate);
+      if (existing && existing.sub.sub_type !== 'memory_query') this.assertOwnerConnection(args.scope, caller);
+      this.deps.context.reactivate(args.scope, args.reactivate, turn);
+      subId = args.reactivate;
+    } else {
+      if (args.sub_type !== 'memory_query') this.assertOwnerConnection(args.scope, caller);
+      subId = this.deps.context.subscribe(args.scope, { sub_type: args.sub_type, target: args.target }, turn);
+    }
+    const live = this.deps.context.subscriptions(args.scope).find((entry) => entry.sub.sub_id === subId)!;
+    return { sub_id: subId, subscription: subscriptionView(live) };
+  }
+
+  /** §4.3 `unsubscribe` (deactivates; `remove` forgets it) for the session holding the scope. */
+  unsubscribe(args: z.output<typeof StreamUnsubscribeArgs>, caller: StreamCaller): { sub_id: string; removed: boolean } {
+    this.assertHolder(args.scope, caller);
+    this.ensureLoaded(args.scope);
+    this.deps.context.unsubscribe(args.scope, args.sub_id, args.remove);
+    return { sub_id: args.sub_id, removed: args.remove };
+  }
+
   approve(args: z.output<typeof StreamApproveArgs>, caller: StreamCaller): { accepted: boolean; reason: string } {
     this.assertHolder(args.scope, caller);
     return this.deps.plans.approveHere(args.scope, args.work_item_id, args.token);
@@ -254,6 +287,12 @@ export class Stream implements StreamChannel {
     throw new SilasError(ErrorCode.Unauthorized, 'this conversation belongs to another connection; open or resume your own with stream.open');
   }
 
+  private assertOwnerConnection(scope: string, caller: StreamCaller): void {
+    if (caller.transport !== 'local-socket') return;
+    this.deps.audit.append('silas.stream.scope_refused', { scope_id: scope, reason: 'a file subscription was asked over the local socket; only the cockpit may keep files in context', transport: caller.transport });
+    throw new SilasError(ErrorCode.Unauthorized, 'only the cockpit can keep a file in context (it is sent to the model provider at every turn); add it from the context inspector beside the Stream');
+  }
+
   private lane(scope: string): Lane {
     let lane = this.lanes.get(scope);
     if (!lane) {
@@ -285,6 +324,8 @@ export class Stream implements StreamChannel {
         break;
       }
     }
+    // §5.1.3 step 4: its subscriptions, each checked against its seal; they are read at the next render.
+    this.deps.context.restoreSubscriptions(scope);
     const recent = this.deps.chronicle.getRecent(scope, this.deps.rehydrateEntries);
     if (recent.length === 0) return;
     for (const item of recent) this.deps.context.add(scope, item);

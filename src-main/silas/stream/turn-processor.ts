@@ -17,7 +17,7 @@ import type { ActiveGateSet, GateRunner } from '../gates/runner.js';
 import { reidentifyPlan, type PlanIdLookup } from '../store/plan-ids.js';
 import { planHash } from '../work/hashes.js';
 import { escalationFor, gateContextText } from './escalation.js';
-import { applyMemoryOps, injectMemories } from './memory-steps.js';
+import { applyMemoryOps, injectMemories, ownerDefaults } from './memory-steps.js';
 import type { PlanDispatcher } from './plan-dispatcher.js';
 import type { PlanOrigin } from './sealed-stream-state.js';
 import { streamingStructuredCall } from './streaming-call.js';
@@ -133,7 +133,7 @@ export class TurnProcessor {
 
     // Step 4: recall from the active lane only; the raw lane is never auto-injected (§6.1).
     const hits = await deps.retriever.recall(memoryScope, text, deps.config.retrievalLimit);
-    const recalled = injectMemories(deps, scope, turn, hits);
+    const recalled = injectMemories(deps, scope, turn, [...ownerDefaults(deps, memoryScope), ...hits]);
     deps.memory.recordAccess(memoryScope, hits.map((hit) => hit.item.memory_id));
     // The answer is as trusted as the least trusted thing it read (§5.12).
     let responseTaint = taintOrder([request.taint, ...recalled]);
@@ -141,8 +141,15 @@ export class TurnProcessor {
     // Step 5: two-tier eviction (§5.7: heuristics, then the scorer when still over threshold); what leaves the context is kept as an episode.
     const enforced = await deps.eviction.enforce({ scope, turn, signal, meter: request.meter });
     for (const { item } of enforced.evicted) {
+      // A subscription's block is deactivated, not lost: the file or query it reads is still there (§3.5 "Lifecycle").
+      if (item.kind === 'subscription') continue;
       deps.memory.ingestRaw(memoryScope, [{ content: forMemory(item.content, item.taint).text, taint: item.taint, source_kind: 'context_evicted', memory_type: 'episode', token_count: item.token_count, session_id: scope }]);
     }
+
+    // §5.7 render step 1: subscriptions resolved into their zones (memory searches through the active lanes only);
+    // files are external content, and the answer is no more trusted than what it read (§5.12).
+    const subscribed = await deps.context.materialize(scope, turn, { recall: (query) => deps.retriever.recall(memoryScope, query, deps.config.retrievalLimit) });
+    responseTaint = taintOrder([responseTaint, ...subscribed]);
 
     // Steps 6 and 6.5: the toolset chain, filtered by this connection's access level.
     const extra = deps.extraTools?.() ?? [];
@@ -227,6 +234,8 @@ export class TurnProcessor {
 
     // Steps 11 and 11.5: the answer joins the chronicle and the raw lane.
     this.remember(scope, { kind: 'message', source: `agent:${origin}`, taint: responseTaint, content: `${SILAS}: ${message}`, turn });
+    // §5.7 Tier 1 step 3: a subscription the answer names stays active.
+    deps.context.noteResponse(scope, turn, message);
     deps.memory.ingestRaw(memoryScope, [{ content: forMemory(message, responseTaint).text, taint: responseTaint, source_kind: 'agent_response_raw', token_count: deps.counter.count(message), session_id: scope }]);
 
     // Step 13 before 12's background work: the answer is sent now; execution never stalls the turn.

@@ -21,6 +21,8 @@ import { sql as m022 } from './022_ilp_episodes.js';
 import { sql as m023 } from './023_ilp_compositions.js';
 import { sql as m024 } from './024_ilp_slice_versions.js';
 import { sql as m025 } from './025_memory_recall.js';
+import { sql as m026 } from './026_context_subscriptions.js';
+import { sql as m027 } from './027_memory_vector_cells.js';
 
 export interface Migration {
   /** Zero-padded number and a name: `001_audit_and_keys`. Immutable once released. */
@@ -53,4 +55,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: '023_ilp_compositions', sql: m023 },
   { id: '024_ilp_slice_versions', sql: m024 },
   { id: '025_memory_recall', sql: m025 },
+  { id: '026_context_subscriptions', sql: m026 },
+  { id: '027_memory_vector_cells', sql: m027 },
 ];

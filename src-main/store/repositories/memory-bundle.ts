@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import BetterSqlite from 'better-sqlite3';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { MemoryItem } from '../../../src-shared/silas/memory.js';
 import { sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
@@ -184,4 +185,22 @@ function decode(row: Row): MemoryItem {
     ErrorCode.Database,
     `memory row ${String(row.seq)} (${String(row.memory_id)}) is not a valid memory item (${issue.path.join('.')}: ${issue.message}); it was changed outside Silas, restore the database from a backup`,
   );
+}
+
+/**
+ * A connection of its own for a cockpit export, which is read in pages across many calls: its
+ * read transaction keeps one snapshot for the whole bundle (WAL lets the runtime write
+ * meanwhile), and it is never the runtime's connection, whose writes would otherwise join it.
+ * `query_only` makes sure it never takes the write lock. The caller closes it.
+ */
+export function openMemoryReader(file: string): SqliteDatabase {
+  const db = new BetterSqlite(file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('query_only = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }

@@ -96,6 +96,26 @@ describe('MemoryVectorIndex: one vector space, current vectors only', () => {
     expect(() => again.index.nearest('owner', new Float32Array(64), 3)).toThrow(/64 dimensions cannot search a space of 32/);
   });
 
+  it('a home from before cells (one vec0 table without them) is re-embedded once into the table with cells', async () => {
+    const { db, file, memory, index } = open();
+    index.useSpace({ embedder: embedder.id, dimensions: 64 });
+    memory.store('owner', draft('prefers tabs'));
+    await embedPending(index);
+    const sql = sqliteConnection(db);
+    // Migration 025's layout, as an earlier version left it.
+    sql.exec('DROP TABLE silas_memory_vectors');
+    sql.exec('CREATE VIRTUAL TABLE silas_memory_vec USING vec0(scope_id TEXT PARTITION KEY, embedding float[64] distance_metric=l2)');
+    sql.close();
+
+    const again = open(file);
+    expect(again.index.useSpace({ embedder: embedder.id, dimensions: 64 })).toMatchObject({ reset: true });
+    const tables = sqliteConnection(again.db).prepare("SELECT name FROM sqlite_master WHERE name IN ('silas_memory_vec', 'silas_memory_vectors')").pluck().all();
+    expect(tables).toEqual(['silas_memory_vectors']);
+    expect(again.index.pendingCount()).toBe(1);
+    await embedPending(again.index);
+    expect(await near(again.index, again.memory, 'owner', 'indent', 1)).toEqual(['prefers tabs']);
+  });
+
   it('counts what waits only up to its cap, so a large backlog is never a scan of the whole store', () => {
     const { db, memory, index } = open();
     index.useSpace({ embedder: embedder.id, dimensions: 64 });

@@ -1,7 +1,9 @@
 import { affectsMemory, memoryControls, searchArgs, type MemoryFilters } from '../../store/memory-state.js';
 import { describeError } from '../client.js';
 import { refreshingLoader } from '../refreshing-loader.js';
+import type { MemoryImportMode } from '../../store/memory-transfer-state.js';
 import type { FeatureDeps, FeatureWiring } from './feature.js';
+import { exportMemory, importMemory } from './memory-transfer.js';
 
 /** The results and counts are read again once per burst of memory's ledger entries. */
 export const MEMORY_REFRESH_DELAY_MS = 300;
@@ -26,6 +28,10 @@ export interface MemoryActions {
   deleteMemory(memoryId: string): void;
   /** Asks to verify a working memory (`memory.promote`): a card waits in Review for the owner's signature. */
   promoteMemory(memoryId: string, reason: string): void;
+  /** Downloads the whole memory as a bundle (`memory.exportPage`, page by page); the raw lane unless `includeRaw` is off. */
+  exportMemory(includeRaw: boolean): void;
+  /** Uploads a bundle and imports it (merge, or replace what it covers); the page asks before a replace. */
+  importMemory(file: File, mode: MemoryImportMode): void;
 }
 
 /**
@@ -35,7 +41,8 @@ export interface MemoryActions {
  * promotion signed in Review). Only the newest search's answer lands. Each change is sent once at
  * a time per memory, and the runtime's refusal is kept beside the memory it was for.
  */
-export function connectMemory({ call, store }: FeatureDeps): FeatureWiring<MemoryActions> {
+export function connectMemory(deps: FeatureDeps): FeatureWiring<MemoryActions> {
+  const { call, store } = deps;
   const state = () => store.getState();
   const page = () => state().memory;
   const shown = () => state().navigation.route === 'memory';
@@ -133,6 +140,8 @@ export function connectMemory({ call, store }: FeatureDeps): FeatureWiring<Memor
       saveMemoryEdit,
       deleteMemory,
       promoteMemory,
+      exportMemory: (includeRaw) => void exportMemory(deps, includeRaw),
+      importMemory: (file, mode) => void importMemory(deps, file, mode, readAll),
     },
     dispose() {
       results.cancel();

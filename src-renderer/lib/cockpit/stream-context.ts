@@ -1,3 +1,4 @@
+import type { SubscriptionType } from '../../../src-shared/silas/context.js';
 import { describeError } from '../client.js';
 import { refreshingLoader } from '../refreshing-loader.js';
 import type { FeatureDeps, FeatureWiring } from './feature.js';
@@ -9,6 +10,10 @@ export interface StreamContextActions {
   hideStreamContext(): void;
   /** Reads the context again (the panel's Refresh). */
   refreshStreamContext(): void;
+  /** Keeps a file, a file's lines or a memory search in this conversation's context (`stream.subscribe`); resolves to whether it was kept. */
+  keepInContext(sub: { sub_type: SubscriptionType; target: string }): Promise<boolean>;
+  /** Deactivates, activates again or removes a subscription of this conversation. */
+  changeSubscription(subId: string, change: 'deactivate' | 'reactivate' | 'remove'): void;
 }
 
 /** The context inspector's wiring, with the Stream's own signal that this tab's scope is (re)opened. */
@@ -54,6 +59,26 @@ export function connectStreamContext({ call, store }: FeatureDeps): StreamContex
     context.load();
   }
 
+  /** One subscription change at a time; the context is read again after it, whatever its outcome. */
+  async function change(send: (scope: string) => Promise<unknown>): Promise<boolean> {
+    const scope = held();
+    if (scope === null || !opened) {
+      state().streamSubscriptionSettled('the conversation is not open yet; wait for it to connect');
+      return false;
+    }
+    state().streamSubscriptionPending();
+    try {
+      await send(scope);
+      state().streamSubscriptionSettled(null);
+      return true;
+    } catch (error) {
+      state().streamSubscriptionSettled(describeError(error));
+      return false;
+    } finally {
+      read();
+    }
+  }
+
   return {
     // A (re)connect: answers of the old connection are dropped, and nothing is read until the scope is opened again.
     reload() {
@@ -78,6 +103,12 @@ export function connectStreamContext({ call, store }: FeatureDeps): StreamContex
       },
       hideStreamContext: () => state().streamContextShown(false),
       refreshStreamContext: read,
+      keepInContext: (sub) => change((scope) => call('stream.subscribe', { scope, ...sub })),
+      changeSubscription(subId, what) {
+        void change((scope) =>
+          what === 'reactivate' ? call('stream.subscribe', { scope, reactivate: subId }) : call('stream.unsubscribe', { scope, sub_id: subId, remove: what === 'remove' }),
+        );
+      },
     },
     dispose: () => context.cancel(),
   };

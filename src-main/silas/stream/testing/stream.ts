@@ -3,11 +3,13 @@ import type { CallName } from '../../../../src-shared/contract/calls.js';
 import type { Envelope } from '../../../../src-shared/contract/envelope.js';
 import type { ReviewQueueView } from '../../../../src-shared/schemas/review.js';
 import type { StreamEvent } from '../../../../src-shared/schemas/stream.js';
+import { openHome } from '../../../app/home.js';
 import { silentLogger } from '../../../app/logger.js';
 import { buildRuntime, type RuntimeOverrides } from '../../../app/runtime.js';
 import type { Runtime } from '../../../app/types.js';
 import { NamedSecrets } from '../../../keys/named-secrets.js';
 import { MemorySecretStore, type SecretStore } from '../../../keys/secret-store.js';
+import { sqliteConnection, type SqliteConnection } from '../../../store/transaction.js';
 import { saveModelsAsOwner } from '../../../llm/testing/sealed-models.js';
 import { openaiReply, startScriptedOpenAIServer, type ScriptedOpenAIServer } from '../../../llm/testing/scripted-openai-server.js';
 import type { ScriptedReply } from '../../../llm/testing/scripted-http-server.js';
@@ -184,5 +186,15 @@ export async function until<T>(read: () => T | undefined | null | false, what: s
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The adversary's handle on the database: no keyring (an empty store), so no ledger key and no owner key. */
+export function asDatabaseWriter<T>(h: Pick<StreamHarness, 'home'>, act: (db: SqliteConnection) => T): T {
+  const handle = openHome(h.home, { create: false, keys: 'verify', secretStore: new MemorySecretStore() });
+  try {
+    return act(sqliteConnection(handle.db));
+  } finally {
+    sqliteConnection(handle.db).close();
   }
 }

@@ -1,3 +1,5 @@
+import { MemoryExport } from '../MemoryExport/MemoryExport.js';
+import { MemoryImport } from '../MemoryImport/MemoryImport.js';
 import { MemoryResults } from '../MemoryResults/MemoryResults.js';
 import { MemorySearch } from '../MemorySearch/MemorySearch.js';
 import { MemoryStatusLine } from '../MemoryStatusLine/MemoryStatusLine.js';
@@ -6,7 +8,8 @@ import { MemoryStatusLine } from '../MemoryStatusLine/MemoryStatusLine.js';
  * Memory (spec 002 §6, §3.8): what Silas remembers for the owner across every conversation, found
  * by words, meaning and time, and kept within the trust rules: working memory can be edited,
  * deleted or sent to Review to be verified; verified memory changes only through Review, and
- * constitutional memory never at runtime.
+ * constitutional memory never at runtime. The whole memory can be exported as a bundle and a
+ * bundle imported (§4.2.3, §6.5).
  */
 export function MemoryPage() {
   return (
@@ -19,6 +22,10 @@ export function MemoryPage() {
       <MemoryStatusLine />
       <MemorySearch />
       <MemoryResults />
+      <div className="memory-transfers">
+        <MemoryExport />
+        <MemoryImport />
+      </div>
     </section>
   );
 }

@@ -166,7 +166,8 @@ describe('PoliciesPage', () => {
     expect(screen.queryByRole('region', { name: 'Test bench' })).toBeNull();
 
     fireEvent.click(screen.getByRole('button', { name: 'Open files.yaml' }));
-    await flushAll();
+    // The first check of the opened text runs after the editor's debounce, like every edit's.
+    await afterDebounce();
     expect(await screen.findByText('Nothing marked in the editor')).toBeTruthy();
     const editor = document.querySelector('.policy-code__host')!.shadowRoot!.querySelector('[aria-label="Policy YAML"]');
     expect(editor?.textContent).toContain('allowed_tools: [read_file]');

@@ -41,7 +41,7 @@ describe('ContextInspector', () => {
       ['Profile', 'default'],
       ['Turns', '2'],
     ]);
-    expect(within(panel()).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['System', 'Chronicle', 'Memory', 'Workspace', 'Last eviction']);
+    expect(within(panel()).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['System', 'Chronicle', 'Memory', 'Workspace', 'Kept in context', 'Last eviction']);
     expect(zone('Chronicle').textContent).toContain('23 of 40,000 tokens (40% share)');
     expect(zone('System').textContent).toContain('400 of 2,000 tokens (fixed system budget)');
     expect(within(zone('Workspace')).getByText('Nothing here yet.')).toBeTruthy();

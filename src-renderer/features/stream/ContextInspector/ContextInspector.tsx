@@ -4,6 +4,7 @@ import { Fact } from '../../../components/Fact/Fact.js';
 import { formatTokens } from '../stream-format.js';
 import { percent, tokensText } from '../context-format.js';
 import { ContextEviction } from './ContextEviction.js';
+import { ContextSubscriptions } from './ContextSubscriptions.js';
 import { ContextZoneSection } from './ContextZone.js';
 
 /** The whole window: tokens in every zone against the total, and where eviction starts (§3.5 headroom math). */
@@ -53,6 +54,7 @@ export function ContextInspector({ id }: { id?: string }) {
           {view.zones.map((zone) => (
             <ContextZoneSection key={zone.zone} zone={zone} />
           ))}
+          <ContextSubscriptions subscriptions={view.subscriptions} />
           <ContextEviction eviction={view.last_eviction} />
         </>
       )}
