@@ -44,17 +44,18 @@ describe('cells of the semantic index: a search reads the cells nearest the quer
     const queries = await embedder.embed(corpus.queries.slice(0, 60).map((q) => q.text));
     const exact = queries.map((q) => index.nearest('owner', q, 5).map((hit) => hit.seq));
 
-    // Trained with 128 cells: a search reads 16 of them and cell 0.
-    expect(await maintainCells(index, dimensions, hooks, { trainAt: 2_000, cells: 128 })).toBe(true);
+    // Trained with 32 cells: a search reads 8 of them and cell 0.
+    expect(await maintainCells(index, dimensions, hooks, { trainAt: 2_000, cells: 32 })).toBe(true);
     const connection = sqliteConnection(db);
     const waiting = connection.prepare('SELECT count(*) FROM silas_memory_embedded WHERE cell = 0').pluck();
     expect(waiting.get()).toBeGreaterThan(3_000);
-    while (await maintainCells(index, dimensions, hooks, { trainAt: 2_000, cells: 128 }));
+    while (await maintainCells(index, dimensions, hooks, { trainAt: 2_000, cells: 32 }));
     // Only the other scope's vector (never trained: one vector) still waits.
     expect(waiting.get()).toBe(1);
     const filed = queries.map((q) => index.nearest('owner', q, 5).map((hit) => hit.seq));
     const overlap = filed.reduce((sum, seqs, i) => sum + seqs.filter((seq) => exact[i]!.includes(seq)).length / Math.max(1, exact[i]!.length), 0) / filed.length;
-    expect(overlap).toBeGreaterThanOrEqual(0.85);
+    // Most of the 5 nearest are found (the bench measures the share at 100,000 and 1,000,000 memories).
+    expect(overlap).toBeGreaterThanOrEqual(0.8);
 
     // (This index keeps the layout it read before.) Centroids rewritten by a database writer do not read as a layout: the search reads every vector, still exact.
     connection.prepare("UPDATE silas_memory_vector_cells SET centroid = x'00' WHERE cell = 3").run();

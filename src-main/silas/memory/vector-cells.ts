@@ -9,8 +9,8 @@ import type { MemoryVectorIndex } from '../../store/repositories/memory-vectors.
 
 /** A scope is trained once this many vectors wait in cell 0: below it a search reads them all in a few ms. */
 const TRAIN_AT = 20_000;
-/** Cells per scope: about 80 vectors each when trained at TRAIN_AT, about 4,000 at a million. */
-const CELL_COUNT = 256;
+/** Cells per scope: about 310 vectors each when trained at TRAIN_AT, about 16,000 at a million (memory-vectors.ts PROBED_CELLS says why so few). */
+const CELL_COUNT = 64;
 const SAMPLE_SIZE = 16_384;
 const ITERATIONS = 8;
 const SAMPLE_BATCH = 2_000;
@@ -43,7 +43,7 @@ export async function maintainCells(
 ): Promise<boolean> {
   for (const work of index.cellWork()) {
     if (work.cells > 0) {
-      const moved = index.fileWaiting(work.scopeId, FILE_BATCH);
+      const moved = index.fileWaiting(work.scopeId, FILE_BATCH, SLICE_MS);
       if (moved > 0) return true;
       continue;
     }

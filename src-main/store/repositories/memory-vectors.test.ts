@@ -7,7 +7,7 @@ import { hashedEmbedder } from '../../silas/memory/testing/hashed-embedder.js';
 import { openDatabase } from '../database.js';
 import { sqliteConnection } from '../transaction.js';
 import { MemoryRepository } from './memory.js';
-import { MemoryVectorIndex, PENDING_COUNT_CAP } from './memory-vectors.js';
+import { MemoryVectorIndex, PENDING_COUNT_CAP, WORK_SQL } from './memory-vectors.js';
 
 const tempDir = useTempDirs('silas-memory-vectors-');
 
@@ -114,6 +114,17 @@ describe('MemoryVectorIndex: one vector space, current vectors only', () => {
     expect(again.index.pendingCount()).toBe(1);
     await embedPending(again.index);
     expect(await near(again.index, again.memory, 'owner', 'indent', 1)).toEqual(['prefers tabs']);
+  });
+
+  it('finds work by key or from a mark: no statement the background loop repeats reads every memory', () => {
+    const { db } = open();
+    const sql = sqliteConnection(db);
+    for (const [name, text] of Object.entries(WORK_SQL)) {
+      const params = (text.match(/\?/g) ?? []).map(() => 1);
+      const plan = (sql.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+      // A scan is allowed of the re-embedding queue and of the index of waiting vectors only.
+      expect({ name, scans: plan.filter((detail) => /^SCAN /.test(detail) && !/^SCAN q\b/.test(detail) && !/silas_memory_embedded_waiting/.test(detail)) }).toEqual({ name, scans: [] });
+    }
   });
 
   it('counts what waits only up to its cap, so a large backlog is never a scan of the whole store', () => {

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { inImmediateTransaction, sqliteConnection, type SqliteConnection, type SqliteDatabase } from '../transaction.js';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import { vectorSupport } from '../vector-extension.js';
@@ -49,16 +50,40 @@ const VEC_TABLE = 'silas_memory_vectors';
 /** The table before cells (migration 025's layout), dropped and re-embedded once. */
 const UNCELLED_TABLE = 'silas_memory_vec';
 /**
- * Cells a search reads besides cell 0: with 256 cells, an eighth of a trained scope. Measured over
- * 100,000 memories (the recall corpus among random sentences): reading the 32 nearest of 256 cells
- * finds 91% of the 15 nearest that reading every vector finds, and keeps 91% of its labelled
- * recall@5; 16 cells found 80%.
+ * Cells a search reads besides cell 0: with 64 cells, an eighth of a trained scope. sqlite-vec
+ * spends about 0.1 ms on each partition a query names besides the vectors it reads, so a few large
+ * cells beat many small ones: at 100,000 memories 8 of 64 read in about 2 ms, 32 of 256 in about
+ * 5 ms (random vectors, this machine), for the same share of the scope.
  */
-const PROBED_CELLS = 32;
+const PROBED_CELLS = 8;
 /** Pending memories counted at most (about a millisecond per thousand rows read). */
 export const PENDING_COUNT_CAP = 10_000;
 /** The most neighbours one search reads; over-fetched a little to skip stale vectors. */
 const MAX_NEIGHBOURS = 400;
+
+/**
+ * The statements that find work (memories to embed, vectors to sample or file). Each must read by
+ * key or from a mark, never the whole store: the background loop runs them on the event loop batch
+ * after batch. Without statistics SQLite may lead a join with the memories and read them all, so
+ * the joins are CROSS JOINs (SQLite keeps their order) led by the small or ordered side.
+ */
+export const WORK_SQL = {
+  // The queue outside: led by the memories, every batch read all of them to find the few queued.
+  pendingChanged: `SELECT m.seq, m.memory_id, m.scope_id, m.content FROM silas_memory_reembed q
+    CROSS JOIN silas_memory_items m ON m.seq = q.seq WHERE m.reingestion_tier = 'active' ORDER BY q.seq LIMIT ?`,
+  pendingFresh: `SELECT m.seq, m.memory_id, m.scope_id, m.content FROM silas_memory_items m
+    WHERE m.seq > ? AND m.reingestion_tier = 'active' AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq)
+    ORDER BY m.seq LIMIT ?`,
+  // The first active row past the mark without a vector bounds it; with none, the newest row does.
+  advance: `UPDATE silas_memory_vector_space SET backfilled_to = coalesce(
+      (SELECT m.seq - 1 FROM silas_memory_items m WHERE m.seq > backfilled_to AND m.reingestion_tier = 'active'
+         AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq) ORDER BY m.seq LIMIT 1),
+      (SELECT max(seq) FROM silas_memory_items), backfilled_to) WHERE id = 1`,
+  // The embedded list outside, from the sample's mark or through the index of waiting rows.
+  embeddedOfScope: 'SELECT e.seq FROM silas_memory_embedded e CROSS JOIN silas_memory_items m ON m.seq = e.seq WHERE e.seq > ? AND m.scope_id = ? ORDER BY e.seq LIMIT ?',
+  waitingOfScope:
+    'SELECT e.seq FROM silas_memory_embedded e INDEXED BY silas_memory_embedded_waiting CROSS JOIN silas_memory_items m ON m.seq = e.seq WHERE e.cell = 0 AND m.scope_id = ? ORDER BY e.seq LIMIT ?',
+} as const;
 
 export class MemoryVectorIndex {
   private readonly db: SqliteConnection;
@@ -166,8 +191,11 @@ export class MemoryVectorIndex {
     });
   }
 
-  /** The scope's active memories nearest to `vector`, most similar first; only current vectors count. */
-  nearest(scopeId: string, vector: Float32Array, limit: number): VectorHit[] {
+  /**
+   * The scope's active memories nearest to `vector`, most similar first; only current vectors
+   * count. In a trained scope it reads the `probes` cells nearest the query (the bench compares counts).
+   */
+  nearest(scopeId: string, vector: Float32Array, limit: number, probes = PROBED_CELLS): VectorHit[] {
     const s = this.ready();
     if (vector.length !== this.space!.dimensions) {
       throw new SilasError(ErrorCode.InvalidArgs, `a query vector of ${vector.length} dimensions cannot search a space of ${this.space!.dimensions} (${this.space!.embedder})`);
@@ -180,10 +208,11 @@ export class MemoryVectorIndex {
     if (!layout) rows = s.nearestInScope.all(query) as typeof rows;
     else {
       // k from each probed cell and from cell 0, merged: fewer than PROBED_CELLS cells repeat the last.
-      const probed = nearestCells(layout, vector, PROBED_CELLS);
-      const cells = Object.fromEntries(Array.from({ length: PROBED_CELLS }, (_, i) => [`c${i}`, BigInt(probed[Math.min(i, probed.length - 1)]!)]));
+      if (!Number.isSafeInteger(probes) || probes < 1 || probes > 64) throw new SilasError(ErrorCode.InvalidArgs, `probes must be a whole number from 1 to 64, got ${String(probes)}`);
+      const probed = nearestCells(layout, vector, probes);
+      const cells = Object.fromEntries(Array.from({ length: probes }, (_, i) => [`c${i}`, BigInt(probed[Math.min(i, probed.length - 1)]!)]));
       const seen = new Set<number>();
-      rows = (s.nearestInCells.all({ ...query, ...cells }) as typeof rows).filter((row) => !seen.has(Number(row.seq)) && seen.add(Number(row.seq)));
+      rows = (this.inCells(probes).all({ ...query, ...cells }) as typeof rows).filter((row) => !seen.has(Number(row.seq)) && seen.add(Number(row.seq)));
       rows.sort((a, b) => a.distance - b.distance);
     }
     // Unit vectors: squared L2 distance is 2 - 2·cos.
@@ -199,7 +228,7 @@ export class MemoryVectorIndex {
   /** Up to `limit` current vectors of the scope past `afterSeq`, in row order: the sample a scope's cells are learned from. */
   sample(scopeId: string, afterSeq: number, limit: number): { seq: number; vector: Float32Array }[] {
     const s = this.ready();
-    const seqs = s.embeddedOfScope.all(scopeId, afterSeq, limit) as number[];
+    const seqs = s.embeddedOfScope.all(afterSeq, scopeId, limit) as number[];
     return seqs.flatMap((seq) => {
       const blob = s.vectorOf.get(BigInt(seq)) as Buffer | undefined;
       return blob ? [{ seq, vector: toVector(blob) }] : [];
@@ -220,14 +249,20 @@ export class MemoryVectorIndex {
     }
   }
 
-  /** Files up to `limit` of the scope's waiting vectors under their nearest cells (one transaction); returns how many moved. */
-  fileWaiting(scopeId: string, limit: number): number {
+  /**
+   * Files up to `limit` of the scope's waiting vectors under their nearest cells (one transaction),
+   * stopping early once `budgetMs` has passed (moving a vector out of a large cell 0 costs sqlite-vec
+   * up to a quarter of a millisecond); returns how many moved.
+   */
+  fileWaiting(scopeId: string, limit: number, budgetMs = Infinity): number {
     const s = this.ready();
     if (!this.cells.layout(scopeId, this.space!.dimensions)) return 0;
     return inImmediateTransaction(this.db, () => {
       const seqs = s.waitingOfScope.all(scopeId, limit) as number[];
+      const started = performance.now();
       let moved = 0;
       for (const seq of seqs) {
+        if (performance.now() - started > budgetMs) break;
         const blob = s.vectorOf.get(BigInt(seq)) as Buffer | undefined;
         if (!blob) continue;
         const cell = this.cells.cellFor(scopeId, toVector(blob));
@@ -236,9 +271,23 @@ export class MemoryVectorIndex {
         s.fileEmbedded.run(cell, seq);
         moved += 1;
       }
-      this.cells.filed(scopeId, moved, seqs.length < limit);
+      this.cells.filed(scopeId, moved, seqs.length < limit && moved === seqs.length);
       return moved;
     });
+  }
+
+  /** vec0 answers k per partition of an IN list: cell 0 and `probes` named cells. */
+  private inCells(probes: number): Statement {
+    const cache = this.ready().inCells;
+    let statement = cache.get(probes);
+    if (!statement) {
+      statement = this.db.prepare(`SELECT knn.seq, knn.distance FROM (
+          SELECT rowid AS seq, distance FROM ${VEC_TABLE} WHERE embedding MATCH @vector AND k = @k AND scope_id = @scope
+            AND cell IN (0, ${Array.from({ length: probes }, (_, i) => `@c${i}`).join(', ')})
+        ) knn WHERE EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = knn.seq)`);
+      cache.set(probes, statement);
+    }
+    return statement;
   }
 
   private backfilledTo(): number {
@@ -254,20 +303,13 @@ export class MemoryVectorIndex {
     const db = this.db;
     return {
       backfilledTo: db.prepare('SELECT backfilled_to FROM silas_memory_vector_space WHERE id = 1').pluck(),
-      pendingChanged: db.prepare(`SELECT m.seq, m.memory_id, m.scope_id, m.content FROM silas_memory_reembed q
-        JOIN silas_memory_items m ON m.seq = q.seq WHERE m.reingestion_tier = 'active' ORDER BY q.seq LIMIT ?`),
-      pendingFresh: db.prepare(`SELECT m.seq, m.memory_id, m.scope_id, m.content FROM silas_memory_items m
-        WHERE m.seq > ? AND m.reingestion_tier = 'active' AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq)
-        ORDER BY m.seq LIMIT ?`),
+      pendingChanged: db.prepare(WORK_SQL.pendingChanged),
+      pendingFresh: db.prepare(WORK_SQL.pendingFresh),
       countChanged: db.prepare('SELECT count(*) FROM silas_memory_reembed').pluck(),
       countFresh: db.prepare(`SELECT count(*) FROM (SELECT 1 FROM silas_memory_items m WHERE m.seq > ? AND m.reingestion_tier = 'active'
         AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq) LIMIT ${PENDING_COUNT_CAP})`).pluck(),
       unqueue: db.prepare('DELETE FROM silas_memory_reembed WHERE seq = ?'),
-      // The first active row past the mark without a vector bounds it; with none, the newest row does.
-      advance: db.prepare(`UPDATE silas_memory_vector_space SET backfilled_to = coalesce(
-          (SELECT m.seq - 1 FROM silas_memory_items m WHERE m.seq > backfilled_to AND m.reingestion_tier = 'active'
-             AND NOT EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = m.seq) ORDER BY m.seq LIMIT 1),
-          (SELECT max(seq) FROM silas_memory_items), backfilled_to) WHERE id = 1`),
+      advance: db.prepare(WORK_SQL.advance),
       current: db.prepare("SELECT scope_id, content FROM silas_memory_items WHERE seq = ? AND reingestion_tier = 'active'"),
       deleteVector: db.prepare(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`),
       insertVector: db.prepare(`INSERT INTO ${VEC_TABLE} (rowid, scope_id, cell, embedding) VALUES (?, ?, ?, ?)`),
@@ -276,22 +318,14 @@ export class MemoryVectorIndex {
       ),
       fileEmbedded: db.prepare('UPDATE silas_memory_embedded SET cell = ? WHERE seq = ?'),
       vectorOf: db.prepare(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`).pluck(),
-      embeddedOfScope: db
-        .prepare('SELECT e.seq FROM silas_memory_embedded e JOIN silas_memory_items m ON m.seq = e.seq WHERE m.scope_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?')
-        .pluck(),
-      waitingOfScope: db
-        .prepare('SELECT e.seq FROM silas_memory_embedded e JOIN silas_memory_items m ON m.seq = e.seq WHERE e.cell = 0 AND m.scope_id = ? ORDER BY e.seq LIMIT ?')
-        .pluck(),
+      embeddedOfScope: db.prepare(WORK_SQL.embeddedOfScope).pluck(),
+      waitingOfScope: db.prepare(WORK_SQL.waitingOfScope).pluck(),
       // The k nearest first (vec0 plans a KNN only for a MATCH … AND k with partition constraints), then the stale ones dropped.
       nearestInScope: db.prepare(`SELECT knn.seq, knn.distance FROM (
           SELECT rowid AS seq, distance FROM ${VEC_TABLE} WHERE embedding MATCH @vector AND k = @k AND scope_id = @scope
         ) knn WHERE EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = knn.seq)
         ORDER BY knn.distance`),
-      // vec0 answers k per partition of an IN list.
-      nearestInCells: db.prepare(`SELECT knn.seq, knn.distance FROM (
-          SELECT rowid AS seq, distance FROM ${VEC_TABLE} WHERE embedding MATCH @vector AND k = @k AND scope_id = @scope
-            AND cell IN (0, ${Array.from({ length: PROBED_CELLS }, (_, i) => `@c${i}`).join(', ')})
-        ) knn WHERE EXISTS (SELECT 1 FROM silas_memory_embedded e WHERE e.seq = knn.seq)`),
+      inCells: new Map<number, Statement>(),
     };
   }
 }
