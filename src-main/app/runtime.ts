@@ -338,6 +338,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
           storeSecret: (name, value) => silas.models.storeSecret(name, value, 'https-secure-input'),
           ilp: ilp.service,
           ilpToken: askToken,
+          queuePressure: () => silas.stream.pressure(),
         });
         cockpit = { url: address.url, wsUrl: address.wsUrl, token: cockpitToken };
       }

@@ -240,6 +240,22 @@ describe('CockpitServer: HTTP surface', () => {
     expect(reply.body).not.toContain(TOKEN);
   });
 
+  it('answers /health with the open connections and the Stream\'s queue pressure (spec 002 §8.1, §18.6), behind the Host check', async () => {
+    const pressure = { state: 'busy', running: 1, waiting: 4, full_scopes: 1, max_waiting_per_scope: 4, turns: { cockpit: 5, 'local-socket': 0 }, max_turns_per_credential: 16 } as const;
+    const { port, address } = await startCockpit({ queuePressure: () => pressure });
+    expect(JSON.parse((await http(port, { path: '/health' })).body)).toEqual({ status: 'ok', connections: 0, queue: pressure });
+    await Client.authed(address.wsUrl);
+    const reply = await http(port, { path: '/health?probe=1' });
+    expect(reply.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(reply.body)).toEqual({ status: 'ok', connections: 1, queue: pressure });
+    expect(reply.body).not.toContain(TOKEN);
+    // A page on another name (DNS rebinding) cannot read it.
+    expect((await http(port, { path: '/health', host: 'evil.example' })).status).toBe(403);
+    // Without a Stream (a server built without a runtime) the queue is null.
+    const bare = await startCockpit();
+    expect(JSON.parse((await http(bare.port, { path: '/health' })).body)).toEqual({ status: 'ok', connections: 0, queue: null });
+  });
+
   it.each([['/../secret.txt'], ['/%2e%2e/secret.txt'], ['/..%2fsecret.txt'], ['/assets/..%2f..%2fsecret.txt'], ['/..%5csecret.txt'], ['/index.html%00'], ['/nope.js']])(
     'answers the path %s with 404 and never the file outside the root',
     async (path) => {

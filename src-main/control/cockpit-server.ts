@@ -10,6 +10,7 @@ import { sameCredential } from '../ilp/transport/socket-server.js';
 import { OriginPolicy, isLoopbackHost } from './origin-policy.js';
 import type { ControlRouter } from './router.js';
 import { WS_PATH, CockpitSocketServer, type SecurityEventSink } from './cockpit-socket-server.js';
+import type { QueuePressure } from '../silas/stream/stream-limits.js';
 
 export interface TlsFiles {
   cert: Buffer;
@@ -50,6 +51,8 @@ export interface CockpitSurface {
   /** ILP over HTTP (`POST /ilp/AGENT/PATH`, docs/ilp.md "Transports"), answering callers with `ilpToken` (control.json's ask credential) or a cockpit credential. */
   ilp?: IlpHandler;
   ilpToken?: string;
+  /** The Stream's queue pressure for `GET /health` (spec 002 §18.6). */
+  queuePressure?: () => QueuePressure;
 }
 
 
@@ -131,7 +134,7 @@ export class CockpitServer {
   /** Binds if not yet bound, then serves the cockpit and the contract behind `surface`'s credential. */
   async start(surface: Partial<CockpitSurface> = {}): Promise<CockpitAddress> {
     const address = await this.listen();
-    const { token, credentials: given, router, events, onSecurityEvent, staticDir, storeSecret, ilp, ilpToken } = { ...this.options, ...surface };
+    const { token, credentials: given, router, events, onSecurityEvent, staticDir, storeSecret, ilp, ilpToken, queuePressure } = { ...this.options, ...surface };
     if ((!token && !given) || !router || !events) throw new SilasError(ErrorCode.Internal, 'CockpitServer.start needs the cockpit credentials (or token), router and event bus');
     const credentials = credentialsFrom({ ...(given ? { credentials: given } : {}), ...(token ? { token } : {}) });
     const { options } = this;
@@ -150,7 +153,8 @@ export class CockpitServer {
           ilp,
         )
       : undefined;
-    this.handler = createHttpHandler({ originPolicy, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), ...(secretInput ? { secretInput } : {}), ...(ilpEndpoint ? { ilp: ilpEndpoint } : {}) });
+    const health = () => ({ connections: this.transport?.connections ?? 0, queue: queuePressure?.() ?? null });
+    this.handler = createHttpHandler({ originPolicy, staticDir: staticDir ?? null, csp: cockpitCsp(wsOrigin), health, ...(secretInput ? { secretInput } : {}), ...(ilpEndpoint ? { ilp: ilpEndpoint } : {}) });
     this.transport = new CockpitSocketServer({
       credentials,
       router,

@@ -5,6 +5,7 @@ import { isSilasError } from '../../src-shared/errors.js';
 import type { OriginPolicy } from './origin-policy.js';
 import { mimeType, resolveStaticFile } from './static-files.js';
 import { readCappedBody } from '../ilp/transport/http-endpoint.js';
+import type { QueuePressure } from '../silas/stream/stream-limits.js';
 
 /** The cockpit's CSP when served to a browser: nothing but our own scripts, styles and socket. */
 export function cockpitCsp(wsOrigin: string): string {
@@ -53,6 +54,14 @@ export interface HttpSurfaceOptions {
   secretInput?: SecretInputEndpoint;
   /** ILP over HTTP (docs/ilp.md "Transports"), behind the same Host, Origin and credential rules. */
   ilp?: (req: IncomingMessage, res: ServerResponse, target: string) => Promise<void>;
+  /** What `GET /health` reports (spec 002 §8.1, §18.6): open cockpit connections and the Stream's queue pressure. */
+  health?: () => HealthReport;
+}
+
+export interface HealthReport {
+  connections: number;
+  /** Null where no Stream runs (a server built without a runtime). */
+  queue: QueuePressure | null;
 }
 
 const MAX_SECRET_BODY_BYTES = MAX_SECRET_VALUE_CHARS * 4 + 64;
@@ -131,6 +140,12 @@ export function createHttpHandler(options: HttpSurfaceOptions) {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       plain(res, 405, 'Method not allowed');
+      return;
+    }
+    if (path === '/health') {
+      // §8.1 `{"status": "ok", "connections": int}`, with §18.6's queue pressure; counts only, behind the Host check like /healthz.
+      const report = options.health?.() ?? { connections: 0, queue: null };
+      json(res, 200, { status: 'ok', connections: report.connections, queue: report.queue });
       return;
     }
     if (path === '/healthz') {

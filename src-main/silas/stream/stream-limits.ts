@@ -29,6 +29,25 @@ export const STREAM_LIMITS: StreamLimits = { scopesPerSession: 8, scopesPerCrede
 
 export type StreamCredential = 'cockpit' | 'local-socket';
 
+/**
+ * How full the Stream's queues are (spec 002 §18.6 "Queue pressure state is surfaced in /health"):
+ * `busy` once a conversation's queue or a credential's turns are at their limit, when the next
+ * message there is refused.
+ */
+export interface QueuePressure {
+  state: 'ok' | 'busy';
+  /** Turns running now, one per conversation at most. */
+  running: number;
+  /** Turns waiting behind them, over every conversation. */
+  waiting: number;
+  /** Conversations whose queue is full. */
+  full_scopes: number;
+  max_waiting_per_scope: number;
+  /** Turns waiting or running per credential, beside their limit. */
+  turns: Record<StreamCredential, number>;
+  max_turns_per_credential: number;
+}
+
 export function credentialOf(transport: StreamCaller['transport']): StreamCredential {
   return transport === 'local-socket' ? 'local-socket' : 'cockpit';
 }

@@ -20,8 +20,8 @@ afterEach(async () => {
   harness = null;
 });
 
-async function start(): Promise<StreamHarness> {
-  harness = await startStreamHarness(homeIn(tempDir()));
+async function start(options: { headless?: boolean } = {}): Promise<StreamHarness> {
+  harness = await startStreamHarness(homeIn(tempDir()), options);
   return harness;
 }
 
@@ -178,8 +178,10 @@ describe('limits per credential', () => {
     expect(ledger(h, 'silas.stream.open_refused').filter((r) => r.transport === 'ipc')).toEqual([]);
   });
 
-  it('queued turns: at most 4 wait per conversation, and 16 per credential across conversations; refused beyond and audited', async () => {
-    const h = await start();
+  it('queued turns: at most 4 wait per conversation, and 16 per credential across conversations; refused beyond, audited and shown in /health', async () => {
+    const h = await start({ headless: true });
+    const health = async () => (await (await fetch(new URL('/health', h.runtime.cockpit!.url))).json()) as { status: string; connections: number; queue: Record<string, unknown> };
+    expect(await health()).toEqual({ status: 'ok', connections: 0, queue: { state: 'ok', running: 0, waiting: 0, full_scopes: 0, max_waiting_per_scope: 4, turns: { cockpit: 0, 'local-socket': 0 }, max_turns_per_credential: 16 } });
     const local = h.connect('session-local', 'local-socket');
     const scopes: string[] = [];
     for (let i = 0; i < 4; i += 1) scopes.push((await local.ok<StreamOpenResult>('stream.open', {})).scope);
@@ -192,6 +194,8 @@ describe('limits per credential', () => {
     expect(first.map((r) => r.ok)).toEqual([true, true, true, true, true, false]);
     expect(first[5]).toMatchObject({ ok: false, error: { code: 'E_RATE_LIMITED', message: expect.stringContaining('at most 4') } });
     expect(ledger(h, 'silas.stream.turn_refused')).toEqual([expect.objectContaining({ scope_id: scopes[0], limit: 'scope', max: 4 })]);
+    // §18.6: the full queue is visible to an operator's probe, as counts only.
+    expect((await health()).queue).toMatchObject({ state: 'busy', running: 1, waiting: 4, full_scopes: 1, turns: { 'local-socket': 5 } });
 
     let accepted = 5;
     for (const scope of scopes.slice(1)) for (let n = 0; n < 5; n += 1) if ((await send(scope, n)).ok) accepted += 1;

@@ -13,7 +13,7 @@ import { classifyTaint, type TaintDeps } from './taint.js';
 import type { TurnProcessor } from './turn-processor.js';
 import type { BackgroundPlans, ReportOptions } from './plan-dispatcher.js';
 import type { SealedScopeKeys } from './sealed-stream-state.js';
-import { credentialOf, ScopeHolders, STREAM_LIMITS, type StreamLimits } from './stream-limits.js';
+import { credentialOf, ScopeHolders, STREAM_LIMITS, type QueuePressure, type StreamLimits } from './stream-limits.js';
 import { TurnMeter } from './turn-meter.js';
 
 /*
@@ -256,6 +256,21 @@ export class Stream implements StreamChannel {
         ? `this connection already holds ${refusal.held} conversations (at most ${refusal.max}); continue one of them, or reconnect`
         : `connections with this credential (${credentialOf(caller.transport)}) already hold ${refusal.held} conversations (at most ${refusal.max}); close some first`,
     );
+  }
+
+  /** §18.6: the queues' state for `/health`; counts only, never a scope id or a message. */
+  pressure(): QueuePressure {
+    let running = 0;
+    let waiting = 0;
+    let full = 0;
+    for (const lane of this.lanes.values()) {
+      if (lane.running) running += 1;
+      waiting += lane.waiting;
+      if (lane.waiting >= this.limits.queuedTurnsPerScope) full += 1;
+    }
+    const turns = { cockpit: this.credentialTurns.get('cockpit') ?? 0, 'local-socket': this.credentialTurns.get('local-socket') ?? 0 };
+    const atLimit = Object.values(turns).some((count) => count >= this.limits.turnsPerCredential);
+    return { state: full > 0 || atLimit ? 'busy' : 'ok', running, waiting, full_scopes: full, max_waiting_per_scope: this.limits.queuedTurnsPerScope, turns, max_turns_per_credential: this.limits.turnsPerCredential };
   }
 
   /** Refuses (and audits, once until the queue drains) a message beyond the scope's or the credential's waiting turns. */

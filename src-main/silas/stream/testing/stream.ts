@@ -46,12 +46,14 @@ const API_KEY_SECRET = 'scripted-key';
 
 export async function startStreamHarness(
   home: string,
-  options: { key?: string; configure?: boolean; timeoutMs?: number; overrides?: RuntimeOverrides; store?: SecretStore } = {},
+  options: { key?: string; configure?: boolean; timeoutMs?: number; overrides?: RuntimeOverrides; store?: SecretStore; headless?: boolean } = {},
 ): Promise<StreamHarness> {
   const server = await startScriptedOpenAIServer();
   // The OS keyring when proxy children must write the same ledger (they cannot read a memory store).
   const store = options.store ?? new MemorySecretStore();
-  const build = () => buildRuntime({ home, mode: 'desktop', auditPollMs: 20 }, { secretStore: store, logger: silentLogger, ...options.overrides });
+  // Headless serves the cockpit's HTTP surface on a free loopback port (tests of `/health`).
+  const mode = options.headless ? { mode: 'headless' as const, port: 0, cockpitDir: null } : { mode: 'desktop' as const };
+  const build = () => buildRuntime({ home, ...mode, auditPollMs: 20 }, { secretStore: store, logger: silentLogger, ...options.overrides });
   let runtime = await build();
   await runtime.start();
   if (options.configure !== false) {
