@@ -36,11 +36,12 @@ export default defineConfig({
     build: {
       outDir: resolve(root, 'out/main'),
       rollupOptions: {
-        // The chain verifier's and the policy checker's workers are their own entries: a worker thread loads its file.
+        // The chain verifier's, the policy checker's and the WAL checkpointer's workers are their own entries: a worker thread loads its file.
         input: {
           index: resolve(root, 'src-main/electron/main.ts'),
           'verify-worker': resolve(root, 'src-main/audit/verify-worker.ts'),
           'policy-check-worker': resolve(root, 'src-main/aip/trial/policy-check-worker.ts'),
+          'wal-checkpoint-worker': resolve(root, 'src-main/store/wal-checkpoint-worker.ts'),
         },
         external: ['better-sqlite3', '@napi-rs/keyring', 'ws', 'electron'],
       },

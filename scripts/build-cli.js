@@ -33,9 +33,9 @@ function entryPoints() {
   const registry = readFileSync(join(ROOT, 'src-main/cli/commands/registry.ts'), 'utf8');
   const commands = [...registry.matchAll(/import\('\.\/([\w-]+)\.js'\)/g)].map((match) => `src-main/cli/commands/${match[1]}.ts`);
   if (commands.length === 0) throw new Error('src-main/cli/commands/registry.ts: no `import(\'./<command>.js\')` found; the build needs one per command');
-  // The chain verifier's and the policy checker's worker threads load their own files
-  // (src-main/audit/chain-verifier.ts, src-main/aip/trial/policy-checker.ts), so they are entries too.
-  return ['src-main/cli/main.ts', ...commands, 'src-main/audit/verify-worker.ts', 'src-main/aip/trial/policy-check-worker.ts'];
+  // The chain verifier's, the policy checker's and the WAL checkpointer's worker threads load their own files
+  // (src-main/audit/chain-verifier.ts, src-main/aip/trial/policy-checker.ts, src-main/store/wal-checkpointer.ts), so they are entries too.
+  return ['src-main/cli/main.ts', ...commands, 'src-main/audit/verify-worker.ts', 'src-main/aip/trial/policy-check-worker.ts', 'src-main/store/wal-checkpoint-worker.ts'];
 }
 
 /**

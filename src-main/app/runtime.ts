@@ -37,6 +37,7 @@ import type { SecurityEventSink } from '../control/control-session.js';
 import { OsKeyring, type SecretStore } from '../keys/secret-store.js';
 import { NamedSecrets } from '../keys/named-secrets.js';
 import { AuditRepository } from '../store/repositories/audit-repository.js';
+import { WalCheckpointer } from '../store/wal-checkpointer.js';
 import { acquireHomeLock } from '../home/home.js';
 import { IDLE_CHECKPOINT_MS, openHome, recordInitialisation } from './home.js';
 import { createFileLogger, type Logger } from './logger.js';
@@ -130,6 +131,9 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
     throw error;
   }
   const logger = overrides.logger ?? createFileLogger(ledger.paths.runtimeLog, (line) => process.stderr.write(`${line}\n`));
+  // The write-ahead log is copied into the database by a worker thread, not by the commit that fills it on the event loop.
+  const checkpointer = new WalCheckpointer(ledger.db, ledger.paths.database, { onFallback: (reason) => logger.warn(`WAL checkpoints back on the runtime thread: ${reason}`) });
+  checkpointer.start();
   const notifier: Notifier = overrides.notifier ?? { notify: (n) => logger.info(`notification: ${n.title} — ${n.body}`) };
   const startedAt = new Date().toISOString();
   const events = new EventBus();
@@ -399,6 +403,7 @@ export async function buildRuntime(partial: Partial<RuntimeConfig> & Pick<Runtim
         unpublishIlp();
         ilp.close();
         rmSync(ledger.paths.controlFile, { force: true });
+        await checkpointer.stop();
         ledger.close();
         releaseLock();
         logger.info('runtime stopped');

@@ -67,6 +67,20 @@ describe('silas start --headless (real process)', () => {
     expect(tail.out).toMatch(/runtime\.stopped.*SIGTERM/);
   });
 
+  it('shuts down completely on SIGTERM once the WAL checkpoint worker runs (it starts 3 s after the runtime)', async () => {
+    const home = join(tempDir(), 'home');
+    const rt = await startRuntime(home);
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    rt.child.kill('SIGTERM');
+    const [code] = await rt.exited;
+    expect(code, rt.output().err).toBe(0);
+    // The whole shutdown ran: a worker stopping must not let the process end with the loop empty half-way.
+    expect(rt.output().out).toContain('Stopped; audit checkpoint written.');
+    const log = readFileSync(join(home, 'logs', 'runtime.log'), 'utf8');
+    expect(log).toContain('runtime stopped');
+    expect(log).not.toContain('WAL checkpoints back on the runtime thread');
+  });
+
   it('refuses a second runtime on the same home, and a port that is in use, without changing stored data', async () => {
     const home = join(tempDir(), 'home');
     const rt = await startRuntime(home);

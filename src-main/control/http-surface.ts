@@ -58,7 +58,7 @@ export interface HttpSurfaceOptions {
   health?: () => HealthReport;
 }
 
-export interface HealthReport {
+interface HealthReport {
   connections: number;
   /** Null where no Stream runs (a server built without a runtime). */
   queue: QueuePressure | null;

@@ -6,6 +6,7 @@ import { openDatabase } from '../../store/database.js';
 import { MemoryRepository } from '../../store/repositories/memory.js';
 import { MemoryVectorIndex } from '../../store/repositories/memory-vectors.js';
 import { sqliteConnection } from '../../store/transaction.js';
+import { WalCheckpointer } from '../../store/wal-checkpointer.js';
 import { percentilesUs, report } from '../../testing/bench.js';
 import { memorySeals } from '../../testing/seals.js';
 import { LocalWordVectorEmbedder } from './embedding/local-embedder.js';
@@ -34,6 +35,9 @@ async function main() {
   try {
     const { db } = openDatabase(join(dir, 'silas.db'), { create: true });
     const connection = sqliteConnection(db);
+    // As in the runtime: the log is checkpointed by a worker thread, not on this loop.
+    const checkpointer = new WalCheckpointer(db, join(dir, 'silas.db'), { delayMs: 0 });
+    checkpointer.start();
     const memory = new MemoryRepository(db, memorySealer(memorySeals().seals));
     const index = new MemoryVectorIndex(db);
     const embedder = await LocalWordVectorEmbedder.whenReady();
@@ -140,6 +144,7 @@ async function main() {
       previous = { merged: merged.p50, size };
     }
     await semantic.stop();
+    await checkpointer.stop();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ const TRAIN_AT = 20_000;
 const CELL_COUNT = 64;
 const SAMPLE_SIZE = 16_384;
 const ITERATIONS = 8;
-const SAMPLE_BATCH = 2_000;
+const SAMPLE_BATCH = 1_000;
 const FILE_BATCH = 500;
 /** How long one slice of arithmetic may hold the event loop. */
 const SLICE_MS = 12;
