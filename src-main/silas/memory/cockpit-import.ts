@@ -3,6 +3,7 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSy
 import { join } from 'node:path';
 import { ErrorCode, SilasError } from '../../../src-shared/errors.js';
 import type { MemoryImportBegun, MemoryImportResult } from '../../../src-shared/schemas/memory.js';
+import { BundleTrailer } from './bundle-format.js';
 import type { ImportMode, MemoryPortability } from './portability.js';
 import { TransferSessions } from './transfer-sessions.js';
 
@@ -43,7 +44,12 @@ interface Upload {
   received: number;
   /** Of the bytes received: the file must still hold exactly them when it is imported. */
   hash: Hash;
+  /** The last bytes received, where the trailer is: its SHA-256 binds what importBundle reads to what was sent. */
+  tail: Buffer;
 }
+
+/** Enough of the end of the upload to hold its trailer line (about 120 bytes). */
+const TAIL_BYTES = 4096;
 
 export class MemoryImports {
   private readonly sessions: TransferSessions<Upload>;
@@ -68,7 +74,7 @@ export class MemoryImports {
       );
     }
     mkdirSync(this.deps.dir, { recursive: true, mode: 0o700 });
-    const upload: Upload = { file: '', name: args.name, bytes: args.bytes, received: 0, hash: createHash('sha256') };
+    const upload: Upload = { file: '', name: args.name, bytes: args.bytes, received: 0, hash: createHash('sha256'), tail: Buffer.alloc(0) };
     const uploadId = this.sessions.add(upload);
     upload.file = join(this.deps.dir, `${uploadId}.jsonl`);
     try {
@@ -98,6 +104,7 @@ export class MemoryImports {
     }
     appendFileSync(upload.file, data);
     upload.hash.update(data);
+    upload.tail = Buffer.concat([upload.tail, data]).subarray(-TAIL_BYTES);
     upload.received += data.length;
     return { received: upload.received };
   }
@@ -135,7 +142,9 @@ export class MemoryImports {
   /** The CLI's import of the uploaded file; its messages name the person's file, not the runtime's copy. */
   private importing(upload: Upload, mode: ImportMode) {
     try {
-      return this.deps.portability.importBundle(upload.file, mode);
+      // The file's own check above leaves a moment before importBundle opens it; the trailer's SHA-256,
+      // taken from the bytes received, closes it (a bundle without one is refused by its first read).
+      return this.deps.portability.importBundle(upload.file, mode, { expectedSha256: trailerSha256(upload.tail) });
     } catch (error) {
       if (!(error instanceof SilasError) || !error.message.includes(upload.file)) throw error;
       throw new SilasError(error.code, error.message.split(upload.file).join(upload.name), { cause: error });
@@ -151,6 +160,18 @@ export class MemoryImports {
     }
     for (const name of names) if (name.endsWith('.jsonl')) rmSync(join(this.deps.dir, name), { force: true });
   }
+}
+
+/** The SHA-256 in the upload's trailer line, or one no bundle carries when it has none. */
+function trailerSha256(tail: Buffer): string {
+  const last = tail.toString('utf8').trimEnd().split('\n').at(-1) ?? '';
+  try {
+    const trailer = BundleTrailer.safeParse(JSON.parse(last));
+    if (trailer.success) return trailer.data.sha256;
+  } catch {
+    // not a trailer
+  }
+  return 'none';
 }
 
 function mb(bytes: number): string {

@@ -42,6 +42,15 @@ export interface ExportSummary {
   header: BundleHeader;
 }
 
+export interface ImportOptions {
+  progress?: Progress;
+  /**
+   * The SHA-256 the bundle's trailer must carry. The cockpit knows it from the bytes it received,
+   * so a file swapped in the home after its own check cannot be imported in their place.
+   */
+  expectedSha256?: string;
+}
+
 export interface ImportSummary {
   mode: ImportMode;
   count: number;
@@ -61,7 +70,7 @@ export interface MemoryPortability {
    */
   exportBundle(options: ExportOptions, write: (lines: Iterable<string>) => Promise<void>, destination: string): Promise<ExportSummary>;
   /** Checks the whole bundle, then writes it in one transaction, or changes nothing and throws. */
-  importBundle(file: string, mode: ImportMode, options?: { progress?: Progress }): ImportSummary;
+  importBundle(file: string, mode: ImportMode, options?: ImportOptions): ImportSummary;
 }
 
 export interface SqliteMemoryPortabilityDeps {
@@ -156,9 +165,12 @@ export class SqliteMemoryPortability implements MemoryPortability {
     return summary;
   }
 
-  importBundle(file: string, mode: ImportMode, options: { progress?: Progress } = {}): ImportSummary {
+  importBundle(file: string, mode: ImportMode, options: ImportOptions = {}): ImportSummary {
     const { progress } = options;
     const checked = scanBundle(file, { progress: progress && { every: progress.every, report: (n, total) => progress.report(n, total, 'checked') } });
+    if (options.expectedSha256 !== undefined && checked.sha256 !== options.expectedSha256) {
+      throw new SilasError(ErrorCode.Conflict, `${file} is not the bundle that was sent (another program replaced it); send it again (nothing was imported)`);
+    }
     const { header } = checked;
     if (mode === 'replace' && header.since !== null) {
       throw new SilasError(
