@@ -87,14 +87,10 @@ async function main() {
       delay.disable();
       report(`memory.reembed.${label}`, 'items/s', pending / seconds, { memories: pending, longest_loop_turn_ms: Number((delay.max / 1e6).toFixed(1)), target_loop_turn_ms: 50 });
 
-      // Cells: learned once the scope is large enough, then every waiting vector filed (vector-cells.ts).
-      const cellDelay = monitorEventLoopDelay({ resolution: 5 });
-      cellDelay.enable();
-      start = performance.now();
+      // Cells: learned once the scope is large enough, then every waiting vector filed (vector-cells.ts);
+      // this happens within the re-embedding above, whose longest loop turn covers it.
       await semantic.settled(3_600_000, { cells: true });
-      cellDelay.disable();
       const cells = connection.prepare("SELECT cells, trained_on FROM silas_memory_vector_scopes WHERE scope_id = 'owner'").get() as { cells: number; trained_on: number } | undefined;
-      report(`memory.cells.${label}`, 'ms', performance.now() - start, { cells: cells?.cells ?? 0, trained_on: cells?.trained_on ?? 0, longest_loop_turn_ms: Number((cellDelay.max / 1e6).toFixed(1)), target_loop_turn_ms: 50 });
 
       const floor = percentiles((i) => byId.get(ids[(i * 7919) % ids.length]), 2_000);
       report(`memory.recall.floor.row_by_id.${label}`, 'us', floor.p50, { role: 'floor', memories: ids.length });
